@@ -1,0 +1,45 @@
+"""topicvb: topic models by variational inference, with numba kernels and a scikit-learn API.
+
+The public names are imported lazily (on first attribute access), so ``import topicvb`` stays
+fast and does not pull in numba, scikit-learn or NLTK until a model or the text pipeline is used.
+"""
+
+from importlib import import_module
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it
+_EXPORTS = {
+    # text pipeline
+    "Tokenizer": "topicvb.text",
+    "Vectorizer": "topicvb.text",
+    "Vocabulary": "topicvb.text",
+    "PhraseDetector": "topicvb.text",
+    "iter_batches": "topicvb.text",
+    # data
+    "Corpus": "topicvb.datasets",
+    "make_lda_corpus": "topicvb.datasets",
+    "load_builtin_corpus": "topicvb.datasets",
+    "load_20newsgroups": "topicvb.datasets",
+    # models
+    "PLSA": "topicvb.models",
+    "BatchLDA": "topicvb.models",
+    "CollapsedLDA": "topicvb.models",
+    "OnlineLDA": "topicvb.models",
+}
+
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __getattr__(name):
+    try:
+        module = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'topicvb' has no attribute {name!r}") from None
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return __all__

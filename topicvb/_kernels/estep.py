@@ -1,0 +1,134 @@
+"""The variational E-step of LDA (Blei, Ng & Jordan 2003), shared by BatchLDA, OnlineLDA and the
+distributed runner.
+
+Notation (literature symbols):
+
+============  ===============  =====================================================================
+symbol        shape            meaning
+============  ===============  =====================================================================
+D, V, K                        documents in the batch, terms, topics
+alpha         (K,)             Dirichlet prior on document-topic proportions
+gamma         (D, K)           variational Dirichlet parameters of theta_d
+lam           (K, V)           variational Dirichlet parameters of beta_k (not seen here)
+ebeta_t       (V, K)           exp(E[log beta_kw]) stored term-major and rescaled per term:
+                               ebeta_t[w, k] = exp(E[log beta_kw] - s_w), s_w = max_k E[log beta_kw]
+etheta        (D, K)           exp(E[log theta_dk] - m_d), m_d = max_k E[log theta_dk]
+phinorm       (nnz,)           sum_k etheta_dk ebeta_t[w, k] for each non-zero (d, w)
+sstats_t      (V, K)           sum_d c_dw phi_dwk, the expected topic-term counts (term-major)
+============  ===============  =====================================================================
+
+phi_dwk = etheta_dk ebeta_t[w, k] / phinorm_dw is unchanged by the per-term and per-document
+rescaling, which keeps every factor in (0, 1] and so avoids underflow in float32 and for tiny
+priors. The loops run over the non-zeros of each row weighted by their counts c_dw (counts may be
+fractional weights), never over individual tokens, and never hold an nnz x K array.
+
+Each document iterates gamma_d <- alpha + etheta_d * sum_w c_dw ebeta_t[w] / phinorm_dw (the
+gamma and phi updates of coordinate ascent, phi kept implicit) until the mean absolute change of
+gamma_d is below ``tol`` or ``max_iter`` updates were made. phinorm is always recomputed from the
+latest gamma, so the returned statistics are those of the phi that is optimal for the returned
+gamma: with gamma warm-started across outer iterations the batch ELBO cannot decrease.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+from .sparse import column_accumulate, column_index
+from .special import dirichlet_expectation_row
+
+CHUNK = 64  # documents per parallel work item (scratch buffers are allocated per item)
+
+
+@njit(cache=True, nogil=True)
+def _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, phinorm):
+    """Refresh et = exp(E[log theta] - max) from g, then phinorm over the row's non-zeros."""
+    n_topics = g.shape[0]
+    dirichlet_expectation_row(g, elog)
+    m = elog[0]
+    for k in range(1, n_topics):
+        if elog[k] > m:
+            m = elog[k]
+    for k in range(n_topics):
+        et[k] = np.exp(elog[k] - m)
+    for p in range(start, end):
+        w = indices[p]
+        s = 0.0
+        for k in range(n_topics):
+            s += et[k] * ebeta_t[w, k]
+        phinorm[p] = s if s > 1e-300 else 1e-300
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, etheta, phinorm, max_iter, tol):
+    n_docs = indptr.shape[0] - 1
+    n_topics = alpha.shape[0]
+    n_chunks = (n_docs + CHUNK - 1) // CHUNK
+    scratch = np.empty((n_chunks, 3, n_topics), dtype=np.float64)
+    n_iter = np.zeros(n_docs, dtype=np.int64)
+    for c in prange(n_chunks):
+        elog = scratch[c, 0]
+        et = scratch[c, 1]
+        acc = scratch[c, 2]
+        for d in range(c * CHUNK, min(n_docs, (c + 1) * CHUNK)):
+            start = indptr[d]
+            end = indptr[d + 1]
+            g = gamma[d]
+            if start == end:  # empty document: the optimum is gamma = alpha
+                for k in range(n_topics):
+                    g[k] = alpha[k]
+                    etheta[d, k] = 0.0
+                continue
+            _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, phinorm)
+            for it in range(max_iter):
+                for k in range(n_topics):
+                    acc[k] = 0.0
+                for p in range(start, end):
+                    w = indices[p]
+                    r = data[p] / phinorm[p]
+                    for k in range(n_topics):
+                        acc[k] += ebeta_t[w, k] * r
+                change = 0.0
+                for k in range(n_topics):
+                    new = alpha[k] + et[k] * acc[k]
+                    change += abs(new - g[k])
+                    g[k] = new
+                _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, phinorm)
+                n_iter[d] = it + 1
+                if change / n_topics < tol:
+                    break
+            for k in range(n_topics):
+                etheta[d, k] = et[k]
+    return n_iter
+
+
+@njit(cache=True, nogil=True)
+def e_step(indptr, indices, data, ebeta_t, alpha, gamma, max_iter, tol, with_sstats):
+    """Run the VB E-step on a CSR batch with the topics fixed.
+
+    indptr : int64 array of shape (D + 1,); indices : int32 array of shape (nnz,)
+    data : float array of shape (nnz,), non-negative counts (or weights)
+    ebeta_t : float array of shape (V, K), rescaled exp(E[log beta]) (see module notes)
+    alpha : float64 array of shape (K,), positive
+    gamma : float array of shape (D, K), initial gamma (not modified)
+    max_iter : int, cap on gamma updates per document; tol : float, mean-change tolerance
+    with_sstats : bool, whether to compute the sufficient statistics
+
+    Returns gamma (new array, dtype of the input gamma, shape (D, K)), sstats_t (float array of
+    shape (V, K) with sum_d c_dw phi_dwk, or shape (0, K) when ``with_sstats`` is False) and the
+    number of gamma updates made per document (int64, (D,)).
+    """
+    n_docs = indptr.shape[0] - 1
+    n_terms = ebeta_t.shape[0]
+    n_topics = alpha.shape[0]
+    gamma = gamma.copy()
+    etheta = np.empty_like(gamma)
+    phinorm = np.empty(indices.shape[0], dtype=np.float64)
+    n_iter = _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, etheta, phinorm, max_iter, tol)
+    if not with_sstats:
+        return gamma, np.zeros((0, n_topics), dtype=ebeta_t.dtype), n_iter
+    weight = np.empty(indices.shape[0], dtype=np.float64)
+    for p in range(indices.shape[0]):
+        weight[p] = data[p] / phinorm[p]
+    colptr, positions, rows = column_index(indptr, indices, n_terms)
+    sstats_t = np.empty((n_terms, n_topics), dtype=ebeta_t.dtype)
+    column_accumulate(colptr, positions, rows, weight, etheta, ebeta_t, sstats_t)
+    return gamma, sstats_t, n_iter

@@ -1,0 +1,169 @@
+"""EM for probabilistic latent semantic analysis (Hofmann 1999), on sparse counts.
+
+Notation:
+
+=========  =========  ==================================================================
+symbol     shape      meaning
+=========  =========  ==================================================================
+theta      (D, K)     P(z | d), rows sum to 1
+phi_t      (V, K)     P(w | z) stored term-major: phi_t[w, k] = P(w | z = k)
+beta       scalar     tempering exponent (1 = plain EM, < 1 = tempered EM)
+r_dwk      implicit   responsibilities P(z = k | d, w) proportional to (theta_dk phi_t[w, k])^beta
+n_dk       (D, K)     sum_w c_dw r_dwk
+n_wk       (V, K)     sum_d c_dw r_dwk (term-major)
+=========  =========  ==================================================================
+
+The responsibilities of a non-zero are computed on the fly and never stored: the document pass
+accumulates n_dk and the per-non-zero weight c_dw / norm_dw, and the column pass of
+:mod:`topicvb._kernels.sparse` turns those into n_wk without data races. The M-step (normalising,
+with optional Dirichlet smoothing) is a few array operations done by the estimator.
+"""
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from .sparse import column_accumulate, column_index
+
+CHUNK = 64
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _doc_pass(indptr, indices, data, theta, phi_t, theta_b, phi_t_b, tempered, n_dk, weight, loglik):
+    n_docs = indptr.shape[0] - 1
+    n_topics = theta.shape[1]
+    n_chunks = (n_docs + CHUNK - 1) // CHUNK
+    for c in prange(n_chunks):
+        for d in range(c * CHUNK, min(n_docs, (c + 1) * CHUNK)):
+            ll = 0.0
+            for k in range(n_topics):
+                n_dk[d, k] = 0.0
+            for p in range(indptr[d], indptr[d + 1]):
+                w = indices[p]
+                s = 0.0
+                for k in range(n_topics):
+                    s += theta[d, k] * phi_t[w, k]
+                if s < 1e-300:
+                    s = 1e-300
+                ll += data[p] * math.log(s)
+                if tempered:
+                    s = 0.0
+                    for k in range(n_topics):
+                        s += theta_b[d, k] * phi_t_b[w, k]
+                    if s < 1e-300:
+                        s = 1e-300
+                r = data[p] / s
+                weight[p] = r
+                for k in range(n_topics):
+                    n_dk[d, k] += phi_t_b[w, k] * r
+            for k in range(n_topics):
+                n_dk[d, k] *= theta_b[d, k]
+            loglik[d] = ll
+
+
+@njit(cache=True, nogil=True)
+def em_step(indptr, indices, data, theta, phi_t, theta_b, phi_t_b, tempered):
+    """One E-step of (tempered) EM: expected counts, and the log-likelihood of the current model.
+
+    indptr : int64 (D + 1,); indices : int32 (nnz,); data : float (nnz,) counts or weights
+    theta : float (D, K); phi_t : float (V, K); theta_b, phi_t_b : the same raised to beta (pass
+    theta and phi_t themselves when ``tempered`` is False)
+    Returns n_dk (D, K), n_wk (V, K) in the dtype of theta / phi_t, and the per-document
+    log-likelihood sum_w c_dw log sum_k theta_dk phi_t[w, k] (float64, (D,)) of the *given* model.
+    """
+    n_docs = indptr.shape[0] - 1
+    n_terms, n_topics = phi_t.shape
+    n_dk = np.empty_like(theta)
+    weight = np.empty(indices.shape[0], dtype=np.float64)
+    loglik = np.empty(n_docs, dtype=np.float64)
+    _doc_pass(indptr, indices, data, theta, phi_t, theta_b, phi_t_b, tempered, n_dk, weight, loglik)
+    colptr, positions, rows = column_index(indptr, indices, n_terms)
+    n_wk = np.empty_like(phi_t)
+    column_accumulate(colptr, positions, rows, weight, theta_b, phi_t_b, n_wk)
+    return n_dk, n_wk, loglik
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def log_likelihood(indptr, indices, data, theta, phi_t):
+    """Per-document log-likelihood sum_w c_dw log sum_k theta_dk phi_t[w, k] (float64, (D,))."""
+    n_docs = indptr.shape[0] - 1
+    n_topics = theta.shape[1]
+    out = np.empty(n_docs, dtype=np.float64)
+    for d in prange(n_docs):
+        ll = 0.0
+        for p in range(indptr[d], indptr[d + 1]):
+            w = indices[p]
+            s = 0.0
+            for k in range(n_topics):
+                s += theta[d, k] * phi_t[w, k]
+            if s < 1e-300:
+                s = 1e-300
+            ll += data[p] * math.log(s)
+        out[d] = ll
+    return out
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def fold_in(indptr, indices, data, phi_t, theta, prior, max_iter, tol):
+    """Folding-in: EM on P(z | d) with P(w | z) fixed, for each document independently.
+
+    phi_t : float (V, K); theta : float (D, K) initial values (not modified)
+    prior : float, Dirichlet parameter minus one added to the expected counts (0 for plain EM),
+    with negative results clamped at zero as in the MAP estimator of the fit
+    Returns theta (new array, rows sum to 1; an empty document keeps its initial row) and the
+    per-document log-likelihood of the returned theta (float64, (D,)).
+    """
+    n_docs = indptr.shape[0] - 1
+    n_topics = phi_t.shape[1]
+    theta = theta.copy()
+    out_ll = np.empty(n_docs, dtype=np.float64)
+    n_chunks = (n_docs + CHUNK - 1) // CHUNK
+    scratch = np.empty((n_chunks, n_topics), dtype=np.float64)
+    for c in prange(n_chunks):
+        acc = scratch[c]
+        for d in range(c * CHUNK, min(n_docs, (c + 1) * CHUNK)):
+            start = indptr[d]
+            end = indptr[d + 1]
+            if start == end:
+                out_ll[d] = 0.0
+                continue
+            for it in range(max_iter):
+                for k in range(n_topics):
+                    acc[k] = 0.0
+                for p in range(start, end):
+                    w = indices[p]
+                    s = 0.0
+                    for k in range(n_topics):
+                        s += theta[d, k] * phi_t[w, k]
+                    if s < 1e-300:
+                        s = 1e-300
+                    r = data[p] / s
+                    for k in range(n_topics):
+                        acc[k] += phi_t[w, k] * r
+                total = 0.0
+                for k in range(n_topics):
+                    v = theta[d, k] * acc[k] + prior
+                    if v < 0.0:
+                        v = 0.0
+                    acc[k] = v
+                    total += v
+                change = 0.0
+                if total > 0.0:
+                    for k in range(n_topics):
+                        v = acc[k] / total
+                        change += abs(v - theta[d, k])
+                        theta[d, k] = v
+                if change / n_topics < tol:
+                    break
+            ll = 0.0
+            for p in range(start, end):
+                w = indices[p]
+                s = 0.0
+                for k in range(n_topics):
+                    s += theta[d, k] * phi_t[w, k]
+                if s < 1e-300:
+                    s = 1e-300
+                ll += data[p] * math.log(s)
+            out_ll[d] = ll
+    return theta, out_ll

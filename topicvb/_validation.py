@@ -1,0 +1,95 @@
+"""Checks shared by every public entry point: choices, count matrices, widths.
+
+Every message names the parameter or input, states what is allowed and shows what arrived, so a
+user never meets a numba traceback or a silent NaN. Kernels assume these checks have passed.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+
+def check_choice(value, name: str, choices) -> None:
+    """Raise ``ValueError`` unless ``value`` is one of ``choices``."""
+    if value not in choices:
+        allowed = "{" + ", ".join(repr(c) for c in sorted(choices, key=str)) + "}"
+        raise ValueError(f"{name} must be one of {allowed}, got {value!r}.")
+
+
+def check_positive_prior(value, name: str, *, allow_none: bool = True, length: int | None = None):
+    """Check a Dirichlet prior: ``None`` (when allowed), a positive number or a positive vector.
+
+    Returns ``None``, a float, or a float64 vector of the given ``length``.
+    """
+    if value is None:
+        if allow_none:
+            return None
+        raise TypeError(f"{name} must be a positive number, got None.")
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be a positive number, got {value!r}.")
+    if isinstance(value, numbers.Real):
+        v = float(value)
+        if not np.isfinite(v) or v <= 0:
+            raise ValueError(f"{name} must be a positive finite number, got {value!r}.")
+        return v
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a positive number or a vector of them, got {type(value).__name__}.") from None
+    if arr.ndim != 1 or (length is not None and arr.shape[0] != length):
+        want = f"a vector of length {length}" if length is not None else "a 1-D vector"
+        raise ValueError(f"{name} must be a positive number or {want}, got shape {arr.shape}.")
+    if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
+        raise ValueError(f"{name} must have positive finite entries; got min {np.nanmin(arr)!r}.")
+    return arr
+
+
+def check_nonnegative_counts(X, caller: str) -> None:
+    """Raise ``ValueError`` if the (already finite, numeric) matrix ``X`` has negative entries."""
+    data = X.data if sp.issparse(X) else np.asarray(X)
+    n_neg = int(np.count_nonzero(data < 0))
+    if n_neg:
+        raise ValueError(
+            f"{caller} expects non-negative term counts; X has {n_neg} negative "
+            f"entr{'y' if n_neg == 1 else 'ies'}."
+        )
+
+
+def check_n_terms(X, n_expected: int, owner: str) -> None:
+    """Raise ``ValueError`` if ``X`` (anything with a 2-D shape) has the wrong number of columns."""
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) == 2 and shape[1] != n_expected:
+        raise ValueError(
+            f"X has {shape[1]} terms, but this {owner} was fitted on {n_expected}. "
+            "Transform with the vectorizer used for fit."
+        )
+
+
+def as_csr(X, dtype=np.float64) -> sp.csr_matrix:
+    """Return ``X`` (sparse or dense, already validated) as canonical CSR of ``dtype``.
+
+    Canonical means duplicates summed and column indices sorted within each row.
+    """
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=dtype, copy=False)
+    else:
+        X = sp.csr_matrix(np.asarray(X, dtype=dtype))
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    return X
+
+
+def csr_arrays(X: sp.csr_matrix):
+    """The CSR arrays in the fixed dtypes the kernels are compiled for.
+
+    Returns ``indptr`` (int64), ``indices`` (int32) and ``data`` (float32 or float64, unchanged).
+    Keeping these fixed means one compiled specialisation per data dtype.
+    """
+    indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
+    indices = np.ascontiguousarray(X.indices, dtype=np.int32)
+    data = np.ascontiguousarray(X.data)
+    return indptr, indices, data

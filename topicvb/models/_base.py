@@ -1,0 +1,232 @@
+"""Behaviour shared by every topic model: validation, threads, progress, top words, transactional fit.
+
+A model subclass implements ``_check_params`` (its own parameters, after the shared ones),
+``_fit(X)`` returning a dict of fitted attributes, ``_doc_topic(X)`` returning unnormalised
+document-topic weights for new documents, and ``score``.
+"""
+
+from __future__ import annotations
+
+import logging
+import numbers
+import sys
+import time
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_scalar
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._validation import as_csr, check_choice, check_n_terms, check_nonnegative_counts, check_positive_prior
+
+logger = logging.getLogger("topicvb.models")
+
+_DTYPES = {"float64": np.float64, "float32": np.float32}
+
+
+class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Base class of the topic models; not meant to be used directly."""
+
+    # ------------------------------------------------------------------ sklearn plumbing
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = True
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"] if self.dtype == "float32" else ["float64"]
+        return tags
+
+    @property
+    def _n_features_out(self):
+        return self.components_.shape[0]
+
+    # ------------------------------------------------------------------ checks
+    def _check_common_params(self):
+        check_scalar(self.n_components, "n_components", numbers.Integral, min_val=1)
+        check_scalar(self.max_iter, "max_iter", numbers.Integral, min_val=1)
+        check_scalar(self.tol, "tol", numbers.Real, min_val=0.0)
+        check_scalar(self.verbose, "verbose", numbers.Integral, min_val=0)
+        check_choice(self.dtype, "dtype", set(_DTYPES))
+        if self.n_jobs is not None and (
+            isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, numbers.Integral) or self.n_jobs == 0
+        ):
+            raise ValueError(f"n_jobs must be None or a non-zero integer, got {self.n_jobs!r}.")
+        check_positive_prior(self.doc_topic_prior, "doc_topic_prior", length=self.n_components)
+        check_positive_prior(self.topic_word_prior, "topic_word_prior")
+        if self.topic_word_prior is not None and not isinstance(self.topic_word_prior, numbers.Real):
+            raise TypeError(
+                f"topic_word_prior must be a positive number (a symmetric prior), got {type(self.topic_word_prior).__name__}."
+            )
+
+    def _check_params(self):
+        self._check_common_params()
+
+    @property
+    def _float(self):
+        return _DTYPES[self.dtype]
+
+    def _validate_counts(self, X, *, reset: bool, caller: str):
+        """Validate a count matrix and return it as canonical CSR in the model's dtype."""
+        if not reset:
+            check_n_terms(X, self.n_features_in_, type(self).__name__)
+        X = validate_data(
+            self,
+            X,
+            reset=reset,
+            accept_sparse=("csr", "csc", "coo", "lil", "dok", "bsr", "dia"),
+            dtype=self._float,
+            ensure_min_samples=1,
+            ensure_min_features=1,
+        )
+        check_nonnegative_counts(X, f"{type(self).__name__}.{caller}")
+        return as_csr(X, dtype=self._float)
+
+    def _resolve_priors(self):
+        """Default priors 1 / n_components, as in scikit-learn; alpha as a vector of length K."""
+        K = self.n_components
+        a = check_positive_prior(self.doc_topic_prior, "doc_topic_prior", length=K)
+        alpha = np.full(K, 1.0 / K) if a is None else np.broadcast_to(np.asarray(a, dtype=np.float64), (K,)).copy()
+        e = check_positive_prior(self.topic_word_prior, "topic_word_prior")
+        eta = 1.0 / K if e is None else float(e)
+        return alpha, eta
+
+    # ------------------------------------------------------------------ fit / transform
+    def fit(self, X, y=None):
+        """Fit the model on a document-term count matrix.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_docs, n_terms)
+            Non-negative term counts (fractional values are used as weights).
+        y : Ignored
+            Not used, present for API consistency.
+
+        Returns
+        -------
+        self : object
+            The fitted model.
+        """
+        saved = dict(self.__dict__)
+        try:
+            self._check_params()
+            X = self._validate_counts(X, reset=True, caller="fit")
+            fitted = self._fit(X)
+        except BaseException:
+            # a failed fit leaves the model exactly as it was (validate_data may have set attributes)
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
+        for name, value in fitted.items():
+            setattr(self, name, value)
+        return self
+
+    def transform(self, X):
+        """Document-topic proportions of new documents, with the topics fixed.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_docs, n_terms)
+            Non-negative term counts over the fitted vocabulary.
+
+        Returns
+        -------
+        doc_topic : ndarray of shape (n_docs, n_components)
+            Rows sum to 1. A document with no terms gets the prior mean.
+        """
+        check_is_fitted(self)
+        X = self._validate_counts(X, reset=False, caller="transform")
+        weights = np.asarray(self._doc_topic(X), dtype=np.float64)
+        totals = weights.sum(axis=1, keepdims=True)
+        out = weights / np.where(totals > 0, totals, 1.0)
+        bad = totals[:, 0] <= 0
+        if np.any(bad):
+            out[bad] = 1.0 / self.n_components
+        return out.astype(self._float, copy=False)
+
+    def perplexity(self, X):
+        """exp(-score(X) / number of tokens in X); lower is better.
+
+        For the VB models the score is the evidence lower bound, so this is an upper bound on
+        the true perplexity (the definition scikit-learn's ``LatentDirichletAllocation`` uses).
+        """
+        check_is_fitted(self)
+        Xc = self._validate_counts(X, reset=False, caller="perplexity")
+        n_tokens = float(Xc.sum())
+        if n_tokens <= 0:
+            raise ValueError("perplexity needs at least one token in X; every document is empty.")
+        return float(np.exp(-self._score(Xc) / n_tokens))
+
+    def score(self, X, y=None):
+        """Goodness of fit of ``X`` under the fitted model; higher is better (see subclasses)."""
+        check_is_fitted(self)
+        X = self._validate_counts(X, reset=False, caller="score")
+        return float(self._score(X))
+
+    # ------------------------------------------------------------------ inspection helpers
+    def topic_word_distribution(self):
+        """P(term | topic): the rows of ``components_`` normalised to sum to 1."""
+        check_is_fitted(self)
+        comp = np.asarray(self.components_, dtype=np.float64)
+        return comp / comp.sum(axis=1, keepdims=True)
+
+    def top_words(self, n: int = 10, vocabulary=None):
+        """The ``n`` most probable terms of each topic, with their probabilities.
+
+        Parameters
+        ----------
+        n : int, default=10
+            Terms per topic; clipped to the vocabulary size.
+        vocabulary : sequence of str, optional
+            Column names. Defaults to ``feature_names_in_`` when the model saw named columns,
+            else the column indices as strings.
+
+        Returns
+        -------
+        list of list of (str, float)
+            One list per topic, most probable term first.
+        """
+        check_is_fitted(self)
+        check_scalar(n, "n", numbers.Integral, min_val=1)
+        if vocabulary is None:
+            vocabulary = getattr(self, "feature_names_in_", None)
+        if vocabulary is None:
+            vocabulary = [str(i) for i in range(self.n_features_in_)]
+        vocabulary = list(vocabulary)
+        if len(vocabulary) != self.n_features_in_:
+            raise ValueError(
+                f"vocabulary has {len(vocabulary)} terms, but this {type(self).__name__} was fitted on "
+                f"{self.n_features_in_}."
+            )
+        probs = self.topic_word_distribution()
+        n = min(int(n), probs.shape[1])
+        order = np.argsort(-probs, axis=1, kind="stable")[:, :n]
+        return [[(vocabulary[j], float(probs[k, j])) for j in order[k]] for k in range(probs.shape[0])]
+
+    # ------------------------------------------------------------------ progress
+    def _report(self, it: int, bound: float, previous: float | None, started: float) -> None:
+        """One line per iteration: to stderr when ``verbose`` > 0, and always to the debug log."""
+        change = "" if previous is None else f"  rel. change {abs(bound - previous) / max(abs(previous), 1e-300):.1e}"
+        line = (
+            f"{type(self).__name__}  iter {it}/{self.max_iter}  bound {bound:.6g}{change}"
+            f"  {time.perf_counter() - started:.2f}s"
+        )
+        logger.debug(line)
+        if self.verbose:
+            sys.stderr.write(line + "\n")
+            sys.stderr.flush()
+
+    def _converged(self, history) -> bool:
+        if len(history) < 2:
+            return False
+        prev, cur = history[-2], history[-1]
+        return abs(cur - prev) <= self.tol * max(abs(prev), 1e-300)
+
+    def _warn_not_converged(self, n_iter: int, converged: bool) -> None:
+        if not converged and self.tol > 0:
+            warnings.warn(
+                f"{type(self).__name__} reached max_iter={self.max_iter} before the relative change of the "
+                f"bound fell below tol={self.tol}; raise max_iter or tol.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )

@@ -1,0 +1,250 @@
+"""Probabilistic latent semantic analysis fitted by EM (Hofmann 1999), optionally MAP or tempered."""
+
+from __future__ import annotations
+
+import numbers
+import time
+
+import numpy as np
+from sklearn.utils import check_random_state, check_scalar
+
+from .._config import threads
+from .._kernels.plsa import em_step, fold_in, log_likelihood
+from .._validation import csr_arrays
+from ._base import TopicModelBase
+
+
+def _normalise_rows(counts, prior_minus_one, fallback):
+    """Rows of max(counts + prior - 1, 0) normalised to 1; all-zero rows become ``fallback``."""
+    if prior_minus_one is not None:
+        counts = np.maximum(counts + prior_minus_one, 0.0)
+    totals = counts.sum(axis=1, keepdims=True)
+    out = counts / np.where(totals > 0, totals, 1.0)
+    empty = totals[:, 0] <= 0
+    if np.any(empty):
+        out[empty] = fallback
+    return out
+
+
+def _log_prior(theta, phi_t, a1, e1):
+    """sum (alpha - 1) log theta + sum (eta - 1) log phi over the entries that are positive."""
+    total = 0.0
+    for arr, pm1 in ((theta, a1), (phi_t, e1)):
+        if pm1 is None:
+            continue
+        pm1 = np.broadcast_to(np.asarray(pm1, dtype=np.float64), arr.shape[1:]) if np.ndim(pm1) else pm1
+        with np.errstate(divide="ignore"):
+            logs = np.where(arr > 0, np.log(np.where(arr > 0, arr, 1.0)), 0.0)
+        total += float(np.sum(logs * pm1))
+    return total
+
+
+class PLSA(TopicModelBase):
+    """Probabilistic latent semantic analysis (the aspect model) fitted by EM.
+
+    The model is P(w | d) = sum_z P(w | z) P(z | d). EM runs over the non-zeros of the count
+    matrix weighted by their counts; the responsibilities P(z | d, w) of each non-zero are computed
+    on the fly, so no n_nonzero x n_components array is stored. Each iteration's log-likelihood is
+    stored in ``bound_history_`` and never decreases for plain EM.
+
+    With Dirichlet priors the fit is MAP estimation (the MAP algorithm of Asuncion et al. 2009):
+    the M-step uses the expected counts offset by prior - 1. Priors of at least 1 keep the
+    log-posterior (stored instead of the log-likelihood) non-decreasing; for priors below 1 the
+    offset counts are clamped at zero, the usual heuristic, and the log-prior term then sums over
+    the positive entries only, so monotonicity is no longer guaranteed.
+
+    Parameters
+    ----------
+    n_components : int, default=10
+        Number of topics (aspects).
+    doc_topic_prior : float or array-like of shape (n_components,), default=None
+        Dirichlet prior on P(z | d); None means none (maximum likelihood).
+    topic_word_prior : float, default=None
+        Symmetric Dirichlet prior on P(w | z); None means none.
+    beta : float, default=1.0
+        Tempering exponent of tempered EM (Hofmann 1999): responsibilities are proportional to
+        (P(z | d) P(w | z)) ** beta. 1 is plain EM; values in (0, 1) smooth the fit, and the
+        log-likelihood is then not guaranteed to increase.
+    max_iter : int, default=100
+        Maximum number of EM iterations.
+    tol : float, default=1e-5
+        Stop when the relative change of the objective is at most ``tol``.
+    early_stopping : bool, default=False
+        Hold out ``validation_fraction`` of the non-zero cells of X and stop when their
+        log-likelihood (document completion with the current P(z | d)) has not improved for
+        ``n_iter_no_change`` iterations; the best model seen is kept.
+    validation_fraction : float, default=0.1
+        Share of non-zero cells held out when ``early_stopping`` is True.
+    n_iter_no_change : int, default=5
+        Patience of early stopping.
+    transform_max_iter : int, default=100
+        EM iterations of folding-in per new document in ``transform`` and ``score``.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the random initialisation (and the validation split).
+    verbose : int, default=0
+        Print one line per iteration to stderr when positive.
+    n_jobs : int, default=None
+        Threads for the kernels: None or -1 means every core. Results do not depend on it.
+    dtype : {"float64", "float32"}, default="float64"
+        Floating type of the model's arrays.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components, n_features)
+        P(w | z); rows sum to 1.
+    doc_topic_ : ndarray of shape (n_docs, n_components)
+        P(z | d) of the training documents.
+    bound_history_ : ndarray of shape (n_iter_,)
+        Log-likelihood (log-posterior with priors) of the training data after each iteration.
+    validation_history_ : ndarray or None
+        Held-out log-likelihood per iteration when ``early_stopping`` is True.
+    n_iter_ : int
+        Iterations run.
+
+    References
+    ----------
+    Hofmann (1999), Probabilistic latent semantic analysis, UAI; Unsupervised learning by
+    probabilistic latent semantic analysis, Machine Learning 42 (2001).
+    Asuncion, Welling, Smyth & Teh (2009), On smoothing and inference for topic models, UAI.
+    """
+
+    def __init__(self, n_components=10, *, doc_topic_prior=None, topic_word_prior=None, beta=1.0,
+                 max_iter=100, tol=1e-5, early_stopping=False, validation_fraction=0.1, n_iter_no_change=5,
+                 transform_max_iter=100, random_state=None, verbose=0, n_jobs=None, dtype="float64"):
+        self.n_components = n_components
+        self.doc_topic_prior = doc_topic_prior
+        self.topic_word_prior = topic_word_prior
+        self.beta = beta
+        self.max_iter = max_iter
+        self.tol = tol
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.transform_max_iter = transform_max_iter
+        self.random_state = random_state
+        self.verbose = verbose
+        self.n_jobs = n_jobs
+        self.dtype = dtype
+
+    def _check_params(self):
+        self._check_common_params()
+        check_scalar(self.beta, "beta", numbers.Real, min_val=0.0, max_val=1.0, include_boundaries="right")
+        check_scalar(self.validation_fraction, "validation_fraction", numbers.Real, min_val=0.0, max_val=1.0,
+                     include_boundaries="neither")
+        check_scalar(self.n_iter_no_change, "n_iter_no_change", numbers.Integral, min_val=1)
+        check_scalar(self.transform_max_iter, "transform_max_iter", numbers.Integral, min_val=1)
+        if not isinstance(self.early_stopping, (bool, np.bool_)):
+            raise TypeError(f"early_stopping must be True or False, got {self.early_stopping!r}.")
+
+    def _priors_minus_one(self):
+        a = self.doc_topic_prior
+        e = self.topic_word_prior
+        a1 = None if a is None else np.broadcast_to(np.asarray(a, dtype=np.float64), (self.n_components,)) - 1.0
+        e1 = None if e is None else float(e) - 1.0
+        return a1, e1
+
+    def _doc_fallback(self):
+        a = self.doc_topic_prior
+        if a is None:
+            return np.full(self.n_components, 1.0 / self.n_components)
+        a = np.broadcast_to(np.asarray(a, dtype=np.float64), (self.n_components,))
+        return a / a.sum()
+
+    def _split_validation(self, X, rng):
+        """Move a random share of the non-zero cells of X into a validation matrix."""
+        held = rng.random_sample(X.nnz) < self.validation_fraction
+        train, valid = X.copy(), X.copy()
+        train.data = np.where(held, 0, X.data).astype(X.dtype)
+        valid.data = np.where(held, X.data, 0).astype(X.dtype)
+        train.eliminate_zeros()
+        valid.eliminate_zeros()
+        return train, valid
+
+    def _fit(self, X):
+        rng = check_random_state(self.random_state)
+        dtype = self._float
+        K, (D, V) = self.n_components, X.shape
+        a1, e1 = self._priors_minus_one()
+        fallback = self._doc_fallback()
+        valid = None
+        if self.early_stopping:
+            X, valid = self._split_validation(X, rng)
+            v_indptr, v_indices, v_data = csr_arrays(valid)
+        theta = _normalise_rows(rng.random_sample((D, K)) + 0.5, None, fallback).astype(dtype)
+        phi_t = _normalise_rows(rng.random_sample((K, V)) + 0.5, None, None).T.astype(dtype).copy()
+        indptr, indices, data = csr_arrays(X)
+        tempered = self.beta != 1.0
+        history, v_history = [], []
+        best = None
+        started = time.perf_counter()
+        converged = False
+        n_iter = 0
+        with threads(self.n_jobs):
+            for it in range(self.max_iter + 1):
+                if tempered:
+                    theta_b, phi_t_b = theta ** self.beta, phi_t ** self.beta
+                else:
+                    theta_b, phi_t_b = theta, phi_t
+                if it == self.max_iter:  # only evaluate the final model
+                    ll = float(np.sum(log_likelihood(indptr, indices, data, theta, phi_t)))
+                else:
+                    n_dk, n_wk, ll_doc = em_step(indptr, indices, data, theta, phi_t, theta_b, phi_t_b, tempered)
+                    ll = float(np.sum(ll_doc))
+                if it > 0:  # ll is the objective of the model after `it` iterations
+                    history.append(ll + _log_prior(theta, phi_t, a1, e1))
+                    n_iter = it
+                    self._report(it, history[-1], history[-2] if len(history) > 1 else None, started)
+                    if valid is not None:
+                        v_history.append(float(np.sum(log_likelihood(v_indptr, v_indices, v_data, theta, phi_t))))
+                        if best is None or v_history[-1] > best[0]:
+                            best = (v_history[-1], it, theta.copy(), phi_t.copy())
+                        elif it - best[1] >= self.n_iter_no_change:
+                            converged = True
+                            break
+                    if self._converged(history):
+                        converged = True
+                        break
+                if it == self.max_iter:
+                    break
+                theta = _normalise_rows(n_dk, a1, fallback).astype(dtype)
+                phi_t = _normalise_rows(n_wk.T, e1, None).T.astype(dtype).copy()
+        if best is not None and best[1] != n_iter:
+            _, n_keep, theta, phi_t = best
+            history = history[:n_keep]
+            n_iter = n_keep
+        self._warn_not_converged(n_iter, converged)
+        return {
+            "components_": np.ascontiguousarray(phi_t.T),
+            "doc_topic_": theta,
+            "bound_history_": np.asarray(history),
+            "validation_history_": np.asarray(v_history) if valid is not None else None,
+            "n_iter_": n_iter,
+        }
+
+    def _fold_in(self, X):
+        a1, _ = self._priors_minus_one()
+        if a1 is not None and np.ndim(a1) and np.any(a1 != a1[0]):
+            raise ValueError("folding-in supports a symmetric doc_topic_prior only.")
+        prior = 0.0 if a1 is None else float(np.ravel(a1)[0])
+        theta0 = np.tile(self._doc_fallback(), (X.shape[0], 1)).astype(self._float)
+        phi_t = np.ascontiguousarray(self.components_.T)
+        indptr, indices, data = csr_arrays(X)
+        with threads(self.n_jobs):
+            return fold_in(indptr, indices, data, phi_t, theta0, prior, int(self.transform_max_iter),
+                           float(self.tol))
+
+    def _doc_topic(self, X):
+        theta, _ = self._fold_in(X)
+        return theta
+
+    def _score(self, X):
+        _, ll = self._fold_in(X)
+        return float(np.sum(ll))
+
+    def score(self, X, y=None):
+        """Log-likelihood of ``X`` with P(z | d) folded in (topics fixed); higher is better.
+
+        Folding-in fits each document's topic proportions to the document itself, so on held-out
+        data this is optimistic; use document completion (``topicvb.evaluation``) to compare models.
+        """
+        return super().score(X, y)
