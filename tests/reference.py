@@ -73,3 +73,34 @@ def lda_elbo(X, gamma, lam, alpha, eta):
         total += gammaln(V * eta) - V * gammaln(eta) + np.sum((eta - 1) * elog_beta[k])
         total -= gammaln(lam[k].sum()) - gammaln(lam[k]).sum() + np.sum((lam[k] - 1) * elog_beta[k])
     return total
+
+
+def plsa_em_step(X, theta, phi, beta=1.0):
+    """One (tempered) EM E-step for pLSA with explicit responsibilities.
+
+    X dense (D, V); theta (D, K) = P(z|d); phi (K, V) = P(w|z).
+    Returns n_dk (D, K), n_kw (K, V) and the log-likelihood of the given model.
+    """
+    X = np.asarray(X, dtype=float)
+    joint = theta[:, :, None] * phi[None, :, :]  # (D, K, V)
+    tempered = joint ** beta
+    resp = tempered / tempered.sum(axis=1, keepdims=True)
+    n_dk = np.einsum("dv,dkv->dk", X, resp)
+    n_kw = np.einsum("dv,dkv->kv", X, resp)
+    loglik = np.sum(X * np.log(joint.sum(axis=1)))
+    return n_dk, n_kw, loglik
+
+
+def plsa_fold_in(X, phi, theta0, prior, n_iter):
+    """Folding-in by EM with phi fixed: n_iter plain iterations from theta0."""
+    X = np.asarray(X, dtype=float)
+    theta = np.array(theta0, dtype=float)
+    for _ in range(n_iter):
+        for d in range(X.shape[0]):
+            if X[d].sum() == 0:
+                continue
+            joint = theta[d][:, None] * phi  # (K, V)
+            resp = joint / joint.sum(axis=0, keepdims=True)
+            counts = np.maximum((resp * X[d]).sum(axis=1) + prior, 0.0)
+            theta[d] = counts / counts.sum()
+    return theta

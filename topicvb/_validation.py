@@ -53,8 +53,8 @@ def check_nonnegative_counts(X, caller: str) -> None:
     n_neg = int(np.count_nonzero(data < 0))
     if n_neg:
         raise ValueError(
-            f"{caller} expects non-negative term counts; X has {n_neg} negative "
-            f"entr{'y' if n_neg == 1 else 'ies'}."
+            f"Negative values in data passed to {caller}: term counts must be non-negative, but X has "
+            f"{n_neg} negative entr{'y' if n_neg == 1 else 'ies'}."
         )
 
 
@@ -63,8 +63,8 @@ def check_n_terms(X, n_expected: int, owner: str) -> None:
     shape = getattr(X, "shape", None)
     if shape is not None and len(shape) == 2 and shape[1] != n_expected:
         raise ValueError(
-            f"X has {shape[1]} terms, but this {owner} was fitted on {n_expected}. "
-            "Transform with the vectorizer used for fit."
+            f"X has {shape[1]} features, but {owner} is expecting {n_expected} features as input "
+            f"(the terms of the vocabulary it was fitted on). Transform with the vectorizer used for fit."
         )
 
 

@@ -79,8 +79,9 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
             ensure_min_samples=1,
             ensure_min_features=1,
         )
+        X = as_csr(X, dtype=self._float)
         check_nonnegative_counts(X, f"{type(self).__name__}.{caller}")
-        return as_csr(X, dtype=self._float)
+        return X
 
     def _resolve_priors(self):
         """Default priors 1 / n_components, as in scikit-learn; alpha as a vector of length K."""
@@ -107,13 +108,20 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         self : object
             The fitted model.
         """
+        return self._transaction(self._fit, X, reset=True, caller="fit")
+
+    def _transaction(self, body, X, *, reset: bool, caller: str):
+        """Check parameters and X, run ``body(X)`` and set the attributes it returns, all or nothing.
+
+        A failure anywhere (bad input, an exception in a kernel, Ctrl-C) leaves the model exactly
+        as it was, since validation may already have set ``n_features_in_``.
+        """
         saved = dict(self.__dict__)
         try:
             self._check_params()
-            X = self._validate_counts(X, reset=True, caller="fit")
-            fitted = self._fit(X)
+            X = self._validate_counts(X, reset=reset, caller=caller)
+            fitted = body(X)
         except BaseException:
-            # a failed fit leaves the model exactly as it was (validate_data may have set attributes)
             self.__dict__.clear()
             self.__dict__.update(saved)
             raise

@@ -1,0 +1,159 @@
+"""Kernels against the slow NumPy references in tests/reference.py, and thread independence."""
+
+import numba
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import reference as ref
+from topicvb._kernels.bounds import lda_doc_bound, lda_topic_bound, topic_expectations
+from topicvb._kernels.estep import e_step
+from topicvb._kernels.plsa import em_step, fold_in, log_likelihood
+from topicvb._kernels.sparse import column_accumulate, column_index
+from topicvb._validation import csr_arrays
+
+
+def _problem(seed=0, D=9, V=13, K=4):
+    rng = np.random.default_rng(seed)
+    X = rng.poisson(0.8, (D, V)).astype(float)
+    X[3] = 0.0  # an empty document
+    X[5, 2] = 2.5  # a fractional weight
+    return X, sp.csr_matrix(X), rng
+
+
+def _expect(lam):
+    K, V = lam.shape
+    ebeta_t = np.empty((V, K), dtype=lam.dtype)
+    log_scale = np.empty(V)
+    elog = topic_expectations(lam, ebeta_t, log_scale)
+    return elog, ebeta_t, log_scale
+
+
+def test_column_pass_matches_dense():
+    X, Xc, rng = _problem()
+    indptr, indices, data = csr_arrays(Xc)
+    colptr, positions, rows = column_index(indptr, indices, X.shape[1])
+    A = rng.random((X.shape[0], 3))
+    S = rng.random((X.shape[1], 3))
+    weight = rng.random(Xc.nnz)
+    out = np.empty((X.shape[1], 3))
+    column_accumulate(colptr, positions, rows, weight, A, S, out)
+    W = sp.csr_matrix((weight, indices, indptr), shape=X.shape).toarray()
+    np.testing.assert_allclose(out, S * (W.T @ A), rtol=1e-12)
+
+
+def test_topic_expectations():
+    rng = np.random.default_rng(1)
+    lam = rng.gamma(1.0, 1.0, (3, 7)) + 1e-3
+    elog, ebeta_t, log_scale = _expect(lam)
+    np.testing.assert_allclose(elog, ref.dirichlet_expectation(lam), rtol=1e-12)
+    np.testing.assert_allclose(ebeta_t.T * np.exp(log_scale), np.exp(elog), rtol=1e-12)
+
+
+@pytest.mark.parametrize("max_iter,tol", [(1, 0.0), (3, 0.0), (100, 1e-8)])
+def test_e_step_matches_reference(max_iter, tol):
+    X, Xc, rng = _problem()
+    K = 4
+    lam = rng.gamma(2.0, 1.0, (K, X.shape[1]))
+    alpha = np.array([0.1, 0.2, 0.3, 0.4])
+    gamma0 = rng.gamma(3.0, 1.0, (X.shape[0], K))
+    gamma0_copy = gamma0.copy()
+    _, ebeta_t, _ = _expect(lam)
+    gamma, sstats_t, n_iter = e_step(*csr_arrays(Xc), ebeta_t, alpha, gamma0, max_iter, tol, True)
+    gamma_ref, sstats_ref = ref.vb_e_step(X, ref.dirichlet_expectation(lam), alpha, gamma0, max_iter, tol)
+    np.testing.assert_allclose(gamma, gamma_ref, rtol=1e-10)
+    np.testing.assert_allclose(sstats_t.T, sstats_ref, rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(gamma[3], alpha)  # empty document: gamma = alpha
+    assert n_iter[3] == 0 and np.all(n_iter[np.arange(9) != 3] >= 1)
+    np.testing.assert_allclose(sstats_t.sum(), X.sum(), rtol=1e-12)  # phi sums to 1 per token
+    np.testing.assert_array_equal(gamma0, gamma0_copy)  # a pure function: input not modified
+
+
+def test_e_step_float32_close_to_float64():
+    X, Xc, rng = _problem(2)
+    lam = rng.gamma(2.0, 1.0, (4, X.shape[1]))
+    alpha = np.full(4, 0.25)
+    gamma0 = np.ones((X.shape[0], 4))
+    _, eb64, _ = _expect(lam)
+    _, eb32, _ = _expect(lam.astype(np.float32))
+    indptr, indices, data = csr_arrays(Xc)
+    g64, s64, _ = e_step(indptr, indices, data, eb64, alpha, gamma0, 50, 0.0, True)
+    g32, s32, _ = e_step(indptr, indices, data.astype(np.float32), eb32, alpha, gamma0.astype(np.float32), 50, 0.0, True)
+    assert g32.dtype == np.float32 and s32.dtype == np.float32
+    np.testing.assert_allclose(g32, g64, rtol=2e-4, atol=1e-5)
+    np.testing.assert_allclose(s32, s64, rtol=2e-4, atol=1e-5)
+
+
+def test_e_step_tiny_priors_do_not_underflow():
+    # eta = 1e-6 makes E[log beta] around -1e6 for unused terms: the rescaling keeps phi finite
+    X, Xc, rng = _problem(3)
+    lam = np.full((4, X.shape[1]), 1e-6)
+    lam[:, :5] += rng.gamma(2.0, 1.0, (4, 5))
+    for dtype in (np.float64, np.float32):
+        _, ebeta_t, _ = _expect(lam.astype(dtype))
+        g, s, _ = e_step(*csr_arrays(Xc.astype(dtype)), ebeta_t, np.full(4, 1e-6), np.ones((9, 4), dtype), 20, 0.0, True)
+        assert np.all(np.isfinite(g)) and np.all(np.isfinite(s))
+        np.testing.assert_allclose(s.sum(), X.sum(), rtol=1e-4)
+
+
+def test_elbo_pieces_match_reference():
+    X, Xc, rng = _problem(4)
+    K = 4
+    lam = rng.gamma(2.0, 1.0, (K, X.shape[1]))
+    gamma = rng.gamma(2.0, 1.0, (X.shape[0], K))
+    alpha = np.array([0.5, 0.1, 0.2, 0.9])
+    eta = 0.05
+    elog, ebeta_t, log_scale = _expect(lam)
+    total = lda_doc_bound(*csr_arrays(Xc), gamma, alpha, ebeta_t, log_scale).sum() + lda_topic_bound(lam, elog, eta).sum()
+    np.testing.assert_allclose(total, ref.lda_elbo(X, gamma, lam, alpha, eta), rtol=1e-11)
+
+
+@pytest.mark.parametrize("beta", [1.0, 0.7])
+def test_plsa_em_step_matches_reference(beta):
+    X, Xc, rng = _problem(5)
+    K = 3
+    theta = rng.dirichlet(np.ones(K), X.shape[0])
+    phi = rng.dirichlet(np.ones(X.shape[1]), K)
+    phi_t = np.ascontiguousarray(phi.T)
+    tempered = beta != 1.0
+    n_dk, n_wk, ll = em_step(*csr_arrays(Xc), theta, phi_t, theta ** beta, phi_t ** beta, tempered)
+    n_dk_ref, n_kw_ref, ll_ref = ref.plsa_em_step(X, theta, phi, beta)
+    np.testing.assert_allclose(n_dk, n_dk_ref, rtol=1e-11, atol=1e-13)
+    np.testing.assert_allclose(n_wk.T, n_kw_ref, rtol=1e-11, atol=1e-13)
+    np.testing.assert_allclose(ll.sum(), ll_ref, rtol=1e-12)
+    np.testing.assert_allclose(log_likelihood(*csr_arrays(Xc), theta, phi_t).sum(), ll_ref, rtol=1e-12)
+
+
+@pytest.mark.parametrize("prior", [0.0, 0.5, -0.05])
+def test_fold_in_matches_reference(prior):
+    X, Xc, rng = _problem(6)
+    K = 3
+    phi = rng.dirichlet(np.ones(X.shape[1]), K)
+    theta0 = np.full((X.shape[0], K), 1.0 / K)
+    theta, ll = fold_in(*csr_arrays(Xc), np.ascontiguousarray(phi.T), theta0, prior, 7, 0.0)
+    np.testing.assert_allclose(theta, ref.plsa_fold_in(X, phi, theta0, prior, 7), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(theta.sum(axis=1), 1.0)
+    np.testing.assert_allclose(ll.sum(), np.sum(X * np.log(theta @ phi)), rtol=1e-12)
+
+
+def test_results_do_not_depend_on_thread_count():
+    rng = np.random.default_rng(7)
+    X = sp.random(400, 300, density=0.05, random_state=8, data_rvs=lambda n: rng.integers(1, 5, n)).tocsr().astype(float)
+    K = 8
+    lam = rng.gamma(2.0, 1.0, (K, 300))
+    alpha = np.full(K, 0.1)
+    gamma0 = np.ones((400, K))
+    results = []
+    for n in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+        numba.set_num_threads(n)
+        try:
+            elog, ebeta_t, log_scale = _expect(lam)
+            g, s, _ = e_step(*csr_arrays(X), ebeta_t, alpha, gamma0, 30, 1e-6, True)
+            b = lda_doc_bound(*csr_arrays(X), g, alpha, ebeta_t, log_scale)
+            theta = rng.dirichlet(np.ones(K), 400) if not results else results[0][3]
+            n_dk, n_wk, ll = em_step(*csr_arrays(X), theta, ebeta_t, theta, ebeta_t, False)
+            results.append((g, s, b, theta, n_dk, n_wk, ll))
+        finally:
+            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    for a, b in zip(results[0], results[-1]):
+        np.testing.assert_array_equal(a, b)  # bit-identical: every sum has one fixed order

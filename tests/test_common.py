@@ -1,0 +1,43 @@
+"""scikit-learn's estimator checks and a contract shared by every topicvb estimator."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from topicvb.models import BatchLDA, PLSA
+
+ESTIMATORS = [
+    BatchLDA(n_components=3, max_iter=5, random_state=0),
+    PLSA(n_components=3, max_iter=5, random_state=0),
+]
+
+# Checks that cannot pass for a topic model, with the reason; empty when every check passes.
+EXPECTED_FAILED_CHECKS = {}
+
+
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda e: type(e).__name__)
+def test_contract(estimator, block_corpus):
+    X = block_corpus
+    model = clone(estimator).set_params(max_iter=50)
+    doc_topic = model.fit_transform(X)
+    assert doc_topic.shape == (X.shape[0], 3)
+    np.testing.assert_allclose(doc_topic.sum(axis=1), 1.0, rtol=1e-10)
+    assert np.all(model.components_ >= 0)
+    again = clone(estimator).set_params(max_iter=50).fit(X)
+    np.testing.assert_array_equal(model.components_, again.components_)
+    # each true block of three terms is the top three of exactly one topic
+    tops = {frozenset(np.argsort(-row)[:3]) for row in model.components_}
+    assert tops == {frozenset(range(b * 3, b * 3 + 3)) for b in range(3)}
+    # float32 input accepted
+    model32 = clone(estimator).set_params(max_iter=50, dtype="float32").fit(X.astype(np.float32))
+    assert model32.components_.dtype == np.float32
+    assert model32.transform(X.astype(np.float32)).dtype == np.float32
+    assert model.get_feature_names_out().tolist() == [f"{type(model).__name__.lower()}{i}" for i in range(3)]
+    assert isinstance(sp.csr_matrix(X), sp.csr_matrix)

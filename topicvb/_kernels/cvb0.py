@@ -1,0 +1,198 @@
+"""Collapsed variational Bayes for LDA: CVB0 (Asuncion et al. 2009) and CVB (Teh, Newman & Welling 2006).
+
+Notation:
+
+==========  ==========  ======================================================================
+symbol      shape       meaning
+==========  ==========  ======================================================================
+D, V, K                 documents, terms, topics; nnz non-zero (document, term) cells
+gamma       (nnz, K)    q(z = k) shared by the c_dw tokens of one non-zero cell (rows sum to 1)
+n_dk        (D, K)      expected document-topic counts  sum_w c_dw gamma_dwk
+n_wk        (V, K)      expected topic-term counts, term-major  sum_d c_dw gamma_dwk
+n_k         (K,)        expected topic totals  sum_w n_wk
+v_dk, ...               the matching variances sum c gamma (1 - gamma), used by CVB only
+alpha       (K,)        Dirichlet prior on document-topic proportions
+eta         scalar      symmetric Dirichlet prior on topic-term distributions
+==========  ==========  ======================================================================
+
+Update of one cell (d, w) with count c, for one of its tokens, excluding that token's own
+contribution (the "minus ij" counts n^- = n - gamma_old, which still hold the other c - 1 tokens):
+
+  CVB0:  gamma_k  propto  (n_dk^- + alpha_k) (n_wk^- + eta) / (n_k^- + V eta)
+  CVB:   the same times exp(- v_dk^- / (2 (n_dk^- + alpha_k)^2) - v_wk^- / (2 (n_wk^- + eta)^2)
+                            + v_k^- / (2 (n_k^- + V eta)^2))
+
+after which every count moves by c (gamma_new - gamma_old). Counts below one token (fractional
+weights) can make n^- slightly negative; it is clamped at zero. Updates are in place and
+sequential within a document, so the totals sum_k n_k always equal the total count of X.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+CHUNK = 64
+
+
+@njit(cache=True, nogil=True)
+def _update_cell(p, d, w, c, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta, v_eta, second_order,
+                 new, exclude, write_topics):
+    """Update gamma[p] in place and move the counts; returns the L1 change of gamma[p].
+
+    ``exclude``: the topic counts hold this cell's old gamma, to be taken out (fitting); False for
+    new documents scored against fixed topics. ``write_topics``: move n_wk, n_k (serial sweeps).
+    """
+    n_topics = alpha.shape[0]
+    total = 0.0
+    for k in range(n_topics):
+        g = gamma[p, k]
+        ndk = n_dk[d, k] - g
+        if ndk < 0.0:
+            ndk = 0.0
+        if not exclude:  # new documents: the topic counts do not hold this token
+            nwk = n_wk[w, k]
+            nk = n_k[k]
+        else:
+            nwk = n_wk[w, k] - g
+            nk = n_k[k] - g
+            if nwk < 0.0:
+                nwk = 0.0
+            if nk < 0.0:
+                nk = 0.0
+        a = ndk + alpha[k]
+        b = nwk + eta
+        z = nk + v_eta
+        val = a * b / z
+        if second_order:
+            var = g * (1.0 - g)
+            vd = v_dk[d, k] - var
+            if vd < 0.0:
+                vd = 0.0
+            if not exclude:
+                vw = v_wk[w, k]
+                vk = v_k[k]
+            else:
+                vw = v_wk[w, k] - var
+                vk = v_k[k] - var
+                if vw < 0.0:
+                    vw = 0.0
+                if vk < 0.0:
+                    vk = 0.0
+            val *= np.exp(-vd / (2.0 * a * a) - vw / (2.0 * b * b) + vk / (2.0 * z * z))
+        new[k] = val
+        total += val
+    change = 0.0
+    for k in range(n_topics):
+        g_new = new[k] / total
+        g_old = gamma[p, k]
+        delta = c * (g_new - g_old)
+        change += abs(g_new - g_old)
+        n_dk[d, k] += delta
+        if write_topics:
+            n_wk[w, k] += delta
+            n_k[k] += delta
+        if second_order:
+            dv = c * (g_new * (1.0 - g_new) - g_old * (1.0 - g_old))
+            v_dk[d, k] += dv
+            if write_topics:
+                v_wk[w, k] += dv
+                v_k[k] += dv
+        gamma[p, k] = g_new
+    return change
+
+
+@njit(cache=True, nogil=True)
+def sweep(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta, second_order):
+    """One serial sweep over all documents, updating every array in place (exact CVB0 / CVB).
+
+    indptr : int64 (D + 1,); indices : int32 (nnz,); data : float (nnz,)
+    gamma : float (nnz, K); n_dk : float (D, K); n_wk : float (V, K); n_k : float (K,)
+    v_dk, v_wk, v_k : the variance arrays of the same shapes (used when ``second_order``)
+    alpha : float64 (K,); eta : float; second_order : bool (True for CVB, False for CVB0)
+    Returns the mean absolute change of gamma per cell and topic.
+    """
+    n_docs = indptr.shape[0] - 1
+    n_terms, n_topics = n_wk.shape
+    v_eta = n_terms * eta
+    new = np.empty(n_topics, dtype=np.float64)
+    change = 0.0
+    for d in range(n_docs):
+        for p in range(indptr[d], indptr[d + 1]):
+            change += _update_cell(p, d, indices[p], data[p], gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k,
+                                   alpha, eta, v_eta, second_order, new, True, True)
+    return change / max(1, indices.shape[0] * n_topics)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def sweep_documents(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta, second_order,
+                    fixed_topics, max_iter, tol):
+    """Sweep documents in parallel with the topic-term counts frozen during the call.
+
+    Each document updates its own cells and document counts in place, sequentially, up to
+    ``max_iter`` passes or until the mean change of its gamma is below ``tol``.
+    With ``fixed_topics`` False the frozen counts still hold the document's own old
+    contributions, which the update excludes (the per-sweep approximation of CVB0 used for
+    multi-threaded fitting); the caller recomputes n_wk and n_k from gamma afterwards.
+    With ``fixed_topics`` True (inference on new documents) they are the fitted topics.
+    Returns the per-document number of passes (int64, (D,)).
+    """
+    n_docs = indptr.shape[0] - 1
+    n_terms, n_topics = n_wk.shape
+    v_eta = n_terms * eta
+    n_chunks = (n_docs + CHUNK - 1) // CHUNK
+    scratch = np.empty((n_chunks, n_topics), dtype=np.float64)
+    passes = np.zeros(n_docs, dtype=np.int64)
+    for c in prange(n_chunks):
+        new = scratch[c]
+        for d in range(c * CHUNK, min(n_docs, (c + 1) * CHUNK)):
+            start = indptr[d]
+            end = indptr[d + 1]
+            if start == end:
+                continue
+            for it in range(max_iter):
+                change = 0.0
+                for p in range(start, end):
+                    change += _update_cell(p, d, indices[p], data[p], gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k,
+                                           alpha, eta, v_eta, second_order, new, not fixed_topics, False)
+                passes[d] = it + 1
+                if change / ((end - start) * n_topics) < tol:
+                    break
+    return passes
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def document_counts(indptr, data, gamma, n_dk, v_dk, second_order):
+    """n_dk (and v_dk) recomputed from gamma: sum over each row's cells of c gamma (c gamma (1 - gamma))."""
+    n_docs = indptr.shape[0] - 1
+    n_topics = gamma.shape[1]
+    for d in prange(n_docs):
+        for k in range(n_topics):
+            n_dk[d, k] = 0.0
+            if second_order:
+                v_dk[d, k] = 0.0
+        for p in range(indptr[d], indptr[d + 1]):
+            c = data[p]
+            for k in range(n_topics):
+                g = gamma[p, k]
+                n_dk[d, k] += c * g
+                if second_order:
+                    v_dk[d, k] += c * g * (1.0 - g)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def term_counts(colptr, positions, data, gamma, n_wk, v_wk, second_order):
+    """n_wk (and v_wk) recomputed from gamma by a column pass (thread-count independent)."""
+    n_terms = colptr.shape[0] - 1
+    n_topics = gamma.shape[1]
+    for w in prange(n_terms):
+        for k in range(n_topics):
+            n_wk[w, k] = 0.0
+            if second_order:
+                v_wk[w, k] = 0.0
+        for q in range(colptr[w], colptr[w + 1]):
+            p = positions[q]
+            c = data[p]
+            for k in range(n_topics):
+                g = gamma[p, k]
+                n_wk[w, k] += c * g
+                if second_order:
+                    v_wk[w, k] += c * g * (1.0 - g)

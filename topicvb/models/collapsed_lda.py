@@ -1,0 +1,190 @@
+"""Collapsed variational Bayes for LDA: CVB0 (Asuncion et al. 2009) and CVB (Teh et al. 2006)."""
+
+from __future__ import annotations
+
+import logging
+import numbers
+import time
+
+import numpy as np
+from sklearn.utils import check_random_state, check_scalar
+
+from .._config import threads
+from .._kernels.cvb0 import document_counts, sweep, sweep_documents, term_counts
+from .._kernels.plsa import log_likelihood
+from .._kernels.sparse import column_index
+from .._validation import check_choice, csr_arrays
+from ._base import TopicModelBase
+
+logger = logging.getLogger(__name__)
+
+
+def _point_estimates(n_dk, n_wk, alpha, eta):
+    """theta_hat (D, K) and phi_hat term-major (V, K) from expected counts plus priors."""
+    theta = n_dk + alpha[None, :]
+    theta /= theta.sum(axis=1, keepdims=True)
+    phi_t = n_wk + eta
+    phi_t /= phi_t.sum(axis=0, keepdims=True)
+    return theta, phi_t
+
+
+class CollapsedLDA(TopicModelBase):
+    """Latent Dirichlet allocation fitted by collapsed variational Bayes (CVB0 or CVB).
+
+    theta and beta are integrated out and a mean-field distribution is kept over the topic
+    assignments only: one responsibility vector per non-zero (document, term) cell, shared by the
+    cell's tokens. Memory is therefore n_nonzero x n_components floats (half with
+    ``dtype="float32"``) on top of the count arrays; the fit logs the amount at INFO level.
+
+    ``bound_history_`` holds, after every sweep, the training log-likelihood at the current point
+    estimates, sum_dw c_dw log sum_k theta_hat_dk phi_hat_kw with
+    theta_hat_dk = (n_dk + alpha_k) / (N_d + sum alpha) and phi_hat_kw = (n_kw + eta) / (n_k + V eta).
+    It is a monitoring quantity, not a bound, and CVB0 does not guarantee it increases.
+
+    Parameters
+    ----------
+    n_components : int, default=10
+        Number of topics.
+    doc_topic_prior : float or array-like of shape (n_components,), default=None
+        Dirichlet prior on document-topic proportions (alpha); None means 1 / n_components.
+    topic_word_prior : float, default=None
+        Symmetric Dirichlet prior on topic-term distributions (eta); None means 1 / n_components.
+    variant : {"cvb0", "cvb"}, default="cvb0"
+        Zeroth-order updates (Asuncion et al.) or the second-order Gaussian correction with
+        variance terms (Teh, Newman & Welling).
+    topic_update : {"sequential", "per_sweep"}, default="sequential"
+        "sequential" is the exact serial sweep, updating topic-term counts after every cell (one
+        thread). "per_sweep" processes documents in parallel on ``n_jobs`` threads with the
+        topic-term counts frozen during a sweep and recomputed after it: an approximation of the
+        serial sweep (documents do not see each other's changes within a sweep) that converges
+        to comparable solutions; its results do not depend on the thread count.
+    max_iter : int, default=100
+        Maximum number of sweeps.
+    tol : float, default=1e-4
+        Stop when the relative change of the training log-likelihood is at most ``tol``.
+    transform_max_iter : int, default=100
+        Passes over each new document in ``transform`` (CVB0 updates with the topics fixed).
+    mean_change_tol : float, default=1e-3
+        A new document's inference stops when the mean change of its responsibilities is below this.
+    random_state, verbose, n_jobs, dtype
+        As in :class:`topicvb.BatchLDA`.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components, n_features)
+        Expected topic-term counts plus the prior eta.
+    doc_topic_prior_, topic_word_prior_, bound_history_, n_iter_, n_features_in_
+        As in :class:`topicvb.BatchLDA`.
+
+    References
+    ----------
+    Teh, Newman & Welling (2006), A collapsed variational Bayesian inference algorithm for LDA, NIPS.
+    Asuncion, Welling, Smyth & Teh (2009), On smoothing and inference for topic models, UAI.
+    """
+
+    def __init__(self, n_components=10, *, doc_topic_prior=None, topic_word_prior=None, variant="cvb0",
+                 topic_update="sequential", max_iter=100, tol=1e-4, transform_max_iter=100, mean_change_tol=1e-3,
+                 random_state=None, verbose=0, n_jobs=None, dtype="float64"):
+        self.n_components = n_components
+        self.doc_topic_prior = doc_topic_prior
+        self.topic_word_prior = topic_word_prior
+        self.variant = variant
+        self.topic_update = topic_update
+        self.max_iter = max_iter
+        self.tol = tol
+        self.transform_max_iter = transform_max_iter
+        self.mean_change_tol = mean_change_tol
+        self.random_state = random_state
+        self.verbose = verbose
+        self.n_jobs = n_jobs
+        self.dtype = dtype
+
+    def _check_params(self):
+        self._check_common_params()
+        check_choice(self.variant, "variant", {"cvb0", "cvb"})
+        check_choice(self.topic_update, "topic_update", {"sequential", "per_sweep"})
+        check_scalar(self.transform_max_iter, "transform_max_iter", numbers.Integral, min_val=1)
+        check_scalar(self.mean_change_tol, "mean_change_tol", numbers.Real, min_val=0.0)
+
+    def _fit(self, X):
+        rng = check_random_state(self.random_state)
+        alpha, eta = self._resolve_priors()
+        dtype = self._float
+        K, (D, V) = self.n_components, X.shape
+        second = self.variant == "cvb"
+        indptr, indices, data = csr_arrays(X)
+        gamma = rng.standard_gamma(1.0, size=(X.nnz, K)) + 1e-3  # Dirichlet(1) draws: breaks symmetry
+        gamma = (gamma / gamma.sum(axis=1, keepdims=True)).astype(dtype)
+        logger.info("%s: responsibilities take %.1f MiB (%d non-zeros x %d topics, %s)", type(self).__name__,
+                    gamma.nbytes / 2**20, X.nnz, K, self.dtype)
+        n_dk = np.empty((D, K), dtype=dtype)
+        n_wk = np.empty((V, K), dtype=dtype)
+        v_dk = np.empty((D, K) if second else (0, K), dtype=dtype)
+        v_wk = np.empty((V, K) if second else (0, K), dtype=dtype)
+        colptr, positions, _ = column_index(indptr, indices, V)
+        history = []
+        started = time.perf_counter()
+        converged = False
+        with threads(self.n_jobs):
+            document_counts(indptr, data, gamma, n_dk, v_dk, second)
+            term_counts(colptr, positions, data, gamma, n_wk, v_wk, second)
+            for it in range(1, self.max_iter + 1):
+                n_k = n_wk.sum(axis=0)
+                v_k = v_wk.sum(axis=0) if second else np.zeros(K, dtype=dtype)
+                if self.topic_update == "sequential":
+                    sweep(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta, second)
+                else:
+                    sweep_documents(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta,
+                                    second, False, 1, 0.0)
+                    term_counts(colptr, positions, data, gamma, n_wk, v_wk, second)
+                theta, phi_t = _point_estimates(n_dk, n_wk, alpha, eta)
+                history.append(float(np.sum(log_likelihood(indptr, indices, data, theta, phi_t))))
+                self._report(it, history[-1], history[-2] if len(history) > 1 else None, started)
+                if self._converged(history):
+                    converged = True
+                    break
+        self._warn_not_converged(it, converged)
+        return {
+            "components_": np.ascontiguousarray((n_wk + eta).T),
+            "doc_topic_prior_": alpha,
+            "topic_word_prior_": eta,
+            "bound_history_": np.asarray(history),
+            "n_iter_": it,
+        }
+
+    def _infer(self, X):
+        """CVB0 updates of new documents' cells with the fitted topic counts fixed; returns n_dk."""
+        K = self.n_components
+        dtype = self._float
+        indptr, indices, data = csr_arrays(X)
+        n_wk = np.ascontiguousarray((self.components_ - self.topic_word_prior_).T, dtype=dtype)
+        n_wk = np.maximum(n_wk, 0)
+        n_k = n_wk.sum(axis=0)
+        gamma = np.full((X.nnz, K), 1.0 / K, dtype=dtype)
+        n_dk = np.empty((X.shape[0], K), dtype=dtype)
+        empty = np.empty((0, K), dtype=dtype)
+        with threads(self.n_jobs):
+            document_counts(indptr, data, gamma, n_dk, empty, False)
+            sweep_documents(indptr, indices, data, gamma, n_dk, n_wk, n_k, empty, empty, np.zeros(K, dtype=dtype),
+                            self.doc_topic_prior_, self.topic_word_prior_, False, True,
+                            int(self.transform_max_iter), float(self.mean_change_tol))
+        return n_dk
+
+    def _doc_topic(self, X):
+        return self._infer(X) + self.doc_topic_prior_[None, :]
+
+    def _score(self, X):
+        n_dk = self._infer(X)
+        theta, _ = _point_estimates(n_dk, np.zeros((1, self.n_components)), self.doc_topic_prior_, 1.0)
+        phi_t = np.ascontiguousarray(self.topic_word_distribution().T)
+        indptr, indices, data = csr_arrays(X)
+        with threads(self.n_jobs):
+            return float(np.sum(log_likelihood(indptr, indices, data, theta, phi_t)))
+
+    def score(self, X, y=None):
+        """Log-likelihood of ``X`` at the point estimates, theta inferred with the topics fixed.
+
+        Higher is better. theta is fitted to the scored documents themselves, so on held-out data
+        this is optimistic; compare models by document completion (``topicvb.evaluation``).
+        """
+        return super().score(X, y)

@@ -1,0 +1,197 @@
+"""Online (stochastic variational inference) LDA (Hoffman, Blei & Bach 2010; Hoffman et al. 2013)."""
+
+from __future__ import annotations
+
+import numbers
+import time
+
+import numpy as np
+from sklearn.utils import check_random_state, check_scalar
+from sklearn.utils.validation import check_is_fitted
+
+from .._config import threads
+from .._kernels.estep import e_step
+from .._validation import csr_arrays
+from ._base import TopicModelBase
+from .batch_lda import VBLDAMixin, _expectations, _initial_gamma
+
+
+class OnlineLDA(VBLDAMixin, TopicModelBase):
+    """Latent Dirichlet allocation fitted by stochastic variational inference on mini-batches.
+
+    For each mini-batch B the VB E-step (the same kernel as :class:`BatchLDA`) is run with the
+    current topics, and the topic parameters move towards the estimate the whole corpus would give
+    if it looked like B:
+
+        lam <- (1 - rho_t) lam + rho_t (eta + (D / |B|) sstats_B),   rho_t = (tau0 + t) ** -kappa
+
+    with t counting mini-batches from 1, tau0 = ``learning_offset``, kappa = ``learning_decay``
+    and D = ``total_samples``. ``partial_fit`` continues from the current state, so the model can
+    learn from a stream of unknown length.
+
+    Parameters
+    ----------
+    n_components : int, default=10
+        Number of topics.
+    doc_topic_prior, topic_word_prior : float, default=None
+        Dirichlet priors alpha and eta; None means 1 / n_components.
+    learning_decay : float, default=0.7
+        kappa in (0.5, 1]; larger forgets old mini-batches more slowly.
+    learning_offset : float, default=10.0
+        tau0 >= 0; down-weights the first mini-batches.
+    batch_size : int, default=128
+        Documents per mini-batch.
+    total_samples : int, default=None
+        Corpus size D used to scale a mini-batch's statistics. None means the number of
+        documents passed to ``fit``, and 1e6 for ``partial_fit`` (as scikit-learn).
+    max_iter : int, default=10
+        Passes over the corpus in ``fit``.
+    tol : float, default=1e-3
+        ``fit`` stops when the relative change between passes of the mean per-batch ELBO
+        estimate is at most ``tol``.
+    shuffle : bool, default=True
+        Visit documents in a new random order on every pass of ``fit``.
+    max_doc_update_iter, mean_change_tol, random_state, verbose, n_jobs, dtype
+        As in :class:`BatchLDA`.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components, n_features)
+        Variational parameters lam of the topic-term Dirichlets.
+    bound_history_ : ndarray of shape (n_batch_iter_,)
+        Per-batch estimate of the corpus ELBO, (D / |B|) * (document terms of B) + topic terms,
+        computed with the topics the batch was inferred with (before its update).
+    n_iter_ : int
+        Passes over the data made by ``fit`` (0 after ``partial_fit`` only).
+    n_batch_iter_ : int
+        Mini-batch updates made so far (t).
+    n_docs_seen_ : int
+        Documents processed so far.
+    random_state_ : numpy.random.RandomState
+        The random stream, continued by successive calls.
+
+    References
+    ----------
+    Hoffman, Blei & Bach (2010), Online learning for latent Dirichlet allocation, NIPS.
+    Hoffman, Blei, Wang & Paisley (2013), Stochastic variational inference, JMLR 14.
+    """
+
+    def __init__(self, n_components=10, *, doc_topic_prior=None, topic_word_prior=None, learning_decay=0.7,
+                 learning_offset=10.0, batch_size=128, total_samples=None, max_iter=10, tol=1e-3, shuffle=True,
+                 max_doc_update_iter=100, mean_change_tol=1e-3, random_state=None, verbose=0, n_jobs=None,
+                 dtype="float64"):
+        self.n_components = n_components
+        self.doc_topic_prior = doc_topic_prior
+        self.topic_word_prior = topic_word_prior
+        self.learning_decay = learning_decay
+        self.learning_offset = learning_offset
+        self.batch_size = batch_size
+        self.total_samples = total_samples
+        self.max_iter = max_iter
+        self.tol = tol
+        self.shuffle = shuffle
+        self.max_doc_update_iter = max_doc_update_iter
+        self.mean_change_tol = mean_change_tol
+        self.random_state = random_state
+        self.verbose = verbose
+        self.n_jobs = n_jobs
+        self.dtype = dtype
+
+    def _check_params(self):
+        self._check_common_params()
+        self._check_vb_params()
+        check_scalar(self.learning_decay, "learning_decay (kappa)", numbers.Real, min_val=0.5, max_val=1.0,
+                     include_boundaries="right")
+        check_scalar(self.learning_offset, "learning_offset (tau0)", numbers.Real, min_val=0.0)
+        check_scalar(self.batch_size, "batch_size", numbers.Integral, min_val=1)
+        if self.total_samples is not None:
+            check_scalar(self.total_samples, "total_samples", numbers.Real, min_val=1, include_boundaries="left")
+
+    # ------------------------------------------------------------------ the SVI step
+    def _init_state(self, n_terms, rng):
+        alpha, eta = self._resolve_priors()
+        lam = rng.gamma(100.0, 0.01, size=(self.n_components, n_terms)).astype(self._float)
+        return {"components_": lam, "doc_topic_prior_": alpha, "topic_word_prior_": eta, "n_batch_iter_": 0,
+                "n_docs_seen_": 0, "n_iter_": 0, "bound_history_": np.zeros(0), "random_state_": rng}
+
+    def _run_batches(self, X, order, state, total, started):
+        """Update ``state`` (a dict of fitted attributes) with the mini-batches of X in ``order``."""
+        lam = state["components_"]
+        alpha, eta = state["doc_topic_prior_"], state["topic_word_prior_"]
+        bounds = []
+        for start in range(0, X.shape[0], self.batch_size):
+            batch = X[order[start:start + self.batch_size]]
+            t = state["n_batch_iter_"] + 1
+            elog, ebeta_t, log_scale = _expectations(lam)
+            indptr, indices, data = csr_arrays(batch)
+            gamma, sstats_t, _ = e_step(indptr, indices, data, ebeta_t, alpha, _initial_gamma(batch, alpha, lam.dtype),
+                                        int(self.max_doc_update_iter), float(self.mean_change_tol), True)
+            scale = total / batch.shape[0]
+            bounds.append(self._elbo(batch, gamma, lam, alpha, eta, doc_scale=scale))
+            rho = (self.learning_offset + t) ** (-self.learning_decay)
+            lam = ((1.0 - rho) * lam + rho * (eta + scale * sstats_t.T)).astype(lam.dtype)
+            state["n_batch_iter_"] = t
+            state["n_docs_seen_"] += batch.shape[0]
+            if self.verbose > 1:
+                self._report(t, bounds[-1], bounds[-2] if len(bounds) > 1 else None, started)
+        state["components_"] = lam
+        state["bound_history_"] = np.concatenate([state["bound_history_"], bounds])
+        return bounds
+
+    def _fit(self, X):
+        rng = check_random_state(self.random_state)
+        total = X.shape[0] if self.total_samples is None else float(self.total_samples)
+        if total < X.shape[0]:
+            raise ValueError(f"total_samples={self.total_samples} is smaller than the {X.shape[0]} documents passed "
+                             "to fit; use None or the corpus size.")
+        state = self._init_state(X.shape[1], rng)
+        started = time.perf_counter()
+        means, converged = [], False
+        with threads(self.n_jobs):
+            for it in range(1, self.max_iter + 1):
+                order = rng.permutation(X.shape[0]) if self.shuffle else np.arange(X.shape[0])
+                bounds = self._run_batches(X, order, state, total, started)
+                means.append(float(np.mean(bounds)))
+                state["n_iter_"] = it
+                self._report(it, means[-1], means[-2] if len(means) > 1 else None, started)
+                if self._converged(means):
+                    converged = True
+                    break
+        self._warn_not_converged(it, converged)
+        return state
+
+    def partial_fit(self, X, y=None):
+        """Update the model with the mini-batches of ``X`` (one pass, in the given order).
+
+        The first call initialises the model; later calls must use the same vocabulary width.
+        A call that fails (bad input, Ctrl-C) leaves the model as it was.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_docs, n_terms)
+            Non-negative term counts.
+        y : Ignored
+
+        Returns
+        -------
+        self : object
+        """
+        first = not hasattr(self, "components_")
+
+        def body(X):
+            total = 1e6 if self.total_samples is None else float(self.total_samples)
+            if X.shape[0] > total:
+                raise ValueError(f"total_samples={total:g} is smaller than the {X.shape[0]} documents in this "
+                                 "partial_fit call; set total_samples to the corpus size.")
+            if first:
+                state = self._init_state(X.shape[1], check_random_state(self.random_state))
+            else:
+                state = {name: getattr(self, name) for name in ("components_", "doc_topic_prior_",
+                         "topic_word_prior_", "n_batch_iter_", "n_docs_seen_", "n_iter_", "bound_history_",
+                         "random_state_")}
+                state["components_"] = state["components_"].copy()
+            with threads(self.n_jobs):
+                self._run_batches(X, np.arange(X.shape[0]), state, total, time.perf_counter())
+            return state
+
+        return self._transaction(body, X, reset=first, caller="partial_fit")
