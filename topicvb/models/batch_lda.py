@@ -42,8 +42,9 @@ class VBLDAMixin:
         if gamma0 is None:
             gamma0 = _initial_gamma(X, alpha, lam.dtype)
         indptr, indices, data = csr_arrays(X)
+        none = np.zeros((0, alpha.shape[0]), dtype=gamma0.dtype)
         with threads(self.n_jobs):
-            return e_step(indptr, indices, data, ebeta_t, alpha, gamma0,
+            return e_step(indptr, indices, data, ebeta_t, alpha, gamma0, none,
                           int(self.max_doc_update_iter), float(self.mean_change_tol), with_sstats)
 
     def _doc_topic(self, X):
@@ -74,9 +75,11 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
     Each iteration runs the variational E-step on every document (updating the Dirichlet
     parameters gamma of the document-topic proportions, with the per-token responsibilities phi
     kept implicit) and then the M-step lam = eta + expected topic-term counts. The exact evidence
-    lower bound (ELBO) is computed after every iteration and stored in ``bound_history_``; because
-    gamma is warm-started from the previous iteration and the statistics use the phi that is
-    optimal for the final gamma, the bound never decreases (up to floating-point rounding).
+    lower bound (ELBO) is computed after every iteration and stored in ``bound_history_``.
+    Every E-step restarts each document from the same starting point (which explores much better
+    than warm starts) but falls back on the document's previous solution whenever that is better
+    under the current topics; with the statistics taken from the phi optimal for the final gamma,
+    the bound therefore never decreases (up to floating-point rounding).
 
     Parameters
     ----------
@@ -162,7 +165,8 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
         K, V = self.n_components, X.shape[1]
         dtype = self._float
         lam = rng.gamma(100.0, 0.01, size=(K, V)).astype(dtype)
-        gamma = _initial_gamma(X, alpha, dtype)
+        gamma_init = _initial_gamma(X, alpha, dtype)
+        gamma = np.zeros((0, K), dtype=dtype)  # no previous solution in the first E-step
         indptr, indices, data = csr_arrays(X)
         history = []
         started = time.perf_counter()
@@ -170,7 +174,7 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
         with threads(self.n_jobs):
             elog, ebeta_t, log_scale = _expectations(lam)
             for it in range(1, self.max_iter + 1):
-                gamma, sstats_t, _ = e_step(indptr, indices, data, ebeta_t, alpha, gamma,
+                gamma, sstats_t, _ = e_step(indptr, indices, data, ebeta_t, alpha, gamma_init, gamma,
                                             int(self.max_doc_update_iter), float(self.mean_change_tol), True)
                 lam = (eta + sstats_t.T).astype(dtype)
                 elog, ebeta_t, log_scale = _expectations(lam)

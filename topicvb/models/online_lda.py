@@ -124,7 +124,8 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
             t = state["n_batch_iter_"] + 1
             elog, ebeta_t, log_scale = _expectations(lam)
             indptr, indices, data = csr_arrays(batch)
-            gamma, sstats_t, _ = e_step(indptr, indices, data, ebeta_t, alpha, _initial_gamma(batch, alpha, lam.dtype),
+            gamma0 = _initial_gamma(batch, alpha, lam.dtype)
+            gamma, sstats_t, _ = e_step(indptr, indices, data, ebeta_t, alpha, gamma0, gamma0[:0],
                                         int(self.max_doc_update_iter), float(self.mean_change_tol), True)
             scale = total / batch.shape[0]
             bounds.append(self._elbo(batch, gamma, lam, alpha, eta, doc_scale=scale))

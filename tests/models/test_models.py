@@ -1,0 +1,285 @@
+"""Algorithm facts, recovery of known topics, determinism and bad input for the four estimators."""
+
+import pickle
+import warnings
+
+import numba
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
+
+import reference as ref
+from topicvb.datasets import make_lda_corpus
+from topicvb.models import PLSA, BatchLDA, CollapsedLDA, OnlineLDA
+
+
+@pytest.fixture(scope="module")
+def synthetic():
+    """1,500 documents from 6 well-separated topics over 120 terms."""
+    return make_lda_corpus(1500, 120, 6, doc_topic_prior=0.2, topic_word_prior=0.05, doc_length=80,
+                           separated=True, random_state=42)
+
+
+def _recovery(true_topics, model):
+    """Mean over true topics of the best cosine similarity to a learned topic."""
+    a = true_topics / np.linalg.norm(true_topics, axis=1, keepdims=True)
+    b = model.topic_word_distribution()
+    b = b / np.linalg.norm(b, axis=1, keepdims=True)
+    return float((a @ b.T).max(axis=1).mean())
+
+
+MODELS = {
+    "plsa": lambda: PLSA(6, max_iter=200, random_state=0),
+    "batch": lambda: BatchLDA(6, max_iter=200, random_state=0),
+    "cvb0": lambda: CollapsedLDA(6, max_iter=200, random_state=0),
+    "cvb": lambda: CollapsedLDA(6, variant="cvb", max_iter=200, random_state=0),
+    "cvb0_per_sweep": lambda: CollapsedLDA(6, topic_update="per_sweep", max_iter=200, random_state=0),
+    "online": lambda: OnlineLDA(6, batch_size=100, max_iter=30, learning_offset=5.0, random_state=0),
+}
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_recovers_known_topics(name, synthetic):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = MODELS[name]().fit(synthetic.corpus.X)
+    assert _recovery(synthetic.topic_word, model) >= 0.9
+    assert np.all(np.isfinite(model.bound_history_))
+
+
+def test_batch_lda_elbo_never_decreases(synthetic):
+    model = BatchLDA(8, max_iter=40, tol=0, random_state=1).fit(synthetic.corpus.X)  # tol=0: no early stop
+    h = model.bound_history_
+    assert h.shape == (40,) and model.n_iter_ == 40
+    assert np.all(np.diff(h) >= -1e-10 * np.abs(h[1:]))
+    assert h[-1] > h[0]
+
+
+@pytest.mark.parametrize("priors", [(None, None), (1.0, 1.0), (1.5, 1.01)])
+def test_plsa_objective_never_decreases(priors, synthetic):
+    model = PLSA(6, doc_topic_prior=priors[0], topic_word_prior=priors[1], max_iter=30, tol=0, random_state=2)
+    model.fit(synthetic.corpus.X)
+    h = model.bound_history_
+    assert np.all(np.diff(h) >= -1e-12 * np.abs(h[1:]))
+    assert h[-1] > h[0]
+
+
+def test_plsa_log_likelihood_is_the_stated_quantity(synthetic):
+    X = synthetic.corpus.X
+    model = PLSA(4, max_iter=10, tol=0, random_state=0).fit(X)
+    rows, cols = X.nonzero()
+    probs = np.einsum("ik,ki->i", model.doc_topic_[rows], model.components_[:, cols])
+    expected = np.sum(np.asarray(X[rows, cols]).ravel() * np.log(probs))
+    np.testing.assert_allclose(model.bound_history_[-1], expected, rtol=1e-10)
+
+
+def test_plsa_tempered_and_early_stopping(synthetic):
+    X = synthetic.corpus.X
+    tem = PLSA(6, beta=0.8, max_iter=60, random_state=0).fit(X)
+    assert _recovery(synthetic.topic_word, tem) >= 0.9
+    es = PLSA(6, early_stopping=True, n_iter_no_change=3, max_iter=500, tol=0, random_state=0).fit(X)
+    assert es.validation_history_ is not None and es.n_iter_ < 500
+    assert es.n_iter_ == int(np.argmax(es.validation_history_)) + 1  # the best model is kept
+
+
+def test_batch_lda_bound_is_the_reference_elbo():
+    data = make_lda_corpus(40, 15, 3, random_state=3, doc_length=20)
+    X = data.corpus.X
+    model = BatchLDA(3, max_iter=3, tol=0, mean_change_tol=0.0, max_doc_update_iter=5, random_state=0).fit(X)
+    # re-run the same iterations with the reference E-step and compare every bound
+    rng = np.random.RandomState(0)
+    lam = rng.gamma(100.0, 0.01, size=(3, 15))
+    alpha, eta = np.full(3, 1 / 3), 1 / 3
+    lengths = np.asarray(X.sum(axis=1)).ravel()
+    gamma0 = alpha[None, :] + lengths[:, None] / 3
+    elbo = lambda g, lam_: np.array([ref.lda_elbo(X[d].toarray(), g[d:d + 1], lam_, alpha, eta) for d in range(40)])
+    gamma = None
+    for it in range(3):
+        elog = ref.dirichlet_expectation(lam)
+        fresh, _ = ref.vb_e_step(X.toarray(), elog, alpha, gamma0, 5, 0.0)
+        if gamma is not None:  # documents fall back on their previous solution when it is better
+            warm, _ = ref.vb_e_step(X.toarray(), elog, alpha, gamma, 5, 0.0)
+            fresh = np.where((elbo(gamma, lam) > elbo(fresh, lam))[:, None], warm, fresh)
+        gamma, sstats = ref.vb_e_step(X.toarray(), elog, alpha, fresh, 0, 0.0)
+        lam = eta + sstats
+        np.testing.assert_allclose(model.bound_history_[it], ref.lda_elbo(X.toarray(), gamma, lam, alpha, eta),
+                                   rtol=1e-10)
+    np.testing.assert_allclose(model.components_, lam, rtol=1e-10)
+
+
+def test_online_single_full_batch_with_rho_one_is_one_batch_iteration(synthetic):
+    X = synthetic.corpus.X
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        batch = BatchLDA(6, max_iter=1, random_state=7).fit(X)
+        online = OnlineLDA(6, batch_size=X.shape[0], learning_offset=0.0, max_iter=1, shuffle=False,
+                           random_state=7).fit(X)
+    np.testing.assert_array_equal(online.components_, batch.components_)
+
+
+def test_online_svi_step_matches_reference():
+    data = make_lda_corpus(30, 20, 3, random_state=5, doc_length=15)
+    X = data.corpus.X
+    model = OnlineLDA(3, batch_size=30, total_samples=90, learning_offset=2.0, learning_decay=0.6,
+                      mean_change_tol=0.0, max_doc_update_iter=7, random_state=0)
+    model.partial_fit(X)
+    lam0 = np.random.RandomState(0).gamma(100.0, 0.01, size=(3, 20))
+    alpha, eta = np.full(3, 1 / 3), 1 / 3
+    lengths = np.asarray(X.sum(axis=1)).ravel()
+    _, sstats = ref.vb_e_step(X.toarray(), ref.dirichlet_expectation(lam0), alpha,
+                              alpha[None, :] + lengths[:, None] / 3, 7, 0.0)
+    rho = (2.0 + 1) ** -0.6
+    np.testing.assert_allclose(model.components_, (1 - rho) * lam0 + rho * (eta + 90 / 30 * sstats), rtol=1e-10)
+    assert model.n_batch_iter_ == 1 and model.n_docs_seen_ == 30
+
+
+def test_partial_fit_reaches_fit_perplexity():
+    data = make_lda_corpus(3000, 150, 8, doc_topic_prior=0.2, topic_word_prior=0.05, doc_length=60,
+                           separated=True, random_state=11)
+    X = data.corpus.X
+    train, test = X[:2500], X[2500:]
+    params = dict(batch_size=250, total_samples=2500, learning_offset=5.0, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        full = OnlineLDA(8, max_iter=10, shuffle=False, tol=0, **params).fit(train)
+    stream = OnlineLDA(8, **params)
+    for _ in range(10):
+        for start in range(0, 2500, 500):
+            stream.partial_fit(train[start:start + 500])
+    assert stream.n_batch_iter_ == full.n_batch_iter_ == 100
+    p_full, p_stream = full.perplexity(test), stream.perplexity(test)
+    assert abs(p_stream - p_full) / p_full < 0.02
+
+
+def test_collapsed_objective_is_training_loglik_at_point_estimates(synthetic):
+    X = synthetic.corpus.X
+    model = CollapsedLDA(6, max_iter=5, tol=0, random_state=0).fit(X)
+    assert model.bound_history_.shape == (5,)
+    # more sweeps of CVB0 on this corpus improve the monitored log-likelihood overall
+    assert model.bound_history_[-1] > model.bound_history_[0]
+
+
+ALL = [PLSA, BatchLDA, CollapsedLDA, OnlineLDA]
+
+
+@pytest.mark.parametrize("cls", ALL, ids=lambda c: c.__name__)
+def test_same_seed_same_result_and_threads_do_not_matter(cls, synthetic):
+    X = synthetic.corpus.X[:300]
+    kw = {"topic_update": "per_sweep"} if cls is CollapsedLDA else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        a = cls(5, max_iter=5, random_state=3, n_jobs=1, **kw).fit(X)
+        b = cls(5, max_iter=5, random_state=3, n_jobs=1, **kw).fit(X)
+        c = cls(5, max_iter=5, random_state=3, n_jobs=min(2, numba.config.NUMBA_NUM_THREADS), **kw).fit(X)
+    np.testing.assert_array_equal(a.components_, b.components_)
+    np.testing.assert_array_equal(a.bound_history_, b.bound_history_)
+    np.testing.assert_allclose(a.components_, c.components_, rtol=1e-9)
+    np.testing.assert_array_equal(a.transform(X), c.transform(X))
+
+
+@pytest.mark.parametrize("cls", ALL, ids=lambda c: c.__name__)
+def test_empty_documents_get_the_prior_mean(cls):
+    X = np.array([[3, 0, 1, 0], [0, 0, 0, 0], [0, 2, 0, 5], [1, 1, 1, 1]], dtype=float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = cls(2, max_iter=5, random_state=0, doc_topic_prior=0.5).fit(X)
+    doc_topic = model.transform(X)
+    np.testing.assert_allclose(doc_topic[1], [0.5, 0.5])
+    assert np.all(np.isfinite(doc_topic)) and np.all(np.isfinite(model.components_))
+
+
+@pytest.mark.parametrize("cls", ALL, ids=lambda c: c.__name__)
+def test_float32_long_documents_and_extreme_priors_stay_finite(cls):
+    rng = np.random.default_rng(0)
+    X = sp.csr_matrix(rng.poisson(30.0, (20, 50)).astype(np.float32))  # ~1,500 tokens per document
+    X[0, 0] = 1e6
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for prior in (1e-6, 10.0):
+            model = cls(4, max_iter=5, random_state=0, dtype="float32", doc_topic_prior=prior,
+                        topic_word_prior=prior).fit(X)
+            assert np.all(np.isfinite(model.components_)) and np.all(np.isfinite(model.bound_history_))
+            assert np.all(np.isfinite(model.transform(X)))
+
+
+@pytest.mark.parametrize("cls", ALL, ids=lambda c: c.__name__)
+def test_bad_input_names_the_problem(cls, block_corpus):
+    X = block_corpus
+    with pytest.raises(ValueError, match="n_components == 0, must be >= 1"):
+        cls(0).fit(X)
+    with pytest.raises(TypeError, match="n_components must be an instance of int"):
+        cls(2.5).fit(X)
+    with pytest.raises(ValueError, match="doc_topic_prior must be a positive finite number, got -1"):
+        cls(2, doc_topic_prior=-1).fit(X)
+    with pytest.raises(ValueError, match="topic_word_prior must be a positive finite number, got 0"):
+        cls(2, topic_word_prior=0).fit(X)
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        cls(2, dtype="float16").fit(X)
+    bad = X.toarray()
+    bad[0, 0] = -1
+    with pytest.raises(ValueError, match=f"Negative values in data passed to {cls.__name__}.fit.*1 negative entry"):
+        cls(2).fit(bad)
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        cls(2).fit(bad)
+    bad[0, 0] = np.inf
+    with pytest.raises(ValueError, match="Input X contains infinity"):
+        cls(2).fit(bad)
+    with pytest.raises(ValueError, match="Found array with 0 sample"):
+        cls(2).fit(np.zeros((0, 5)))
+    with pytest.raises(NotFittedError, match="not fitted yet"):
+        cls(2).transform(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = cls(2, max_iter=3, random_state=0).fit(X)
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match=f"X has 4 features, but {cls.__name__} is expecting 9 features"):
+        model.transform(X[:, :4])
+    # a failed fit leaves the fitted model unchanged
+    with pytest.raises(ValueError, match="Negative values"):
+        model.fit(-X)
+    with pytest.raises(ValueError, match="n_components"):
+        clone(model).set_params(n_components=-3).fit(X) if False else model.set_params(n_components=-3).fit(X)
+    model.set_params(n_components=2)
+    assert pickle.dumps(model) == before
+
+
+def test_online_specific_bad_input(block_corpus):
+    X = block_corpus
+    for kw, msg in [({"learning_decay": 0.5}, r"learning_decay \(kappa\) == 0.5, must be > 0.5"),
+                    ({"learning_decay": 1.2}, r"learning_decay \(kappa\) == 1.2, must be <= 1.0"),
+                    ({"learning_offset": -1.0}, r"learning_offset \(tau0\) == -1.0, must be >= 0.0"),
+                    ({"batch_size": 0}, "batch_size == 0, must be >= 1"),
+                    ({"total_samples": 10}, "total_samples=10 is smaller than the 60 documents")]:
+        with pytest.raises(ValueError, match=msg):
+            OnlineLDA(3, **kw).fit(X)
+    model = OnlineLDA(3, batch_size=20, total_samples=100, random_state=0).partial_fit(X[:30])
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="X has 5 features, but OnlineLDA is expecting 9"):
+        model.partial_fit(X[:, :5])
+    with pytest.raises(ValueError, match="total_samples=100 is smaller than the 120 documents"):
+        model.partial_fit(sp.vstack([X, X]))
+    assert pickle.dumps(model) == before
+    model.partial_fit(X[30:])
+    assert model.n_docs_seen_ == 60 and model.n_batch_iter_ == 4
+
+
+def test_top_words(block_corpus):
+    model = BatchLDA(3, random_state=0).fit(block_corpus)
+    vocab = [f"t{i}" for i in range(9)]
+    top = model.top_words(3, vocab)
+    assert sorted(sorted(w for w, _ in topic) for topic in top) == [["t0", "t1", "t2"], ["t3", "t4", "t5"],
+                                                                     ["t6", "t7", "t8"]]
+    assert len(model.top_words(100, vocab)[0]) == 9  # clipped to the vocabulary
+    with pytest.raises(ValueError, match="vocabulary has 2 terms, but this BatchLDA was fitted on 9"):
+        model.top_words(3, ["a", "b"])
+
+
+def test_convergence_warning_only_when_tol_was_not_reached(block_corpus):
+    with pytest.warns(ConvergenceWarning, match=r"BatchLDA reached max_iter=2 before .* tol=1e-12"):
+        BatchLDA(3, max_iter=2, tol=1e-12, random_state=0).fit(block_corpus)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        BatchLDA(3, max_iter=2, tol=0, random_state=0).fit(block_corpus)  # tol=0 asks for max_iter iterations

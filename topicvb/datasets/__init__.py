@@ -1,0 +1,43 @@
+"""Corpora in and out: the Corpus container, readers and writers, standard and synthetic corpora.
+
+Readers return a :class:`Corpus` (CSR counts, vocabulary, optional texts, labels and document ids):
+
+- bag-of-words files: :func:`read_uci`, :func:`read_ldac`, :func:`read_matrix_market`
+  (gzip-compressed files are read transparently);
+- raw text: :func:`read_text_dir`, :func:`read_csv`, :func:`read_jsonl`, :func:`nltk_corpus`;
+- standard corpora: :func:`load_20newsgroups` (from a local copy first), and
+  :func:`load_builtin_corpus`, docstrings of the standard library and installed packages, which
+  needs no download;
+- synthetic data with known parameters: :func:`make_lda_corpus`.
+
+Writers (:func:`write_uci`, :func:`write_ldac`, :meth:`Corpus.save`) are atomic: they write
+temporary files next to the destination and move them into place only when complete.
+"""
+
+from ._bow import read_ldac, read_matrix_market, read_uci, read_vocabulary, write_ldac, write_uci
+from ._builtin import collect_docstrings, load_builtin_corpus
+from ._corpus import Corpus
+from ._files import find_corpora_dir
+from ._synthetic import SyntheticCorpus, make_lda_corpus
+from ._text import load_20newsgroups, nltk_corpus, read_csv, read_jsonl, read_text_dir, vectorize_texts
+
+__all__ = [
+    "Corpus",
+    "SyntheticCorpus",
+    "collect_docstrings",
+    "find_corpora_dir",
+    "load_20newsgroups",
+    "load_builtin_corpus",
+    "make_lda_corpus",
+    "nltk_corpus",
+    "read_csv",
+    "read_jsonl",
+    "read_ldac",
+    "read_matrix_market",
+    "read_text_dir",
+    "read_uci",
+    "read_vocabulary",
+    "vectorize_texts",
+    "write_ldac",
+    "write_uci",
+]

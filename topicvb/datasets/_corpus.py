@@ -1,0 +1,367 @@
+"""The :class:`Corpus` container: a document-term count matrix with its vocabulary and metadata."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import check_nonnegative_counts
+from ._files import atomic_paths, check_input_file
+
+logger = logging.getLogger(__name__)
+
+_FORMAT = "topicvb.Corpus"
+_FORMAT_VERSION = 1
+
+
+def _pack_strings(strings) -> tuple[np.ndarray, np.ndarray]:
+    """Encode a list of str as one UTF-8 byte array plus int64 offsets (no pickling needed)."""
+    encoded = [s.encode("utf-8", errors="surrogatepass") for s in strings]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    if encoded:
+        np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    data = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+    return data, offsets
+
+
+def _unpack_strings(data: np.ndarray, offsets: np.ndarray) -> list[str]:
+    """Inverse of :func:`_pack_strings`."""
+    raw = data.tobytes()
+    return [raw[a:b].decode("utf-8", errors="surrogatepass") for a, b in zip(offsets[:-1], offsets[1:])]
+
+
+def encode_labels(values) -> tuple[np.ndarray, list]:
+    """Turn a sequence of label values into int64 codes and the sorted list of distinct values.
+
+    Values of mixed types are compared as strings. Returns ``(codes, label_names)`` with
+    ``label_names[codes[i]] == values[i]``.
+    """
+    values = list(values)
+    try:
+        names = sorted(set(values))
+    except TypeError:
+        values = [str(v) for v in values]
+        names = sorted(set(values))
+    index = {v: i for i, v in enumerate(names)}
+    codes = np.fromiter((index[v] for v in values), dtype=np.int64, count=len(values))
+    return codes, names
+
+
+@dataclass(repr=False, eq=False)
+class Corpus:
+    """A document-term count matrix with its vocabulary and optional document metadata.
+
+    Parameters
+    ----------
+    X : sparse matrix of shape (n_docs, n_terms)
+        Term counts; stored as CSR with sorted indices. Anything :func:`scipy.sparse.csr_matrix`
+        accepts (including a dense array) is converted.
+    vocabulary : list of str
+        The term of each column of ``X``, in column order.
+    doc_ids : list of str, default=None
+        A unique key per document (a file path, a qualified name, a line number).
+    labels : ndarray of shape (n_docs,) or list, default=None
+        One label per document. Readers store integer codes into ``label_names``.
+    label_names : list, default=None
+        The label values, when ``labels`` holds integer codes (as in scikit-learn's ``target_names``).
+    texts : list of str, default=None
+        The raw text of each document, when it was read from text.
+    name : str, default=""
+        A short name for the corpus (``"20newsgroups-train"``).
+    description : str, default=""
+        Where the corpus came from and how it was processed.
+
+    Attributes
+    ----------
+    n_docs : int
+        Number of documents (rows of ``X``).
+    n_terms : int
+        Number of terms (columns of ``X``).
+    n_tokens : int
+        Total number of tokens, the sum of ``X``.
+
+    Examples
+    --------
+    >>> from topicvb.datasets import make_lda_corpus
+    >>> corpus = make_lda_corpus(100, 50, 3, random_state=0).corpus
+    >>> corpus.n_docs, corpus.n_terms
+    (100, 50)
+    """
+
+    X: Any
+    vocabulary: list
+    doc_ids: list | None = None
+    labels: Any = None
+    label_names: list | None = None
+    texts: list | None = None
+    name: str = ""
+    description: str = ""
+
+    def __post_init__(self):
+        X = self.X
+        if not sp.issparse(X):
+            try:
+                X = np.asarray(X)
+            except (TypeError, ValueError):
+                raise TypeError(
+                    f"Corpus X must be a sparse or dense 2-D matrix, got {type(self.X).__name__}."
+                ) from None
+            if X.ndim != 2:
+                raise ValueError(f"Corpus X must be 2-D (n_docs, n_terms), got shape {X.shape}.")
+        X = sp.csr_matrix(X)
+        if not np.issubdtype(X.dtype, np.number) or np.issubdtype(X.dtype, np.complexfloating):
+            raise TypeError(f"Corpus X must hold real numbers (term counts), got dtype {X.dtype}.")
+        if X.nnz and not np.all(np.isfinite(X.data)):
+            raise ValueError("Corpus X must hold finite term counts; it has NaN or infinite entries.")
+        check_nonnegative_counts(X, "Corpus")
+        if not X.has_canonical_format:
+            X.sum_duplicates()
+        self.X = X
+        self.vocabulary = [str(t) for t in self.vocabulary]
+        if len(self.vocabulary) != X.shape[1]:
+            raise ValueError(
+                f"Corpus vocabulary has {len(self.vocabulary)} terms, but X has {X.shape[1]} columns; "
+                "they must match (one term per column)."
+            )
+        n = X.shape[0]
+        for attr in ("doc_ids", "labels", "texts"):
+            value = getattr(self, attr)
+            if value is not None and len(value) != n:
+                raise ValueError(f"Corpus {attr} has {len(value)} entries, but X has {n} documents; they must match.")
+        if self.doc_ids is not None:
+            self.doc_ids = [str(d) for d in self.doc_ids]
+        if self.texts is not None:
+            self.texts = list(self.texts)
+        if self.labels is not None and not isinstance(self.labels, np.ndarray):
+            self.labels = np.asarray(self.labels)
+        if self.label_names is not None:
+            self.label_names = list(self.label_names)
+
+    # ------------------------------------------------------------------ sizes
+    @property
+    def n_docs(self) -> int:
+        """Number of documents (rows of ``X``)."""
+        return self.X.shape[0]
+
+    @property
+    def n_terms(self) -> int:
+        """Number of terms (columns of ``X``)."""
+        return self.X.shape[1]
+
+    @property
+    def n_tokens(self) -> int:
+        """Total number of tokens (the sum of ``X``)."""
+        total = self.X.data.sum()
+        return int(total) if np.issubdtype(self.X.dtype, np.integer) or float(total).is_integer() else float(total)
+
+    @property
+    def doc_lengths(self) -> np.ndarray:
+        """Tokens per document, an ndarray of shape (n_docs,)."""
+        return np.asarray(self.X.sum(axis=1)).ravel()
+
+    def __len__(self) -> int:
+        return self.n_docs
+
+    def __repr__(self) -> str:
+        parts = [f"n_docs={self.n_docs}", f"n_terms={self.n_terms}", f"n_tokens={self.n_tokens}"]
+        if self.name:
+            parts.insert(0, f"name={self.name!r}")
+        if self.labels is not None:
+            n_labels = len(self.label_names) if self.label_names is not None else len(np.unique(self.labels))
+            parts.append(f"n_labels={n_labels}")
+        parts.append(f"texts={'yes' if self.texts is not None else 'no'}")
+        return f"Corpus({', '.join(parts)})"
+
+    def summary(self) -> str:
+        """Describe the corpus in a few lines: documents, terms, tokens, lengths, empty documents.
+
+        Returns
+        -------
+        text : str
+            A multi-line, human-readable summary.
+        """
+        lengths = self.doc_lengths
+        n_empty = int(np.count_nonzero(lengths == 0))
+        lines = [f"Corpus {self.name!r}" if self.name else "Corpus"]
+        if self.description:
+            lines.append(f"  {self.description}")
+        lines += [
+            f"  documents        {self.n_docs:,}",
+            f"  terms            {self.n_terms:,}",
+            f"  tokens           {self.n_tokens:,}",
+            f"  non-zeros        {self.X.nnz:,}",
+        ]
+        if self.n_docs:
+            lines.append(
+                f"  doc length       mean {lengths.mean():.1f}, median {np.median(lengths):.0f}, "
+                f"min {lengths.min():.0f}, max {lengths.max():.0f}"
+            )
+        lines.append(f"  empty documents  {n_empty:,}")
+        if self.labels is not None:
+            n_labels = len(self.label_names) if self.label_names is not None else len(np.unique(self.labels))
+            lines.append(f"  labels           {n_labels:,} distinct")
+        lines.append(f"  texts            {'kept' if self.texts is not None else 'not kept'}")
+        return "\n".join(lines)
+
+    def label_strings(self) -> list | None:
+        """The label of each document as a value from ``label_names`` (or ``labels`` as is).
+
+        Returns
+        -------
+        labels : list or None
+            ``None`` when the corpus has no labels.
+        """
+        if self.labels is None:
+            return None
+        if self.label_names is None:
+            return list(self.labels)
+        return [self.label_names[int(c)] for c in self.labels]
+
+    def subset(self, index) -> Corpus:
+        """Return a new Corpus with the documents selected by ``index`` (indices, slice or boolean mask).
+
+        Parameters
+        ----------
+        index : array-like of int or bool, or slice
+            Which documents to keep, in which order.
+
+        Returns
+        -------
+        corpus : Corpus
+            The selected documents with the same vocabulary.
+        """
+        rows = np.arange(self.n_docs)[index]
+        pick = lambda seq: None if seq is None else [seq[i] for i in rows]
+        return Corpus(
+            X=self.X[rows],
+            vocabulary=list(self.vocabulary),
+            doc_ids=pick(self.doc_ids),
+            labels=None if self.labels is None else np.asarray(self.labels)[rows],
+            label_names=None if self.label_names is None else list(self.label_names),
+            texts=pick(self.texts),
+            name=self.name,
+            description=self.description,
+        )
+
+    # ------------------------------------------------------------- save/load
+    def save(self, path) -> None:
+        """Write the corpus to a single ``.npz`` file, atomically.
+
+        The file holds only arrays (counts, strings as UTF-8 bytes, metadata as JSON bytes), so
+        :meth:`load` never unpickles anything. The data goes to a temporary file in the same folder
+        first, which replaces ``path`` only when complete.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            Destination file. NumPy appends ``.npz`` to names that lack it; this method does not,
+            so the file is written exactly at ``path``.
+
+        Raises
+        ------
+        TypeError
+            If the labels are Python objects that cannot be stored without pickling.
+        """
+        X = self.X
+        arrays: dict[str, np.ndarray] = {
+            "X_data": X.data,
+            "X_indices": X.indices,
+            "X_indptr": X.indptr,
+            "X_shape": np.asarray(X.shape, dtype=np.int64),
+        }
+        arrays["vocab_bytes"], arrays["vocab_offsets"] = _pack_strings(self.vocabulary)
+        meta: dict[str, Any] = {
+            "format": _FORMAT,
+            "version": _FORMAT_VERSION,
+            "name": self.name,
+            "description": self.description,
+            "has_doc_ids": self.doc_ids is not None,
+            "has_texts": self.texts is not None,
+            "labels": None,
+            "label_names": self.label_names,
+        }
+        if self.doc_ids is not None:
+            arrays["doc_ids_bytes"], arrays["doc_ids_offsets"] = _pack_strings(self.doc_ids)
+        if self.texts is not None:
+            arrays["texts_bytes"], arrays["texts_offsets"] = _pack_strings(self.texts)
+        if self.labels is not None:
+            labels = np.asarray(self.labels)
+            if labels.dtype.kind in "biuf":
+                arrays["labels"] = labels
+                meta["labels"] = "array"
+            else:
+                try:
+                    arrays["labels_bytes"], arrays["labels_offsets"] = _pack_strings([str(v) for v in labels])
+                except Exception as exc:  # pragma: no cover - str() of exotic objects
+                    raise TypeError(f"Corpus.save cannot store labels of dtype {labels.dtype}: {exc}.") from exc
+                meta["labels"] = "strings"
+        try:
+            meta_bytes = json.dumps(meta).encode("utf-8")
+        except TypeError as exc:
+            raise TypeError(f"Corpus.save can store label_names only as JSON values (str, int, float); {exc}.") from exc
+        arrays["meta_json"] = np.frombuffer(meta_bytes, dtype=np.uint8)
+        with atomic_paths([path]) as (tmp,), open(tmp, "wb") as f:
+            np.savez_compressed(f, **arrays)
+        logger.debug("Saved %r to %s.", self, os.fspath(path))
+
+    @classmethod
+    def load(cls, path) -> Corpus:
+        """Read a corpus written by :meth:`save`.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            A file written by :meth:`Corpus.save`.
+
+        Returns
+        -------
+        corpus : Corpus
+
+        Raises
+        ------
+        FileNotFoundError
+            If ``path`` does not exist.
+        ValueError
+            If the file is not a corpus written by :meth:`Corpus.save`.
+        """
+        p = check_input_file(path, "path")
+        try:
+            with np.load(p, allow_pickle=False) as npz:
+                arrays = {k: npz[k] for k in npz.files}
+        except Exception as exc:
+            raise ValueError(f"Corpus.load could not read {str(p)!r} as a .npz file: {exc}.") from exc
+        if "meta_json" not in arrays:
+            raise ValueError(f"{str(p)!r} is a .npz file but not a topicvb corpus (no 'meta_json' entry).")
+        meta = json.loads(arrays["meta_json"].tobytes().decode("utf-8"))
+        if meta.get("format") != _FORMAT:
+            raise ValueError(f"{str(p)!r} is not a topicvb corpus (format {meta.get('format')!r}).")
+        if meta.get("version", 0) > _FORMAT_VERSION:
+            raise ValueError(
+                f"{str(p)!r} was written by a newer topicvb (corpus format {meta['version']}); "
+                f"this one reads up to {_FORMAT_VERSION}. Upgrade topicvb."
+            )
+        shape = tuple(int(s) for s in arrays["X_shape"])
+        X = sp.csr_matrix((arrays["X_data"], arrays["X_indices"], arrays["X_indptr"]), shape=shape)
+        labels = None
+        if meta["labels"] == "array":
+            labels = arrays["labels"]
+        elif meta["labels"] == "strings":
+            labels = np.asarray(_unpack_strings(arrays["labels_bytes"], arrays["labels_offsets"]), dtype=object)
+        return cls(
+            X=X,
+            vocabulary=_unpack_strings(arrays["vocab_bytes"], arrays["vocab_offsets"]),
+            doc_ids=_unpack_strings(arrays["doc_ids_bytes"], arrays["doc_ids_offsets"])
+            if meta["has_doc_ids"]
+            else None,
+            labels=labels,
+            label_names=meta["label_names"],
+            texts=_unpack_strings(arrays["texts_bytes"], arrays["texts_offsets"]) if meta["has_texts"] else None,
+            name=meta["name"],
+            description=meta["description"],
+        )

@@ -1,0 +1,160 @@
+"""File helpers shared by the readers and writers: path checks, transparent gzip, atomic output.
+
+Every writer in :mod:`topicvb.datasets` writes to temporary files in the destination folder and
+moves them into place with :func:`os.replace` only after everything was written, so a failure
+(an exception, a full disk, an interrupted process) never leaves a partial or truncated file
+under the requested name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import io
+import logging
+import os
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def check_input_file(path, what: str) -> Path:
+    """Return ``path`` as a :class:`~pathlib.Path`, raising a clear error unless it is a readable file.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file to check.
+    what : str
+        The name of the argument, used in the message (for example ``"docword_path"``).
+
+    Returns
+    -------
+    path : pathlib.Path
+        The same path.
+
+    Raises
+    ------
+    FileNotFoundError
+        If nothing exists at ``path``.
+    ValueError
+        If ``path`` is a folder or cannot be read.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{what} must be a path (str or os.PathLike), got {type(path).__name__}.")
+    p = Path(path)
+    if not p.exists():
+        raise FileNotFoundError(f"{what} {str(p)!r} does not exist. Check the path.")
+    if p.is_dir():
+        raise ValueError(f"{what} {str(p)!r} is a folder; expected a file.")
+    if not os.access(p, os.R_OK):
+        raise ValueError(f"{what} {str(p)!r} is not readable; check its permissions.")
+    return p
+
+
+def is_gzip(path: Path) -> bool:
+    """Return True if the file starts with the gzip magic bytes."""
+    with open(path, "rb") as f:
+        return f.read(2) == _GZIP_MAGIC
+
+
+def open_binary(path: Path):
+    """Open ``path`` for reading bytes, decompressing gzip transparently (detected by content)."""
+    if is_gzip(path):
+        return gzip.open(path, "rb")
+    return open(path, "rb")
+
+
+def open_text(path: Path, encoding: str = "utf-8", errors: str = "strict", newline: str | None = None):
+    """Open ``path`` for reading text, decompressing gzip transparently (detected by content).
+
+    With the default ``newline=None`` universal newlines are on, so ``\\r\\n`` files read like
+    ``\\n`` files; the csv module needs ``newline=""``.
+    """
+    return io.TextIOWrapper(open_binary(path), encoding=encoding, errors=errors, newline=newline)
+
+
+@contextlib.contextmanager
+def atomic_paths(paths: Sequence) -> Iterator[list[Path]]:
+    """Yield temporary paths next to ``paths``; move them into place only if the block succeeds.
+
+    All temporaries are written first and replaced together at the end, so when the block raises,
+    none of the destinations is created or modified and every temporary file is removed.
+
+    Parameters
+    ----------
+    paths : sequence of str or os.PathLike
+        The final destinations. Their folders must exist.
+
+    Yields
+    ------
+    tmp_paths : list of pathlib.Path
+        One temporary path per destination, in the same folder (so ``os.replace`` is atomic).
+    """
+    finals = [Path(p) for p in paths]
+    for p in finals:
+        if not p.parent.is_dir():
+            raise FileNotFoundError(f"Cannot write {str(p)!r}: folder {str(p.parent)!r} does not exist.")
+        if p.is_dir():
+            raise ValueError(f"Cannot write {str(p)!r}: it is a folder.")
+    tmps: list[Path] = []
+    try:
+        for p in finals:
+            fd, name = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+            os.close(fd)
+            tmps.append(Path(name))
+        yield tmps
+        for tmp, p in zip(tmps, finals):
+            os.replace(tmp, p)
+        tmps = []
+    finally:
+        for tmp in tmps:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+
+@contextlib.contextmanager
+def open_text_for_write(tmp_path: Path, final_name: str, encoding: str = "utf-8"):
+    """Open a (temporary) file for writing text, gzip-compressed when ``final_name`` ends in ``.gz``.
+
+    Gzip output has a zero timestamp and no embedded file name, so equal content gives equal bytes.
+    """
+    raw = open(tmp_path, "wb")
+    try:
+        if str(final_name).endswith(".gz"):
+            gz = gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0)
+            with io.TextIOWrapper(gz, encoding=encoding, newline="\n") as f:
+                yield f
+        else:
+            with io.TextIOWrapper(raw, encoding=encoding, newline="\n") as f:
+                yield f
+    finally:
+        raw.close()
+
+
+def find_corpora_dir() -> Path | None:
+    """Return the folder holding the shared evaluation corpora, or None when there is none.
+
+    The folder is the environment variable ``TOPICVB_CORPORA`` when it is set (None if it does not
+    name a folder, so setting it to an empty path switches the search off), otherwise
+    ``<repository root>/../shared/corpora`` when that folder exists (a development checkout).
+
+    Returns
+    -------
+    path : pathlib.Path or None
+        A folder with sub-folders such as ``20news-bydate/`` and ``uci-kos/``.
+    """
+    env = os.environ.get("TOPICVB_CORPORA")
+    if env is not None:
+        p = Path(env).expanduser()
+        if env and p.is_dir():
+            return p
+        if env:
+            logger.warning("TOPICVB_CORPORA=%r is not a folder; no shared corpora will be used.", env)
+        return None
+    candidate = Path(__file__).resolve().parents[2].parent / "shared" / "corpora"
+    return candidate if candidate.is_dir() else None
