@@ -87,17 +87,17 @@ def test_plsa_tempered_and_early_stopping(synthetic):
 def test_batch_lda_bound_is_the_reference_elbo():
     data = make_lda_corpus(40, 15, 3, random_state=3, doc_length=20)
     X = data.corpus.X
-    model = BatchLDA(3, max_iter=3, tol=0, mean_change_tol=0.0, max_doc_update_iter=5, random_state=0).fit(X)
+    model = BatchLDA(3, max_iter=3, tol=0, init="random", mean_change_tol=0.0, max_doc_update_iter=5,
+                     random_state=0).fit(X)
     # re-run the same iterations with the reference E-step and compare every bound
     rng = np.random.RandomState(0)
     lam = rng.gamma(100.0, 0.01, size=(3, 15))
     alpha, eta = np.full(3, 1 / 3), 1 / 3
-    lengths = np.asarray(X.sum(axis=1)).ravel()
-    gamma0 = alpha[None, :] + lengths[:, None] / 3
     elbo = lambda g, lam_: np.array([ref.lda_elbo(X[d].toarray(), g[d:d + 1], lam_, alpha, eta) for d in range(40)])
     gamma = None
     for it in range(3):
         elog = ref.dirichlet_expectation(lam)
+        gamma0 = rng.gamma(100.0, 0.01, size=(40, 3))  # every E-step restarts from a random point
         fresh, _ = ref.vb_e_step(X.toarray(), elog, alpha, gamma0, 5, 0.0)
         if gamma is not None:  # documents fall back on their previous solution when it is better
             warm, _ = ref.vb_e_step(X.toarray(), elog, alpha, gamma, 5, 0.0)
@@ -113,23 +113,23 @@ def test_online_single_full_batch_with_rho_one_is_one_batch_iteration(synthetic)
     X = synthetic.corpus.X
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        batch = BatchLDA(6, max_iter=1, random_state=7).fit(X)
+        batch = BatchLDA(6, max_iter=1, init="random", random_state=7).fit(X)
         online = OnlineLDA(6, batch_size=X.shape[0], learning_offset=0.0, max_iter=1, shuffle=False,
-                           random_state=7).fit(X)
+                           init="random", random_state=7).fit(X)
     np.testing.assert_array_equal(online.components_, batch.components_)
 
 
 def test_online_svi_step_matches_reference():
     data = make_lda_corpus(30, 20, 3, random_state=5, doc_length=15)
     X = data.corpus.X
-    model = OnlineLDA(3, batch_size=30, total_samples=90, learning_offset=2.0, learning_decay=0.6,
+    model = OnlineLDA(3, batch_size=30, total_samples=90, learning_offset=2.0, learning_decay=0.6, init="random",
                       mean_change_tol=0.0, max_doc_update_iter=7, random_state=0)
     model.partial_fit(X)
-    lam0 = np.random.RandomState(0).gamma(100.0, 0.01, size=(3, 20))
+    rng = np.random.RandomState(0)
+    lam0 = rng.gamma(100.0, 0.01, size=(3, 20))
     alpha, eta = np.full(3, 1 / 3), 1 / 3
-    lengths = np.asarray(X.sum(axis=1)).ravel()
     _, sstats = ref.vb_e_step(X.toarray(), ref.dirichlet_expectation(lam0), alpha,
-                              alpha[None, :] + lengths[:, None] / 3, 7, 0.0)
+                              rng.gamma(100.0, 0.01, size=(30, 3)), 7, 0.0)
     rho = (2.0 + 1) ** -0.6
     np.testing.assert_allclose(model.components_, (1 - rho) * lam0 + rho * (eta + 90 / 30 * sstats), rtol=1e-10)
     assert model.n_batch_iter_ == 1 and model.n_docs_seen_ == 30

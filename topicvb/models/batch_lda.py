@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._config import threads
 from .._kernels.bounds import lda_doc_bound, lda_topic_bound, topic_expectations
 from .._kernels.estep import e_step
-from .._validation import csr_arrays
+from .._validation import check_choice, csr_arrays
 from ._base import TopicModelBase
 
 
@@ -29,6 +29,54 @@ def _initial_gamma(X, alpha, dtype):
     """Deterministic start for gamma: the prior plus the document's tokens spread evenly."""
     lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
     return (alpha[None, :] + lengths[:, None] / alpha.shape[0]).astype(dtype)
+
+
+def _seeded_topics(X, n_topics, rng, dtype):
+    """Initial lam from documents chosen k-means++ style (Arthur & Vassilvitskii 2007).
+
+    Documents are embedded by the square roots of their term frequencies (so squared Euclidean
+    distance is twice the squared Hellinger distance); the first seed is uniform over non-empty
+    documents; for each next one a few candidates are drawn with probability proportional to their
+    squared distance to the nearest seed, and the one leaving the smallest total is kept (greedy
+    k-means++). Topic k starts as an even mix of seed k's term frequencies and the uniform
+    distribution, scaled to carry 1/K of the corpus tokens, times Gamma(100, 0.01) noise. Cost:
+    about K (2 + log K) sparse matrix-vector products.
+    """
+    n_docs, n_terms = X.shape
+    lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
+    nonempty = np.flatnonzero(lengths > 0)
+    if nonempty.size == 0:
+        return rng.gamma(100.0, 0.01, size=(n_topics, n_terms)).astype(dtype)
+    emb = X.multiply(1.0 / np.maximum(lengths, 1.0)[:, None]).tocsr()
+    emb.data = np.sqrt(emb.data)
+    sq = np.asarray(emb.multiply(emb).sum(axis=1)).ravel()
+    def distances(doc):
+        return np.maximum(sq + sq[doc] - 2.0 * np.asarray(emb @ emb[doc].T.toarray()).ravel(), 0.0)
+
+    seeds = [int(rng.choice(nonempty))]
+    dist = distances(seeds[0])
+    dist[lengths == 0] = 0.0
+    n_trials = 2 + int(np.log(n_topics))
+    for _ in range(1, n_topics):
+        total = dist.sum()
+        if total <= 0:
+            seeds.append(int(rng.choice(nonempty)))
+            continue
+        # greedy k-means++: of a few candidates drawn by squared distance, keep the one that
+        # leaves the smallest total squared distance
+        candidates = rng.choice(n_docs, size=n_trials, p=dist / total)
+        best = None
+        for cand in candidates:
+            new_dist = np.minimum(dist, distances(int(cand)))
+            new_dist[lengths == 0] = 0.0
+            if best is None or new_dist.sum() < best[1].sum():
+                best = (int(cand), new_dist)
+        seeds.append(best[0])
+        dist = best[1]
+    freq = X[seeds].toarray() / np.maximum(lengths[seeds], 1.0)[:, None]
+    scale = lengths.sum() / n_topics
+    noise = rng.gamma(100.0, 0.01, size=(n_topics, n_terms))
+    return (scale * (0.5 * freq + 0.5 / n_terms) * noise).astype(dtype)
 
 
 class VBLDAMixin:
@@ -76,8 +124,9 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
     parameters gamma of the document-topic proportions, with the per-token responsibilities phi
     kept implicit) and then the M-step lam = eta + expected topic-term counts. The exact evidence
     lower bound (ELBO) is computed after every iteration and stored in ``bound_history_``.
-    Every E-step restarts each document from the same starting point (which explores much better
-    than warm starts) but falls back on the document's previous solution whenever that is better
+    Every E-step restarts each document from a random point (which explores much better than warm
+    starts, as in Hoffman's and scikit-learn's code) but falls back on the document's previous
+    solution whenever that is better
     under the current topics; with the statistics taken from the phi optimal for the final gamma,
     the bound therefore never decreases (up to floating-point rounding).
 
@@ -95,6 +144,10 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
         Maximum number of passes (E-step + M-step) over the corpus.
     tol : float, default=1e-4
         Stop when the relative change of the ELBO between iterations is at most ``tol``.
+    init : {"seeded", "random"}, default="seeded"
+        Initial topics. "seeded" starts each topic from a document chosen k-means++ style (far
+        apart in Hellinger distance), mixed with the uniform distribution; "random" draws lam from
+        Gamma(100, 0.01) as Hoffman's and scikit-learn's code do (and as OnlineLDA does).
     max_doc_update_iter : int, default=100
         Cap on the gamma updates per document in one E-step.
     mean_change_tol : float, default=1e-3
@@ -141,13 +194,14 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
     """
 
     def __init__(self, n_components=10, *, doc_topic_prior=None, topic_word_prior=None, max_iter=100,
-                 tol=1e-4, max_doc_update_iter=100, mean_change_tol=1e-3, random_state=None, verbose=0,
-                 n_jobs=None, dtype="float64"):
+                 tol=1e-4, init="seeded", max_doc_update_iter=100, mean_change_tol=1e-3, random_state=None,
+                 verbose=0, n_jobs=None, dtype="float64"):
         self.n_components = n_components
         self.doc_topic_prior = doc_topic_prior
         self.topic_word_prior = topic_word_prior
         self.max_iter = max_iter
         self.tol = tol
+        self.init = init
         self.max_doc_update_iter = max_doc_update_iter
         self.mean_change_tol = mean_change_tol
         self.random_state = random_state
@@ -158,14 +212,17 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
     def _check_params(self):
         self._check_common_params()
         self._check_vb_params()
+        check_choice(self.init, "init", {"seeded", "random"})
 
     def _fit(self, X):
         rng = check_random_state(self.random_state)
         alpha, eta = self._resolve_priors()
         K, V = self.n_components, X.shape[1]
         dtype = self._float
-        lam = rng.gamma(100.0, 0.01, size=(K, V)).astype(dtype)
-        gamma_init = _initial_gamma(X, alpha, dtype)
+        if self.init == "seeded":
+            lam = _seeded_topics(X, K, rng, dtype)
+        else:
+            lam = rng.gamma(100.0, 0.01, size=(K, V)).astype(dtype)
         gamma = np.zeros((0, K), dtype=dtype)  # no previous solution in the first E-step
         indptr, indices, data = csr_arrays(X)
         history = []
@@ -174,6 +231,9 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
         with threads(self.n_jobs):
             elog, ebeta_t, log_scale = _expectations(lam)
             for it in range(1, self.max_iter + 1):
+                # a fresh random start for every document in every E-step (as Hoffman's and scikit-learn's
+                # code do); e_step falls back on the previous gamma where that is better
+                gamma_init = rng.gamma(100.0, 0.01, size=(X.shape[0], K)).astype(dtype)
                 gamma, sstats_t, _ = e_step(indptr, indices, data, ebeta_t, alpha, gamma_init, gamma,
                                             int(self.max_doc_update_iter), float(self.mean_change_tol), True)
                 lam = (eta + sstats_t.T).astype(dtype)

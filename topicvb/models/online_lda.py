@@ -13,7 +13,8 @@ from .._config import threads
 from .._kernels.estep import e_step
 from .._validation import csr_arrays
 from ._base import TopicModelBase
-from .batch_lda import VBLDAMixin, _expectations, _initial_gamma
+from .._validation import check_choice
+from .batch_lda import VBLDAMixin, _expectations, _seeded_topics
 
 
 class OnlineLDA(VBLDAMixin, TopicModelBase):
@@ -51,6 +52,9 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
         estimate is at most ``tol``.
     shuffle : bool, default=True
         Visit documents in a new random order on every pass of ``fit``.
+    init : {"seeded", "random"}, default="seeded"
+        Initial topics, as in :class:`BatchLDA`; "seeded" picks its seed documents from the data
+        of ``fit`` (or of the first ``partial_fit`` call) and scales them to ``total_samples``.
     max_doc_update_iter, mean_change_tol, random_state, verbose, n_jobs, dtype
         As in :class:`BatchLDA`.
 
@@ -78,7 +82,7 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
 
     def __init__(self, n_components=10, *, doc_topic_prior=None, topic_word_prior=None, learning_decay=0.7,
                  learning_offset=10.0, batch_size=128, total_samples=None, max_iter=10, tol=1e-3, shuffle=True,
-                 max_doc_update_iter=100, mean_change_tol=1e-3, random_state=None, verbose=0, n_jobs=None,
+                 init="seeded", max_doc_update_iter=100, mean_change_tol=1e-3, random_state=None, verbose=0, n_jobs=None,
                  dtype="float64"):
         self.n_components = n_components
         self.doc_topic_prior = doc_topic_prior
@@ -90,6 +94,7 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
         self.max_iter = max_iter
         self.tol = tol
         self.shuffle = shuffle
+        self.init = init
         self.max_doc_update_iter = max_doc_update_iter
         self.mean_change_tol = mean_change_tol
         self.random_state = random_state
@@ -104,13 +109,17 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
                      include_boundaries="right")
         check_scalar(self.learning_offset, "learning_offset (tau0)", numbers.Real, min_val=0.0)
         check_scalar(self.batch_size, "batch_size", numbers.Integral, min_val=1)
+        check_choice(self.init, "init", {"seeded", "random"})
         if self.total_samples is not None:
             check_scalar(self.total_samples, "total_samples", numbers.Real, min_val=1, include_boundaries="left")
 
     # ------------------------------------------------------------------ the SVI step
-    def _init_state(self, n_terms, rng):
+    def _init_state(self, X, rng, total):
         alpha, eta = self._resolve_priors()
-        lam = rng.gamma(100.0, 0.01, size=(self.n_components, n_terms)).astype(self._float)
+        if self.init == "seeded":  # seeds from the documents at hand, scaled up to the corpus size
+            lam = (_seeded_topics(X, self.n_components, rng, np.float64) * (total / X.shape[0])).astype(self._float)
+        else:
+            lam = rng.gamma(100.0, 0.01, size=(self.n_components, X.shape[1])).astype(self._float)
         return {"components_": lam, "doc_topic_prior_": alpha, "topic_word_prior_": eta, "n_batch_iter_": 0,
                 "n_docs_seen_": 0, "n_iter_": 0, "bound_history_": np.zeros(0), "random_state_": rng}
 
@@ -124,7 +133,8 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
             t = state["n_batch_iter_"] + 1
             elog, ebeta_t, log_scale = _expectations(lam)
             indptr, indices, data = csr_arrays(batch)
-            gamma0 = _initial_gamma(batch, alpha, lam.dtype)
+            # a random start per document, drawn from the model's one random stream
+            gamma0 = state["random_state_"].gamma(100.0, 0.01, size=(batch.shape[0], lam.shape[0])).astype(lam.dtype)
             gamma, sstats_t, _ = e_step(indptr, indices, data, ebeta_t, alpha, gamma0, gamma0[:0],
                                         int(self.max_doc_update_iter), float(self.mean_change_tol), True)
             scale = total / batch.shape[0]
@@ -145,7 +155,7 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
         if total < X.shape[0]:
             raise ValueError(f"total_samples={self.total_samples} is smaller than the {X.shape[0]} documents passed "
                              "to fit; use None or the corpus size.")
-        state = self._init_state(X.shape[1], rng)
+        state = self._init_state(X, rng, total)
         started = time.perf_counter()
         means, converged = [], False
         with threads(self.n_jobs):
@@ -185,7 +195,7 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
                 raise ValueError(f"total_samples={total:g} is smaller than the {X.shape[0]} documents in this "
                                  "partial_fit call; set total_samples to the corpus size.")
             if first:
-                state = self._init_state(X.shape[1], check_random_state(self.random_state))
+                state = self._init_state(X, check_random_state(self.random_state), total)
             else:
                 state = {name: getattr(self, name) for name in ("components_", "doc_topic_prior_",
                          "topic_word_prior_", "n_batch_iter_", "n_docs_seen_", "n_iter_", "bound_history_",

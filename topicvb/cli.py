@@ -1,0 +1,251 @@
+"""The ``topicvb`` command: demo, vectorize, fit, topics.
+
+Errors are reported as one line on stderr with a non-zero exit status (1 for a failed command,
+2 for a usage error), never as a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from pathlib import Path
+
+MODELS = {"plsa": "PLSA", "batch": "BatchLDA", "collapsed": "CollapsedLDA", "online": "OnlineLDA"}
+
+
+def _model(name, k, args):
+    import topicvb
+
+    cls = getattr(topicvb, MODELS[name])
+    params = {"random_state": args.seed, "verbose": int(args.verbose), "n_jobs": args.n_jobs}
+    if args.max_iter is not None:
+        params["max_iter"] = args.max_iter
+    if args.tol is not None:
+        params["tol"] = args.tol
+    for attr in ("doc_topic_prior", "topic_word_prior"):
+        if getattr(args, attr, None) is not None:
+            params[attr] = getattr(args, attr)
+    if name == "online" and getattr(args, "batch_size", None) is not None:
+        params["batch_size"] = args.batch_size
+    if name == "collapsed" and getattr(args, "variant", None):
+        params["variant"] = args.variant
+    return cls(k, **params)
+
+
+def _vectorizer(args):
+    from topicvb.text import Tokenizer, Vectorizer
+
+    tokenizer = Tokenizer(
+        stop_words=None if args.stop_words == "none" else args.stop_words,
+        stemmer=args.stem,
+        clean="email" if args.clean_email else None,
+    )
+    return Vectorizer(tokenizer=tokenizer, phrases=args.phrases, min_df=args.min_df, max_df=args.max_df,
+                      max_features=args.max_features, n_jobs=args.n_jobs, verbose=int(args.verbose))
+
+
+def _read_corpus(path: str, args):
+    """Read any supported input: a saved corpus, a bag-of-words file, a text folder or table."""
+    from topicvb import datasets
+
+    fmt = args.format
+    p = Path(path)
+    name = p.name.lower()
+    if fmt == "auto":
+        if path.lower() in ("20newsgroups", "20ng"):
+            fmt = "20ng"
+        elif p.is_dir():
+            fmt = "textdir"
+        elif name.endswith(".npz"):
+            fmt = "npz"
+        elif name.endswith((".csv", ".csv.gz")):
+            fmt = "csv"
+        elif name.endswith((".jsonl", ".json", ".jsonl.gz")):
+            fmt = "jsonl"
+        elif name.endswith((".mtx", ".mtx.gz")):
+            fmt = "mm"
+        elif name.startswith("docword"):
+            fmt = "uci"
+        elif name.endswith((".dat", ".ldac")):
+            fmt = "ldac"
+        else:
+            raise ValueError(f"cannot tell the format of {path!r} from its name; pass --format "
+                             "{npz,textdir,csv,jsonl,uci,ldac,mm,20ng}.")
+    if fmt == "npz":
+        return datasets.Corpus.load(p)
+    if fmt == "uci":
+        return datasets.read_uci(p, args.vocab)
+    if fmt == "ldac":
+        return datasets.read_ldac(p, args.vocab)
+    if fmt == "mm":
+        return datasets.read_matrix_market(p, args.vocab)
+    vec = _vectorizer(args)
+    if fmt == "20ng":
+        return datasets.load_20newsgroups(subset=args.subset, vectorizer=vec)
+    if fmt == "textdir":
+        return datasets.read_text_dir(p, vectorizer=vec)
+    if args.text_column is None:
+        raise ValueError(f"--text-column is required to read {fmt} input {path!r}.")
+    if fmt == "csv":
+        return datasets.read_csv(p, args.text_column, args.label_column, vectorizer=vec)
+    return datasets.read_jsonl(p, args.text_column, args.label_column, vectorizer=vec)
+
+
+def _topics_text(model, vocabulary, n):
+    lines = []
+    prevalence = None
+    if hasattr(model, "components_"):
+        comp = model.components_.sum(axis=1)
+        prevalence = comp / comp.sum()
+    for k, topic in enumerate(model.top_words(n, vocabulary)):
+        share = "" if prevalence is None else f" ({100 * prevalence[k]:4.1f}%)"
+        lines.append(f"topic {k:3d}{share}: " + " ".join(term for term, _ in topic))
+    return "\n".join(lines)
+
+
+def cmd_demo(args):
+    from topicvb.datasets import load_builtin_corpus
+
+    t0 = time.perf_counter()
+    corpus = load_builtin_corpus(vectorizer=_vectorizer(args))
+    t1 = time.perf_counter()
+    print(f"Built-in corpus (docstrings of the standard library and installed scientific packages):")
+    print(f"  {corpus.n_docs} documents, {corpus.n_terms} terms, {corpus.n_tokens} tokens, read and vectorised "
+          f"in {t1 - t0:.1f} s")
+    model = _model(args.model, args.k, args)
+    t2 = time.perf_counter()
+    model.fit(corpus.X)
+    t3 = time.perf_counter()
+    print(f"{type(model).__name__} with {args.k} topics: {model.n_iter_} iterations in {t3 - t2:.1f} s "
+          f"(final bound {model.bound_history_[-1]:.6g}, perplexity {model.perplexity(corpus.X):.1f})")
+    print()
+    print(_topics_text(model, corpus.vocabulary, args.n))
+    return 0
+
+
+def cmd_vectorize(args):
+    t0 = time.perf_counter()
+    corpus = _read_corpus(args.input, args)
+    out = corpus.save(args.output)
+    print(f"{corpus.n_docs} documents x {corpus.n_terms} terms ({corpus.n_tokens} tokens) written to "
+          f"{out or args.output} in {time.perf_counter() - t0:.1f} s")
+    return 0
+
+
+def cmd_fit(args):
+    from topicvb.persistence import save
+
+    corpus = _read_corpus(args.corpus, args)
+    model = _model(args.model, args.k, args)
+    t0 = time.perf_counter()
+    model.fit(corpus.X)
+    path = save(model, args.output, vocabulary=corpus.vocabulary)
+    print(f"{type(model).__name__} with {args.k} topics on {corpus.n_docs} documents: {model.n_iter_} iterations "
+          f"in {time.perf_counter() - t0:.1f} s; saved to {path}")
+    return 0
+
+
+def cmd_topics(args):
+    from topicvb.persistence import load
+
+    model, vocabulary = load(args.model, return_vocabulary=True)
+    print(_topics_text(model, vocabulary, args.n))
+    return 0
+
+
+def _add_text_options(p):
+    g = p.add_argument_group("text options (raw-text inputs)")
+    g.add_argument("--min-df", type=float, default=5, help="drop terms in fewer documents (count, or fraction < 1)")
+    g.add_argument("--max-df", type=float, default=0.5, help="drop terms in more documents (fraction, or count)")
+    g.add_argument("--max-features", type=int, default=None, help="keep only the most frequent terms")
+    g.add_argument("--stop-words", default="english", help="'english' (default) or 'none'")
+    g.add_argument("--stem", choices=["porter", "snowball"], default=None, help="stem tokens")
+    g.add_argument("--phrases", action="store_true", help="join learned bigram collocations (new_york)")
+    g.add_argument("--clean-email", action="store_true", help="drop mail/news headers, quotes and signatures")
+
+
+def _add_input_options(p):
+    g = p.add_argument_group("input options")
+    g.add_argument("--format", default="auto", choices=["auto", "npz", "textdir", "csv", "jsonl", "uci", "ldac",
+                                                         "mm", "20ng"], help="input format (default: from the name)")
+    g.add_argument("--vocab", default=None, help="vocabulary file for UCI, LDA-C and MatrixMarket input")
+    g.add_argument("--text-column", default=None, help="text column (CSV) or field (JSON lines)")
+    g.add_argument("--label-column", default=None, help="label column or field")
+    g.add_argument("--subset", default="train", choices=["train", "test", "all"], help="20 Newsgroups split")
+
+
+def _add_model_options(p, k_default=None):
+    p.add_argument("--model", choices=sorted(MODELS), default="batch", help="algorithm (default: batch)")
+    p.add_argument("-k", "--k", type=int, default=k_default, required=k_default is None, help="number of topics")
+    p.add_argument("--max-iter", type=int, default=None, help="iterations (passes for online)")
+    p.add_argument("--tol", type=float, default=None, help="relative change of the bound to stop at")
+    p.add_argument("--doc-topic-prior", type=float, default=None, help="alpha (default 1/k)")
+    p.add_argument("--topic-word-prior", type=float, default=None, help="eta (default 1/k)")
+    p.add_argument("--batch-size", type=int, default=None, help="mini-batch size (online)")
+    p.add_argument("--variant", choices=["cvb0", "cvb"], default=None, help="collapsed variant")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--n-jobs", type=int, default=None, help="threads (default: all cores)")
+    p.add_argument("-v", "--verbose", action="count", default=0, help="progress on stderr")
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="topicvb", description="Topic models by variational inference.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("demo", help="fit a topic model on the built-in corpus and print its topics",
+                       description="Build the built-in corpus (docstrings of the Python standard library and the "
+                       "installed scientific packages; no download), fit a model and print the topics with timings.")
+    _add_model_options(p, k_default=12)
+    _add_text_options(p)
+    p.add_argument("--n", type=int, default=10, help="words per topic")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("vectorize", help="turn an input corpus into a document-term matrix (.npz)")
+    p.add_argument("input", help="a text folder, CSV, JSON lines, UCI docword, LDA-C, MatrixMarket, or '20ng'")
+    p.add_argument("-o", "--output", required=True, help="the corpus file to write (.npz)")
+    p.add_argument("--n-jobs", type=int, default=None, help="processes for tokenising")
+    p.add_argument("-v", "--verbose", action="count", default=0, help="progress on stderr")
+    _add_input_options(p)
+    _add_text_options(p)
+    p.set_defaults(func=cmd_vectorize)
+
+    p = sub.add_parser("fit", help="fit a topic model on a corpus and save it")
+    p.add_argument("corpus", help="a corpus from 'topicvb vectorize' (.npz) or any input it reads")
+    p.add_argument("-o", "--output", required=True, help="the model file to write (.npz)")
+    _add_model_options(p)
+    _add_input_options(p)
+    _add_text_options(p)
+    p.set_defaults(func=cmd_fit)
+
+    p = sub.add_parser("topics", help="print the top words of a saved model's topics")
+    p.add_argument("model", help="a model file written by 'topicvb fit'")
+    p.add_argument("--n", type=int, default=10, help="words per topic")
+    p.set_defaults(func=cmd_topics)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if getattr(args, "verbose", 0) else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        print("topicvb: interrupted", file=sys.stderr)
+        return 130
+    except (ValueError, TypeError, OSError, KeyError, LookupError) as exc:
+        msg = str(exc) or type(exc).__name__
+        if isinstance(exc, KeyError):
+            msg = f"missing key {msg}"
+        print(f"topicvb: error: {msg}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # anything else: still one line, with the exception type
+        print(f"topicvb: error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
