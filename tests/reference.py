@@ -134,3 +134,30 @@ def cvb_sweep(X, gamma, alpha, eta, second_order=False):
                                    + v_k / (2 * (m_k + V * eta) ** 2))
             gamma[(d, w)] = val / val.sum()
     return gamma
+
+
+def scvb0_documents(X, n_phi, n_z, alpha, eta, n_theta, burn_in, tau=10.0, kappa=0.9):
+    """Stochastic CVB0 document updates (Foulds et al. 2013), token by token.
+
+    X dense (B, V) of integer counts; n_phi (K, V); n_z (K,); n_theta (B, K) initial values.
+    Each of a cell's c tokens is updated separately with its own step size (the kernel applies a
+    cell's c updates at once with one step size: equal when c = 1). Returns n_theta and the
+    final pass's responsibilities as {(d, w): gamma}.
+    """
+    X = np.asarray(X)
+    B, V = X.shape
+    n_theta = np.array(n_theta, dtype=float)
+    gammas = {}
+    for d in range(B):
+        length = X[d].sum()
+        t = 0
+        for _ in range(burn_in + 1):
+            for w in np.flatnonzero(X[d]):
+                g = (n_phi[:, w] + eta) / (n_z + V * eta) * (n_theta[d] + alpha)
+                g = g / g.sum()
+                for _ in range(int(X[d, w])):
+                    rho = (tau + t) ** -kappa
+                    n_theta[d] = (1 - rho) * n_theta[d] + rho * length * g
+                    t += 1
+                gammas[(d, w)] = g
+    return n_theta, gammas

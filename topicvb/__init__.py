@@ -26,6 +26,9 @@ _EXPORTS = {
     "BatchLDA": "topicvb.models",
     "CollapsedLDA": "topicvb.models",
     "OnlineLDA": "topicvb.models",
+    "StochasticCollapsedLDA": "topicvb.models",
+    "save": "topicvb.persistence",
+    "load": "topicvb.persistence",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

@@ -23,9 +23,9 @@ _SCALAR_TYPES = (bool, int, float, str, type(None))
 
 
 def _model_classes():
-    from .models import PLSA, BatchLDA, CollapsedLDA, OnlineLDA
+    from . import models
 
-    return {cls.__name__: cls for cls in (PLSA, BatchLDA, CollapsedLDA, OnlineLDA)}
+    return {name: getattr(models, name) for name in models.__all__}
 
 
 def _jsonable(value):

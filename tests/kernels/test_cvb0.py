@@ -73,3 +73,23 @@ def test_inference_with_fixed_topics_leaves_topics_untouched():
     np.testing.assert_array_equal(n_wk, n_wk_before)
     np.testing.assert_allclose(n_dk.sum(axis=1), X.sum(axis=1), rtol=1e-12)
     assert np.all(passes[X.sum(axis=1) > 0] >= 1)
+
+
+def test_scvb0_documents_match_reference_for_unit_counts():
+    from topicvb._kernels.cvb0 import scvb0_documents
+
+    rng = np.random.default_rng(9)
+    X = (rng.random((5, 9)) < 0.5).astype(float)  # counts of 1: token-by-token equals cell-at-once
+    X[1] = 0
+    K, alpha, eta = 3, np.array([0.1, 0.3, 0.2]), 0.05
+    n_phi = rng.gamma(2.0, 2.0, (K, 9))
+    n_z = n_phi.sum(axis=1)
+    n_theta0 = rng.random((5, K))
+    Xc = sp.csr_matrix(X)
+    n_theta = n_theta0.copy()
+    gamma = np.empty((Xc.nnz, K))
+    scvb0_documents(*csr_arrays(Xc), np.ascontiguousarray(n_phi.T), n_z, alpha, eta, n_theta, gamma, 2, 10.0, 0.9)
+    n_theta_ref, gammas = ref.scvb0_documents(X, n_phi, n_z, alpha, eta, n_theta0, 2)
+    np.testing.assert_allclose(n_theta, n_theta_ref, rtol=1e-12)
+    cells = [(d, w) for d in range(5) for w in np.flatnonzero(X[d])]
+    np.testing.assert_allclose(gamma, np.array([gammas[c] for c in cells]), rtol=1e-12)

@@ -12,7 +12,7 @@ from sklearn.exceptions import ConvergenceWarning, NotFittedError
 
 import reference as ref
 from topicvb.datasets import make_lda_corpus
-from topicvb.models import PLSA, BatchLDA, CollapsedLDA, OnlineLDA
+from topicvb.models import PLSA, BatchLDA, CollapsedLDA, OnlineLDA, StochasticCollapsedLDA
 
 
 @pytest.fixture(scope="module")
@@ -37,6 +37,7 @@ MODELS = {
     "cvb": lambda: CollapsedLDA(6, variant="cvb", max_iter=200, random_state=0),
     "cvb0_per_sweep": lambda: CollapsedLDA(6, topic_update="per_sweep", max_iter=200, random_state=0),
     "online": lambda: OnlineLDA(6, batch_size=100, max_iter=30, learning_offset=5.0, random_state=0),
+    "scvb0": lambda: StochasticCollapsedLDA(6, batch_size=100, max_iter=30, random_state=0),
 }
 
 
@@ -161,7 +162,7 @@ def test_collapsed_objective_is_training_loglik_at_point_estimates(synthetic):
     assert model.bound_history_[-1] > model.bound_history_[0]
 
 
-ALL = [PLSA, BatchLDA, CollapsedLDA, OnlineLDA]
+ALL = [PLSA, BatchLDA, CollapsedLDA, OnlineLDA, StochasticCollapsedLDA]
 
 
 @pytest.mark.parametrize("cls", ALL, ids=lambda c: c.__name__)
@@ -283,3 +284,19 @@ def test_convergence_warning_only_when_tol_was_not_reached(block_corpus):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         BatchLDA(3, max_iter=2, tol=0, random_state=0).fit(block_corpus)  # tol=0 asks for max_iter iterations
+
+
+def test_stochastic_cvb0_partial_fit_and_bad_input(block_corpus):
+    X = block_corpus
+    model = StochasticCollapsedLDA(3, batch_size=20, random_state=0).partial_fit(X[:30])
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="X has 5 features, but StochasticCollapsedLDA is expecting 9"):
+        model.partial_fit(X[:, :5])
+    assert pickle.dumps(model) == before
+    model.partial_fit(X[30:])
+    assert model.n_docs_seen_ == 60 and model.n_batch_iter_ == 4
+    assert np.all(np.isfinite(model.transform(X)))
+    with pytest.raises(ValueError, match=r"burn_in == -1, must be >= 0"):
+        StochasticCollapsedLDA(3, burn_in=-1).fit(X)
+    with pytest.raises(ValueError, match=r"learning_decay \(kappa\) == 0.3, must be > 0.5"):
+        StochasticCollapsedLDA(3, learning_decay=0.3).fit(X)

@@ -196,3 +196,50 @@ def term_counts(colptr, positions, data, gamma, n_wk, v_wk, second_order):
                 n_wk[w, k] += c * g
                 if second_order:
                     v_wk[w, k] += c * g * (1.0 - g)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def scvb0_documents(indptr, indices, data, n_phi_t, n_z, alpha, eta, n_theta, gamma, burn_in, tau_theta,
+                    kappa_theta):
+    """Document updates of stochastic CVB0 (Foulds et al. 2013) for one mini-batch, topics frozen.
+
+    For each cell (d, w) with count c, gamma_dw propto (n_phi_t[w] + eta) / (n_z + V eta) *
+    (n_theta_d + alpha), then n_theta_d <- (1 - r) n_theta_d + r C_d gamma_dw with
+    r = 1 - (1 - rho)^c (c token updates with the same gamma at once), rho = (tau_theta + t)^-kappa_theta
+    and t counting the document's token updates. ``burn_in`` passes over the document precede the
+    final pass whose gamma is kept.
+
+    indptr, indices, data : CSR arrays of the mini-batch; n_phi_t : float (V, K); n_z : float (K,)
+    n_theta : float (B, K), initial document counts, updated in place
+    gamma : float (nnz, K), overwritten with the final pass's responsibilities
+    """
+    n_docs = indptr.shape[0] - 1
+    n_terms, n_topics = n_phi_t.shape
+    v_eta = n_terms * eta
+    n_chunks = (n_docs + CHUNK - 1) // CHUNK
+    scratch = np.empty((n_chunks, n_topics), dtype=np.float64)
+    for ch in prange(n_chunks):
+        new = scratch[ch]
+        for d in range(ch * CHUNK, min(n_docs, (ch + 1) * CHUNK)):
+            start = indptr[d]
+            end = indptr[d + 1]
+            length = 0.0
+            for p in range(start, end):
+                length += data[p]
+            t = 0.0
+            for _ in range(burn_in + 1):
+                for p in range(start, end):
+                    w = indices[p]
+                    c = data[p]
+                    total = 0.0
+                    for k in range(n_topics):
+                        v = (n_phi_t[w, k] + eta) / (n_z[k] + v_eta) * (n_theta[d, k] + alpha[k])
+                        new[k] = v
+                        total += v
+                    rho = (tau_theta + t) ** (-kappa_theta)
+                    r = 1.0 - (1.0 - rho) ** c if rho < 1.0 else 1.0
+                    t += c
+                    for k in range(n_topics):
+                        g = new[k] / total
+                        gamma[p, k] = g
+                        n_theta[d, k] = (1.0 - r) * n_theta[d, k] + r * length * g

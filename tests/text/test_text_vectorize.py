@@ -1,0 +1,307 @@
+"""Vectorizer against scikit-learn's CountVectorizer, streaming, files, processes, pipelines, errors."""
+
+import io
+import logging
+import os
+import pickle
+import tarfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.decomposition import LatentDirichletAllocation
+from sklearn.exceptions import NotFittedError
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS as SK_STOP_WORDS
+from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.pipeline import Pipeline
+
+from topicvb.text import PhraseDetector, Tokenizer, Vectorizer, Vocabulary, iter_batches
+
+CORPUS = [
+    "The telescope mirror was polished again; the mirror is 2.4 metres wide.",
+    "Astronomers pointed the telescope at a distant galaxy in 1993.",
+    "A galaxy cluster bends light: gravitational lensing by the cluster.",
+    "The hockey team won the game in overtime; the goalie made 40 saves.",
+    "Our team lost the hockey game, but the goalie was great.",
+    "Baseball season starts in April; the team signed a new pitcher.",
+    "The pitcher threw a perfect game of baseball on Sunday.",
+    "Encryption keys must be long; the key escrow plan is controversial.",
+    "Public key encryption lets strangers exchange keys safely.",
+    "The government escrow proposal worries encryption experts.",
+    "Café owners in São Paulo watched the game on a big screen.",
+    "",  # an empty document is allowed: an all-zero row
+    "the and of",  # only stop words: also an all-zero row
+]
+
+
+def sk_equivalent_tokenizer():
+    return Tokenizer(stop_words=SK_STOP_WORDS, numbers="keep", urls="keep", emails="keep", normalize=None)
+
+
+def assert_same_matrix(A, B):
+    assert A.shape == B.shape
+    assert (A != B).nnz == 0
+
+
+def check_canonical(X):
+    assert sp.isspmatrix_csr(X) or isinstance(X, sp.csr_array)
+    assert X.indices.dtype == np.int32
+    assert X.has_sorted_indices and X.has_canonical_format
+    assert np.issubdtype(X.dtype, np.integer)
+
+
+# ---------------------------------------------------------------------------- equivalence
+def test_matches_countvectorizer():
+    cv = CountVectorizer(stop_words="english", min_df=2, max_df=0.9)
+    expected = cv.fit_transform(CORPUS)
+    vec = Vectorizer(tokenizer=sk_equivalent_tokenizer(), min_df=2, max_df=0.9)
+    X = vec.fit_transform(CORPUS)
+    check_canonical(X)
+    assert_same_matrix(X, expected)
+    assert vec.get_feature_names_out().tolist() == cv.get_feature_names_out().tolist()
+    assert vec.vocabulary_ == {t: int(j) for t, j in cv.vocabulary_.items()}
+    assert_same_matrix(vec.transform(CORPUS), cv.transform(CORPUS))
+    assert X[11].nnz == 0 and X[12].nnz == 0
+    assert isinstance(vec.vocab_, Vocabulary) and vec.vocab_.n_docs == len(CORPUS)
+    assert vec.vocab_.doc_freq.tolist() == np.asarray((expected > 0).sum(axis=0)).ravel().tolist()
+
+
+# (max_features is left out: CountVectorizer breaks ties in total count arbitrarily, topicvb by term)
+@pytest.mark.parametrize("kwargs", [dict(min_df=1, max_df=3), dict(min_df=0.1, max_df=1.0), dict(max_df=2)])
+def test_matches_countvectorizer_other_pruning(kwargs):
+    cv = CountVectorizer(stop_words="english", **kwargs)
+    vec = Vectorizer(tokenizer=sk_equivalent_tokenizer(), **kwargs)
+    assert_same_matrix(vec.fit_transform(CORPUS), cv.fit_transform(CORPUS))
+    assert vec.get_feature_names_out().tolist() == cv.get_feature_names_out().tolist()
+
+
+def test_fixed_vocabulary_keeps_given_order():
+    terms = ["telescope", "game", "key", "unseen"]
+    vec = Vectorizer(tokenizer=sk_equivalent_tokenizer(), vocabulary=terms)
+    X = vec.fit_transform(CORPUS)
+    cv = CountVectorizer(stop_words="english", vocabulary=terms)
+    assert_same_matrix(X, cv.fit_transform(CORPUS))
+    assert vec.get_feature_names_out().tolist() == terms
+
+
+def test_default_tokenizer_and_callable_tokenizer():
+    X = Vectorizer().fit_transform(CORPUS)
+    assert X.shape[0] == len(CORPUS)
+    vec = Vectorizer(tokenizer=str.split)
+    vec.fit(["a b a", "b c"])
+    assert vec.get_feature_names_out().tolist() == ["a", "b", "c"]
+    assert vec.transform(["a a z"]).toarray().tolist() == [[2, 0, 0]]
+
+
+def test_float_dtype_and_chunking_do_not_change_counts():
+    ref = Vectorizer(tokenizer=sk_equivalent_tokenizer()).fit_transform(CORPUS)
+    X = Vectorizer(tokenizer=sk_equivalent_tokenizer(), chunk_size=2, dtype=np.float32).fit_transform(CORPUS)
+    assert X.dtype == np.float32
+    assert_same_matrix(X, ref)
+
+
+# ---------------------------------------------------------------------------- streaming input
+def test_generator_input():
+    ref = Vectorizer(tokenizer=sk_equivalent_tokenizer(), min_df=2).fit_transform(CORPUS)
+    vec = Vectorizer(tokenizer=sk_equivalent_tokenizer(), min_df=2, chunk_size=3)
+    X = vec.fit_transform(doc for doc in CORPUS)
+    assert_same_matrix(X, ref)
+    assert_same_matrix(vec.transform(doc for doc in CORPUS), ref)
+
+
+def test_filename_input_with_non_utf8_bytes(tmp_path, caplog):
+    paths = []
+    for i, doc in enumerate(CORPUS):
+        p = tmp_path / f"doc{i}.txt"
+        p.write_bytes(doc.encode("utf-8"))
+        paths.append(p if i % 2 else str(p))
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes("Caf\xe9 telescope mirror".encode("latin-1"))
+    vec = Vectorizer(tokenizer=sk_equivalent_tokenizer(), input="filename", chunk_size=4)
+    with caplog.at_level(logging.WARNING, logger="topicvb.text.vectorize"):
+        X = vec.fit_transform(paths + [bad])
+    assert "replaced 1 undecodable byte sequence(s) in 1 document(s)" in caplog.text
+    expected = Vectorizer(tokenizer=sk_equivalent_tokenizer()).fit_transform(CORPUS + ["Caf\ufffd telescope mirror"])
+    assert_same_matrix(X, expected)
+    assert "caf" in vec.vocabulary_
+    latin = Vectorizer(tokenizer=sk_equivalent_tokenizer(), input="filename", encoding="latin-1").fit([bad])
+    assert "café" in latin.vocabulary_
+
+
+# ---------------------------------------------------------------------------- processes, pipelines, pickling
+def test_n_jobs_two_identical_to_one():
+    docs = CORPUS * 20
+    one = Vectorizer(tokenizer=Tokenizer(stop_words="english", stemmer="porter"), min_df=2, chunk_size=7)
+    two = Vectorizer(tokenizer=Tokenizer(stop_words="english", stemmer="porter"), min_df=2, chunk_size=7, n_jobs=2)
+    X1, X2 = one.fit_transform(docs), two.fit_transform(iter(docs))
+    assert_same_matrix(X1, X2)
+    assert X1.indptr.tolist() == X2.indptr.tolist() and X1.indices.tolist() == X2.indices.tolist()
+    assert one.vocabulary_ == two.vocabulary_
+    assert_same_matrix(two.transform(docs), X1)
+
+
+def test_pipeline_and_pickle():
+    pipe = Pipeline([
+        ("vec", Vectorizer(tokenizer=Tokenizer(stop_words="english"), min_df=1)),
+        ("lda", LatentDirichletAllocation(n_components=2, max_iter=5, random_state=0)),
+    ])
+    theta = pipe.fit_transform(CORPUS)
+    assert theta.shape == (len(CORPUS), 2)
+    pipe.set_params(vec__tokenizer__stemmer="porter")  # nested parameters reach the Tokenizer
+    assert pipe.get_params()["vec__tokenizer__stemmer"] == "porter"
+    pipe.fit(CORPUS)
+    restored = pickle.loads(pickle.dumps(pipe))
+    np.testing.assert_allclose(restored.transform(CORPUS), pipe.transform(CORPUS))
+    assert restored.named_steps["vec"].vocabulary_ == pipe.named_steps["vec"].vocabulary_
+
+
+def test_phrases_in_vectorizer():
+    texts = [
+        "New York is big. I love New York.", "New York pizza.", "A new idea from York.", "New York again.",
+        "Machine learning rocks.", "Machine learning and New York.",
+    ] * 3
+    vec = Vectorizer(tokenizer=Tokenizer(stop_words="english"), phrases=PhraseDetector(min_count=3, threshold=0.3))
+    X = vec.fit_transform(iter(texts))  # a one-shot generator works with phrases too
+    terms = vec.get_feature_names_out().tolist()
+    assert "new_york" in terms and "machine_learning" in terms
+    assert {("machine", "learning"), ("new", "york")} <= set(vec.phrase_detector_.phrases_)
+    assert vec.phrases.__dict__.get("phrases_") is None  # the parameter itself is not fitted
+    row = vec.transform(["Flights to New York"]).toarray()[0]
+    assert row[vec.vocabulary_["new_york"]] == 1 and row.sum() == 1
+    assert X[0, vec.vocabulary_["new_york"]] == 2
+    assert_same_matrix(vec.transform(texts), X)
+    restored = pickle.loads(pickle.dumps(vec))
+    assert_same_matrix(restored.transform(texts), X)
+    # the same with worker processes
+    vec2 = Vectorizer(tokenizer=Tokenizer(stop_words="english"), phrases=PhraseDetector(min_count=3, threshold=0.3),
+                      n_jobs=2, chunk_size=4)
+    assert_same_matrix(vec2.fit_transform(texts), X)
+
+
+def test_progress_bar(capsys):
+    Vectorizer(verbose=1).fit(CORPUS)
+    assert "doc" in capsys.readouterr().err
+
+
+def test_iter_batches():
+    X = sp.random(23, 7, density=0.3, format="csr", random_state=0)
+    batches = list(iter_batches(X, 5))
+    assert [b.shape[0] for b in batches] == [5, 5, 5, 5, 3]
+    assert_same_matrix(sp.vstack(batches).tocsr(), X)
+    shuffled = list(iter_batches(X, 10, shuffle=True, random_state=0))
+    assert sorted(sum((b.sum(axis=1).A.ravel().tolist() for b in shuffled), [])) == sorted(X.sum(axis=1).A.ravel().tolist())
+    again = list(iter_batches(X, 10, shuffle=True, random_state=0))
+    assert all((a != b).nnz == 0 for a, b in zip(shuffled, again))
+    with pytest.raises(ValueError, match=r"batch_size == 0, must be >= 1"):
+        next(iter_batches(X, 0))
+
+
+# ---------------------------------------------------------------------------- errors
+def test_error_zero_documents():
+    with pytest.raises(ValueError, match=r"^Vectorizer.fit received 0 documents; pass at least one non-empty document\.$"):
+        Vectorizer().fit([])
+    with pytest.raises(ValueError, match=r"Vectorizer.fit received 0 documents"):
+        Vectorizer().fit(iter([]))
+
+
+def test_error_no_terms_left_after_pruning():
+    with pytest.raises(ValueError, match=r"^No terms left after pruning \(min_df=5, max_df=0\.5\)\. Lower min_df or raise max_df\.$"):
+        Vectorizer(min_df=5, max_df=0.5).fit(["alpha beta", "beta gamma", "delta"] * 4)
+
+
+def test_error_no_terms_at_all():
+    with pytest.raises(ValueError, match=r"found no terms in 2 document\(s\); they are empty or contain only stop words"):
+        Vectorizer(tokenizer=Tokenizer(stop_words="english")).fit(["the of", ""])
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(min_df=5, max_df=2), r"min_df must not be above max_df, got min_df=5 and max_df=2\."),
+        (dict(min_df=0.8, max_df=0.5), r"min_df must not be above max_df, got min_df=0\.8 and max_df=0\.5\."),
+        (dict(max_df=1.5), r"max_df must be in \[0, 1\] when given as a fraction \(float\), got 1\.5\."),
+        (dict(input="url"), r"input must be one of \{'content', 'filename'\}, got 'url'\."),
+        (dict(chunk_size=0), r"chunk_size == 0, must be >= 1"),
+        (dict(n_jobs=0), r"n_jobs must be None, a positive int or a negative int"),
+        (dict(max_features=0), r"max_features == 0, must be >= 1"),
+        (dict(dtype=np.bool_), r"dtype must be an integer or floating dtype, got bool\."),
+        (dict(tokenizer=Tokenizer(numbers="nope")), r"numbers must be one of"),
+    ],
+)
+def test_error_bad_parameters(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        Vectorizer(**kwargs).fit(CORPUS)
+
+
+def test_error_min_df_above_max_df_after_resolving_fractions():
+    with pytest.raises(ValueError, match=r"min_df=3 asks for more documents than max_df=0\.1 allows"):
+        Vectorizer(min_df=3, max_df=0.1).fit(CORPUS)
+
+
+def test_error_missing_file(tmp_path):
+    missing = tmp_path / "nope.txt"
+    with pytest.raises(ValueError, match=r"Could not read document file '.*nope\.txt' \(input='filename'\)"):
+        Vectorizer(input="filename").fit([missing])
+
+
+@pytest.mark.parametrize(
+    "X, match",
+    [
+        ("one single document", r"Vectorizer.fit expects an iterable of documents, got a single str\. Wrap it in a list"),
+        (b"raw bytes", r"got a single bytes\. Wrap it in a list"),
+        (42, r"Vectorizer.fit expects an iterable of documents \(str\), got int\."),
+        (np.zeros((2, 2)), r"got an array of shape \(2, 2\)"),
+        (["fine", 3], r"Vectorizer.fit expects each document to be str or bytes; document 1 is int\."),
+    ],
+)
+def test_error_wrong_types(X, match):
+    with pytest.raises(TypeError, match=match):
+        Vectorizer().fit(X)
+
+
+def test_error_filename_type_and_not_fitted():
+    with pytest.raises(TypeError, match=r"with input='filename' expects file paths \(str or os.PathLike\); document 0 is bytes"):
+        Vectorizer(input="filename").fit([b"x"])
+    with pytest.raises(NotFittedError, match=r"not fitted yet"):
+        Vectorizer().transform(CORPUS)
+    with pytest.raises(TypeError, match=r"phrases must be a bool or a PhraseDetector, got str\."):
+        Vectorizer(phrases="yes").fit(CORPUS)
+
+
+# ---------------------------------------------------------------------------- 20 Newsgroups
+def corpora_dir() -> Path:
+    env = os.environ.get("TOPICVB_CORPORA")
+    repo_root = Path(__file__).resolve().parents[2]
+    return Path(env) if env else repo_root.parent / "shared" / "corpora"
+
+
+def read_20ng(n_docs: int, step: int = 37) -> list[str]:
+    path = corpora_dir() / "20news-bydate" / "20news-bydate.tar.gz"
+    if not path.exists():
+        pytest.skip(f"20 Newsgroups archive not found at {path}; set TOPICVB_CORPORA to the corpora folder.")
+    docs = []
+    with tarfile.open(path) as tar:
+        for i, member in enumerate(m for m in tar if m.isfile()):
+            if i % step == 0:
+                docs.append(tar.extractfile(member).read())
+                if len(docs) == n_docs:
+                    break
+    return docs
+
+
+def test_20newsgroups_sample_matches_countvectorizer():
+    raw = read_20ng(400)
+    texts = [d.decode("latin-1") for d in raw]
+    cv = CountVectorizer(stop_words="english", min_df=2, max_df=0.5)
+    vec = Vectorizer(tokenizer=sk_equivalent_tokenizer(), min_df=2, max_df=0.5, chunk_size=64)
+    assert_same_matrix(vec.fit_transform(iter(texts)), cv.fit_transform(texts))
+    assert vec.get_feature_names_out().tolist() == cv.get_feature_names_out().tolist()
+    # the default pipeline with mail cleaning runs on the raw bytes and drops the headers
+    clean = Vectorizer(tokenizer=Tokenizer(clean="email", stop_words="english"), vocabulary=["organization", "nntp"])
+    plain = Vectorizer(tokenizer=Tokenizer(stop_words="english"), vocabulary=["organization", "nntp"])
+    X = clean.fit_transform(io.BytesIO(d).read() for d in raw)
+    Y = plain.fit_transform(raw)
+    assert X.shape == (len(raw), 2)
+    assert Y[:, 0].sum() > 300 and X[:, 0].sum() < 0.05 * Y[:, 0].sum()  # header fields are gone
+    assert Y[:, 1].sum() > 50 and X[:, 1].sum() < 0.05 * Y[:, 1].sum()

@@ -1,0 +1,349 @@
+"""Learn two-word phrases (bigram collocations) and join them into single terms (``new_york``).
+
+Counting streams: documents are read once, in any number of :meth:`PhraseDetector.partial_fit`
+calls. Tokens are mapped to integer ids and each adjacent pair becomes one 64-bit key
+(``left << 32 | right``); pair counts are kept as sorted NumPy arrays, merged in batches, so memory
+grows with the number of distinct pairs (16 bytes each), not with the corpus.
+
+Scores, for a pair (a, b) with pair count n_ab, token counts n_a, n_b and N tokens in all:
+
+* ``"pmi"``: pointwise mutual information in bits, log2(n_ab N / (n_a n_b)) (as ``nltk`` computes it);
+* ``"npmi"``: normalised PMI, pmi / -log2(n_ab / N), in [-1, 1] (Bouma, 2009);
+* ``"likelihood"``: Dunning's log-likelihood ratio G^2 of the 2 x 2 contingency table (Dunning, 1993),
+  the statistic of ``nltk``'s ``BigramAssocMeasures.likelihood_ratio``.
+
+References
+----------
+Bouma, G. (2009). Normalized (pointwise) mutual information in collocation extraction. GSCL.
+Dunning, T. (1993). Accurate methods for the statistics of surprise and coincidence.
+Computational Linguistics 19(1), 61-74.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections import defaultdict
+from collections.abc import Iterable
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted, check_scalar
+
+from .._validation import check_choice
+
+__all__ = ["PhraseDetector"]
+
+_DEFAULT_THRESHOLD = {"npmi": 0.5, "pmi": 8.0, "likelihood": 10.83}
+_MERGE_EVERY = 2_000_000  # pending pair keys before they are merged into the sorted counts
+_SHIFT = np.int64(32)
+
+
+def _score(scoring: str, n_ab, n_a, n_b, n: float) -> np.ndarray:
+    """Association scores for arrays of pair counts ``n_ab`` and token counts ``n_a``, ``n_b``."""
+    n_ab, n_a, n_b = (np.asarray(v, dtype=np.float64) for v in (n_ab, n_a, n_b))
+    if scoring in ("pmi", "npmi"):
+        pmi = np.log2(n_ab * n) - np.log2(n_a * n_b)
+        if scoring == "pmi":
+            return pmi
+        denom = -np.log2(n_ab / n)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(denom > 0, pmi / np.where(denom > 0, denom, 1.0), 1.0)
+    # likelihood ratio: 2 * sum(observed * ln(observed / expected)) over the 2 x 2 table
+    obs = np.stack([n_ab, n_a - n_ab, n_b - n_ab, n - n_a - n_b + n_ab])
+    obs = np.maximum(obs, 0.0)
+    row = np.stack([n_a, n_a, n - n_a, n - n_a])
+    col = np.stack([n_b, n - n_b, n_b, n - n_b])
+    expected = row * col / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(obs > 0, obs * np.log(obs / expected), 0.0)
+    return 2.0 * terms.sum(axis=0)
+
+
+class PhraseDetector(BaseEstimator):
+    """Find bigram collocations in tokenised documents and join them with a delimiter.
+
+    Parameters
+    ----------
+    scoring : {"npmi", "pmi", "likelihood"}, default="npmi"
+        Association measure (see the module docstring).
+    min_count : int, default=5
+        Pairs seen fewer times are never phrases.
+    threshold : float or None, default=None
+        A pair is a phrase when its score is strictly above this. ``None`` uses 0.5 for ``"npmi"``,
+        8.0 bits for ``"pmi"`` and 10.83 (the chi-squared 0.1 % point) for ``"likelihood"``.
+    delimiter : str, default="_"
+        Joins the two tokens of a phrase.
+
+    Attributes
+    ----------
+    phrases_ : list of tuple of (str, str)
+        The learned pairs, sorted.
+    scores_ : dict
+        ``(left, right) -> score`` for every learned pair.
+    threshold_ : float
+        The threshold used.
+    n_docs_ : int
+        Documents seen.
+    n_tokens_ : int
+        Tokens seen.
+
+    Notes
+    -----
+    Phrases are joined greedily from left to right: in ``"new york city"`` with both ``(new, york)``
+    and ``(york, city)`` learned, the result is ``["new_york", "city"]``. Pairs are counted on the
+    tokens as given, so with stop words removed ``"bank of america"`` yields the pair
+    ``(bank, america)``.
+
+    Examples
+    --------
+    >>> docs = [["new", "york", "city"], ["new", "york", "state"], ["a", "new", "idea"],
+    ...         ["old", "york"], ["city", "state", "idea", "old"]] * 3
+    >>> det = PhraseDetector(min_count=6).fit(docs)
+    >>> det.phrases_
+    [('new', 'york')]
+    >>> det.transform([["i", "love", "new", "york"]])
+    [['i', 'love', 'new_york']]
+    """
+
+    def __init__(self, *, scoring="npmi", min_count=5, threshold=None, delimiter="_"):
+        self.scoring = scoring
+        self.min_count = min_count
+        self.threshold = threshold
+        self.delimiter = delimiter
+
+    # ------------------------------------------------------------------ checks and state
+    def _check_params(self) -> None:
+        check_choice(self.scoring, "scoring", set(_DEFAULT_THRESHOLD))
+        check_scalar(self.min_count, "min_count", numbers.Integral, min_val=1)
+        if self.threshold is not None:
+            check_scalar(self.threshold, "threshold", numbers.Real)
+        if not isinstance(self.delimiter, str):
+            raise TypeError(f"delimiter must be a str, got {type(self.delimiter).__name__}.")
+
+    def _reset(self) -> None:
+        index = defaultdict()
+        index.default_factory = index.__len__
+        self._index = index
+        self._unigram = np.zeros(0, dtype=np.int64)
+        self._pair_keys = np.zeros(0, dtype=np.int64)
+        self._pair_counts = np.zeros(0, dtype=np.int64)
+        self._pending = []
+        self._n_pending = 0
+        self.n_docs_ = 0
+        self.n_tokens_ = 0
+
+    def __getstate__(self):
+        state = dict(super().__getstate__())
+        state.pop("_lookup", None)
+        if "_index" in state:  # a self-referencing defaultdict does not pickle; store a plain dict
+            state["_index"] = dict(state["_index"])
+        return state
+
+    def __setstate__(self, state):
+        if "_index" in state:
+            index = defaultdict(None, state["_index"])
+            index.default_factory = index.__len__
+            state["_index"] = index
+        super().__setstate__(state)
+
+    # ------------------------------------------------------------------ counting
+    @staticmethod
+    def _check_docs(docs, caller):
+        if isinstance(docs, (str, bytes)) or not isinstance(docs, Iterable):
+            raise TypeError(
+                f"{caller} expects an iterable of tokenised documents (lists of str), got {type(docs).__name__}."
+            )
+
+    def _count_chunk(self, docs) -> tuple[np.ndarray, np.ndarray]:
+        """Count the tokens and adjacent pairs of ``docs``; return their token ids and lengths."""
+        get = self._index.__getitem__
+        flat, lengths = [], []
+        for i, doc in enumerate(docs):
+            if isinstance(doc, (str, bytes)):
+                raise TypeError(
+                    f"PhraseDetector expects each document as a list of tokens, got a {type(doc).__name__} "
+                    f"at position {i}. Tokenise first, for example with topicvb.text.Tokenizer."
+                )
+            n0 = len(flat)
+            flat.extend(map(get, doc))
+            lengths.append(len(flat) - n0)
+        ids = np.array(flat, dtype=np.int64)
+        lengths = np.array(lengths, dtype=np.int64)
+        n_terms = len(self._index)
+        if n_terms > self._unigram.shape[0]:
+            grown = np.zeros(max(n_terms, 2 * self._unigram.shape[0]), dtype=np.int64)
+            grown[: self._unigram.shape[0]] = self._unigram
+            self._unigram = grown
+        if ids.size:
+            self._unigram[: n_terms] += np.bincount(ids, minlength=n_terms)
+            keys = (ids[:-1] << _SHIFT) | ids[1:]
+            ends = np.cumsum(lengths)[:-1]  # pairs (ends[i] - 1, ends[i]) cross a document boundary
+            valid = np.ones(keys.shape[0], dtype=bool)
+            valid[ends[(ends > 0) & (ends <= keys.shape[0])] - 1] = False
+            keys = keys[valid]
+            if keys.size:
+                self._pending.append(keys)
+                self._n_pending += keys.size
+                if self._n_pending >= _MERGE_EVERY:
+                    self._merge()
+        self.n_docs_ += int(lengths.shape[0])
+        self.n_tokens_ += int(ids.shape[0])
+        return ids.astype(np.int32, copy=False), lengths
+
+    def _merge(self) -> None:
+        if not self._pending:
+            return
+        keys = np.concatenate([self._pair_keys, *self._pending])
+        weights = np.concatenate([self._pair_counts, np.ones(self._n_pending, dtype=np.int64)])
+        uniq, inverse = np.unique(keys, return_inverse=True)
+        self._pair_keys = uniq
+        self._pair_counts = np.bincount(inverse.ravel(), weights=weights, minlength=uniq.shape[0]).astype(np.int64)
+        self._pending, self._n_pending = [], 0
+
+    def _finish(self, keep_counts: bool) -> None:
+        """Score the pairs counted so far and set the fitted attributes."""
+        self._merge()
+        self.threshold_ = float(_DEFAULT_THRESHOLD[self.scoring] if self.threshold is None else self.threshold)
+        frequent = self._pair_counts >= self.min_count
+        keys, n_ab = self._pair_keys[frequent], self._pair_counts[frequent]
+        left, right = keys >> _SHIFT, keys & np.int64(0xFFFFFFFF)
+        n = float(max(self.n_tokens_, 1))
+        scores = _score(self.scoring, n_ab, self._unigram[left], self._unigram[right], n)
+        chosen = scores > self.threshold_
+        terms = list(self._index)
+        pairs = [(terms[a], terms[b]) for a, b in zip(left[chosen].tolist(), right[chosen].tolist())]
+        self.scores_ = dict(zip(pairs, scores[chosen].tolist()))
+        self.phrases_ = sorted(pairs)
+        self.__dict__.pop("_lookup", None)
+        if not keep_counts:
+            for name in ("_index", "_unigram", "_pair_keys", "_pair_counts", "_pending", "_n_pending"):
+                self.__dict__.pop(name, None)
+
+    def fit(self, docs, y=None):
+        """Learn phrases from tokenised documents (read once, so a generator works).
+
+        Parameters
+        ----------
+        docs : iterable of list of str
+            Tokenised documents.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : PhraseDetector
+            The fitted detector.
+
+        Raises
+        ------
+        TypeError
+            If ``docs`` is a string or holds strings instead of token lists.
+        """
+        self._check_params()
+        self._check_docs(docs, "PhraseDetector.fit")
+        self._reset()
+        self._count_chunk(docs)
+        self._finish(keep_counts=False)
+        return self
+
+    def partial_fit(self, docs, y=None):
+        """Add the counts of more documents and re-score; counts are kept for later calls.
+
+        Parameters
+        ----------
+        docs : iterable of list of str
+            Tokenised documents.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : PhraseDetector
+            The updated detector.
+        """
+        self._check_params()
+        self._check_docs(docs, "PhraseDetector.partial_fit")
+        if "_index" not in self.__dict__:
+            self._reset()
+        self._count_chunk(docs)
+        self._finish(keep_counts=True)
+        return self
+
+    # ------------------------------------------------------------------ applying
+    def _get_lookup(self) -> dict:
+        lookup = self.__dict__.get("_lookup")
+        if lookup is None:
+            check_is_fitted(self, "phrases_")
+            lookup = {}
+            for a, b in self.phrases_:
+                lookup.setdefault(a, {})[b] = f"{a}{self.delimiter}{b}"
+            self._lookup = lookup
+        return lookup
+
+    def apply(self, tokens: list[str]) -> list[str]:
+        """Join the learned pairs in one tokenised document.
+
+        Parameters
+        ----------
+        tokens : list of str
+            One document.
+
+        Returns
+        -------
+        list of str
+            The tokens with each learned pair replaced by one joined term.
+        """
+        lookup = self.__dict__.get("_lookup") or self._get_lookup()
+        if not lookup:
+            return list(tokens)
+        out, i, n = [], 0, len(tokens)
+        append = out.append
+        while i < n:
+            t = tokens[i]
+            second = lookup.get(t)
+            if second is not None and i + 1 < n:
+                joined = second.get(tokens[i + 1])
+                if joined is not None:
+                    append(joined)
+                    i += 2
+                    continue
+            append(t)
+            i += 1
+        return out
+
+    __call__ = apply
+
+    def transform(self, docs) -> list[list[str]]:
+        """Join the learned pairs in every document.
+
+        Parameters
+        ----------
+        docs : iterable of list of str
+            Tokenised documents.
+
+        Returns
+        -------
+        list of list of str
+            The documents with phrases joined.
+        """
+        self._check_docs(docs, "PhraseDetector.transform")
+        self._get_lookup()
+        return [self.apply(doc) for doc in docs]
+
+    def fit_transform(self, docs, y=None):
+        """Learn phrases and join them; ``docs`` must be re-iterable (a list, not a generator).
+
+        Parameters
+        ----------
+        docs : sequence of list of str
+            Tokenised documents.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        list of list of str
+            The documents with phrases joined.
+        """
+        docs = list(docs) if not isinstance(docs, (str, bytes)) and isinstance(docs, Iterable) else docs
+        return self.fit(docs).transform(docs)

@@ -1,0 +1,537 @@
+"""Turn raw text into tokens: decoding, cleaning, Unicode normalisation, regex tokenising, filters.
+
+The pipeline of :class:`Tokenizer`, in order:
+
+1. decode ``bytes`` (UTF-8 by default, undecodable bytes replaced and counted, see :func:`decode_bytes`);
+2. optionally remove mail/news headers, quoted replies and signatures (``clean="email"``);
+3. Unicode normalisation (``normalize="NFKC"``), lowercasing, accent stripping;
+4. URLs and e-mail addresses dropped, kept or replaced by a placeholder token;
+5. the token regex (``token_pattern``, scikit-learn's default);
+6. per-token filters: length, numbers, stop words (matched on the lower-cased token), stemming.
+
+With ``normalize=None``, ``numbers``/``urls``/``emails`` set to ``"keep"`` and scikit-learn's stop-word
+list, the tokens equal those of ``CountVectorizer(stop_words="english")``.
+
+The per-token filters depend only on the token string, so they are applied once per distinct token
+type and cached; :meth:`Tokenizer.count` goes further and counts the raw tokens first (in C, with
+:class:`collections.Counter`), so when only counts are needed no Python code runs per token.
+"""
+
+from __future__ import annotations
+
+import logging
+import numbers
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable
+
+from sklearn.base import BaseEstimator
+
+from .._validation import check_choice
+from .clean import strip_headers, strip_quotes, strip_signature
+from .stopwords import ENGLISH_STOP_WORDS
+
+__all__ = ["Tokenizer", "decode_bytes", "DEFAULT_TOKEN_PATTERN"]
+
+logger = logging.getLogger(__name__)
+
+#: scikit-learn's default token pattern: runs of two or more word characters.
+DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
+
+_FAST_DEFAULT_PATTERN = r"\w\w\w*"
+# ASCII text with the default pattern: every non-word character becomes a space, then str.split
+# gives the word runs; dropping the one-character runs leaves exactly the default pattern's tokens
+_ASCII_WORD_CHARS = frozenset(chr(i) for i in range(128) if chr(i).isalnum() or chr(i) == "_")
+_ASCII_TABLE = str.maketrans({i: " " for i in range(128) if chr(i) not in _ASCII_WORD_CHARS})
+_SPECIAL_TRIGGER = re.compile(r"@|://|www\.", re.IGNORECASE)
+_NON_SPACE_RUN = re.compile(r"\S*")
+_URL_PATTERN = r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>\"'`]*[^\s<>\"'`.,;:!?)\]}]"
+_EMAIL_PATTERN = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+_LETTER = re.compile(r"[^\W\d_]")
+_DIGIT = re.compile(r"\d")
+
+_MAX_CACHE = 1_000_000  # distinct token types remembered by one Tokenizer before the cache resets
+_DROP = object()  # cache marker for a dropped token type
+_PLACEHOLDERS = frozenset({"<num>", "<url>", "<email>"})
+
+
+def _decode_counted(data: bytes, encoding: str) -> tuple[str, int]:
+    """Decode ``data``, replacing undecodable bytes; return the text and the number of replacements."""
+    try:
+        return data.decode(encoding), 0
+    except UnicodeDecodeError:
+        pass
+    text = data.decode(encoding, errors="replace")
+    # U+FFFD characters that were in the input itself survive errors="ignore"; the rest are ours
+    n_replaced = text.count("\ufffd") - data.decode(encoding, errors="ignore").count("\ufffd")
+    return text, n_replaced
+
+
+def decode_bytes(data: bytes, encoding: str = "utf-8") -> str:
+    """Decode bytes to text, replacing undecodable bytes with U+FFFD.
+
+    The number of replaced byte sequences is logged (at DEBUG level, logger ``topicvb.text.tokenize``).
+
+    Parameters
+    ----------
+    data : bytes
+        Raw bytes (``bytearray`` and ``memoryview`` are accepted too).
+    encoding : str, default="utf-8"
+        Codec name as understood by :meth:`bytes.decode`.
+
+    Returns
+    -------
+    str
+        The decoded text.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is not bytes-like.
+    LookupError
+        If ``encoding`` is not a known codec.
+
+    Examples
+    --------
+    >>> decode_bytes(b"caf\\xe9 ok")
+    'caf\\ufffd ok'
+    """
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"data must be bytes, got {type(data).__name__}.")
+    text, n_replaced = _decode_counted(bytes(data), encoding)
+    if n_replaced:
+        logger.debug("Replaced %d undecodable byte sequence(s) while decoding as %s.", n_replaced, encoding)
+    return text
+
+
+def _strip_accents_unicode(text: str) -> str:
+    normalized = unicodedata.normalize("NFKD", text)
+    if normalized == text:
+        return text
+    return "".join(c for c in normalized if not unicodedata.combining(c))
+
+
+def _strip_accents_ascii(text: str) -> str:
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+
+
+class _Compiled:
+    """Everything a Tokenizer derives from its parameters, built once (not pickled)."""
+
+    __slots__ = (
+        "token_re", "special_re", "special_kinds", "steps", "needs_type_map", "stop",
+        "stop_needs_lower", "check_length", "stem", "type_cache", "encoding", "ascii_fast", "fast_drop",
+        "known_types", "drop_types", "remap_types", "lowercased",
+    )
+
+
+class Tokenizer(BaseEstimator):
+    """Split text into tokens (a callable, picklable, scikit-learn style object).
+
+    Parameters are stored unchanged by the constructor and checked on first use.
+
+    Parameters
+    ----------
+    lowercase : bool, default=True
+        Lower-case the text before tokenising.
+    normalize : {"NFKC", "NFC", "NFKD", "NFD"} or None, default="NFKC"
+        Unicode normalisation form applied first (``NFKC`` folds ligatures, full-width and
+        compatibility characters: ``"ﬁ"`` becomes ``"fi"``). ``None`` skips it.
+    strip_accents : {"unicode", "ascii"} or None, default=None
+        Remove accents after lowercasing, as in scikit-learn: ``"unicode"`` drops combining marks
+        after NFKD decomposition, ``"ascii"`` also drops every character without an ASCII equivalent.
+    token_pattern : str, default=r"(?u)\\b\\w\\w+\\b"
+        Regular expression a token must match (scikit-learn's default). With one capturing group,
+        the group is the token; more than one group is an error.
+    min_length : int, default=2
+        Shortest token kept, in characters.
+    max_length : int or None, default=None
+        Longest token kept, in characters (``None``: no limit). Useful against encoded binaries.
+    numbers : {"drop", "keep", "replace"}, default="drop"
+        What to do with tokens that contain a digit and no letter (``"1993"``, ``"3_000"``):
+        ``"replace"`` turns each into the token ``"<num>"``. Tokens mixing letters and digits
+        (``"x11"``, ``"486dx"``) are ordinary tokens.
+    urls : {"drop", "keep", "replace"}, default="drop"
+        What to do with URLs (``http://``, ``https://``, ``ftp://`` or ``www.``): ``"keep"`` leaves them
+        in the text for the token pattern (``"www"``, ``"example"``, ``"com"``), ``"replace"`` emits
+        ``"<url>"`` in their place.
+    emails : {"drop", "keep", "replace"}, default="drop"
+        The same for e-mail addresses (and Usenet message ids); the placeholder is ``"<email>"``.
+    stop_words : "english", iterable of str or None, default=None
+        Tokens to remove, matched on the lower-cased token before stemming. ``"english"`` is
+        :data:`topicvb.text.ENGLISH_STOP_WORDS`.
+    stemmer : {"porter", "snowball"} or None, default=None
+        NLTK's Porter stemmer or the English Snowball ("Porter2") stemmer. Results are cached
+        per token type.
+    clean : {"email"} or None, default=None
+        ``"email"`` removes the header block, quoted replies and the signature of Usenet or e-mail
+        posts (see :func:`topicvb.text.clean_text`) before anything else.
+    encoding : str, default="utf-8"
+        Codec for ``bytes`` input; undecodable bytes are replaced (see :func:`decode_bytes`).
+
+    See Also
+    --------
+    topicvb.text.Vectorizer : Counts tokens into a document-term matrix.
+
+    Notes
+    -----
+    The placeholder tokens (``"<num>"``, ``"<url>"``, ``"<email>"``) are never stop words and are
+    not stemmed. Parameters changed after first use take effect at the next call.
+
+    Examples
+    --------
+    >>> tok = Tokenizer(stop_words="english", numbers="replace")
+    >>> tok("The 2 quick brown foxes jumped over 13 lazy dogs.")
+    ['quick', 'brown', 'foxes', 'jumped', '<num>', 'lazy', 'dogs']
+    >>> Tokenizer(stemmer="porter")("Running runners ran")
+    ['run', 'runner', 'ran']
+    """
+
+    def __init__(
+        self,
+        *,
+        lowercase=True,
+        normalize="NFKC",
+        strip_accents=None,
+        token_pattern=DEFAULT_TOKEN_PATTERN,
+        min_length=2,
+        max_length=None,
+        numbers="drop",
+        urls="drop",
+        emails="drop",
+        stop_words=None,
+        stemmer=None,
+        clean=None,
+        encoding="utf-8",
+    ):
+        self.lowercase = lowercase
+        self.normalize = normalize
+        self.strip_accents = strip_accents
+        self.token_pattern = token_pattern
+        self.min_length = min_length
+        self.max_length = max_length
+        self.numbers = numbers
+        self.urls = urls
+        self.emails = emails
+        self.stop_words = stop_words
+        self.stemmer = stemmer
+        self.clean = clean
+        self.encoding = encoding
+
+    # ------------------------------------------------------------------ state handling
+    def __setattr__(self, name, value):
+        # changing a parameter invalidates what was compiled from it
+        if not name.startswith("_"):
+            self.__dict__.pop("_compiled", None)
+        object.__setattr__(self, name, value)
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state = dict(state)
+        state.pop("_compiled", None)  # regexes, stemmer and caches are rebuilt on first use
+        return state
+
+    def _check_params(self) -> None:
+        """Check every parameter; raise ``TypeError`` or ``ValueError`` naming the culprit."""
+        check_choice(self.lowercase, "lowercase", {True, False})
+        check_choice(self.normalize, "normalize", {"NFKC", "NFC", "NFKD", "NFD", None})
+        check_choice(self.strip_accents, "strip_accents", {"unicode", "ascii", None})
+        if not isinstance(self.token_pattern, str):
+            raise TypeError(f"token_pattern must be a regular expression string, got {type(self.token_pattern).__name__}.")
+        try:
+            groups = re.compile(self.token_pattern).groups
+        except re.error as exc:
+            raise ValueError(f"token_pattern is not a valid regular expression ({exc}): {self.token_pattern!r}.") from None
+        if groups > 1:
+            raise ValueError(
+                f"token_pattern must have at most one capturing group, got {groups} in {self.token_pattern!r}. "
+                "Use non-capturing groups (?:...)."
+            )
+        for name in ("min_length", "max_length"):
+            value = getattr(self, name)
+            if value is None and name == "max_length":
+                continue
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                raise TypeError(f"{name} must be an int, got {value!r}.")
+            if value < 0:
+                raise ValueError(f"{name} must be >= 0, got {value}.")
+        if self.max_length is not None and self.max_length < self.min_length:
+            raise ValueError(
+                f"max_length must be >= min_length, got max_length={self.max_length} and min_length={self.min_length}."
+            )
+        for name in ("numbers", "urls", "emails"):
+            check_choice(getattr(self, name), name, {"drop", "keep", "replace"})
+        sw = self.stop_words
+        if isinstance(sw, str):
+            check_choice(sw, "stop_words", {"english"})
+        elif sw is not None:
+            if not isinstance(sw, Iterable):
+                raise TypeError(f"stop_words must be 'english', an iterable of str or None, got {type(sw).__name__}.")
+            bad = [w for w in sw if not isinstance(w, str)]
+            if bad:
+                raise TypeError(f"stop_words must contain only str, got {bad[0]!r}.")
+        check_choice(self.stemmer, "stemmer", {"porter", "snowball", None})
+        check_choice(self.clean, "clean", {"email", None})
+        if not isinstance(self.encoding, str):
+            raise TypeError(f"encoding must be a codec name (str), got {type(self.encoding).__name__}.")
+        import codecs
+
+        try:
+            codecs.lookup(self.encoding)
+        except LookupError:
+            raise ValueError(f"encoding must be a known codec name, got {self.encoding!r}.") from None
+
+    def _compile(self) -> _Compiled:
+        self._check_params()
+        c = _Compiled()
+        c.encoding = self.encoding
+        # "\w\w\w*" finds exactly the matches of the default "\b\w\w+\b" (a scan only starts a
+        # match at a word start, and the greedy run always ends at a word end) about twice as fast
+        c.token_re = re.compile(_FAST_DEFAULT_PATTERN if self.token_pattern == DEFAULT_TOKEN_PATTERN else self.token_pattern)
+        kinds = {}
+        if self.urls != "keep":
+            kinds["url"] = self.urls
+        if self.emails != "keep":
+            kinds["email"] = self.emails
+        parts = [f"(?P<{k}>{_URL_PATTERN if k == 'url' else _EMAIL_PATTERN})" for k in kinds]
+        c.special_re = re.compile("|".join(parts), re.IGNORECASE) if parts else None
+        c.special_kinds = kinds
+        if isinstance(self.stop_words, str):
+            stop = ENGLISH_STOP_WORDS
+        elif self.stop_words is None:
+            stop = frozenset()
+        else:
+            stop = frozenset(w.lower() for w in self.stop_words)
+        c.stop = stop
+        c.stop_needs_lower = not self.lowercase
+        if self.stemmer == "porter":
+            from nltk.stem.porter import PorterStemmer
+
+            stem = PorterStemmer().stem
+        elif self.stemmer == "snowball":
+            from nltk.stem.snowball import SnowballStemmer
+
+            stem = SnowballStemmer("english").stem
+        else:
+            stem = None
+        c.stem = stem
+        # the default pattern yields tokens of >= 2 characters, so min_length <= 2 needs no check
+        implied_min = 2 if self.token_pattern == DEFAULT_TOKEN_PATTERN else 1
+        c.check_length = self.min_length > implied_min or self.max_length is not None
+        # per-type work beyond stop words: a cached map from raw token to term (or _DROP)
+        c.needs_type_map = c.check_length or self.numbers != "keep" or stem is not None or c.stop_needs_lower
+        c.type_cache = {}
+        c.known_types, c.drop_types, c.remap_types = set(), set(), {}
+        c.lowercased = bool(self.lowercase)
+        c.ascii_fast = self.token_pattern == DEFAULT_TOKEN_PATTERN
+        c.fast_drop = _ASCII_WORD_CHARS if c.needs_type_map else _ASCII_WORD_CHARS | stop
+        # text-level steps, in order
+        steps = []
+        if self.clean == "email":
+            steps += [strip_headers, strip_signature, strip_quotes]
+        if self.normalize is not None:
+            form = self.normalize
+
+            def _normalize(text, _form=form, _norm=unicodedata.normalize):
+                return text if text.isascii() else _norm(_form, text)
+
+            steps.append(_normalize)
+        if self.lowercase:
+            steps.append(str.lower)
+        if self.strip_accents == "unicode":
+            steps.append(lambda t: t if t.isascii() else _strip_accents_unicode(t))
+        elif self.strip_accents == "ascii":
+            steps.append(lambda t: t if t.isascii() else _strip_accents_ascii(t))
+        c.steps = steps
+        self._compiled = c
+        return c
+
+    # ------------------------------------------------------------------ per-type filters
+    def _map_type(self, c: _Compiled, token: str):
+        """The term a raw token becomes, or ``_DROP``; the result is cached per token type."""
+        n = len(token)
+        if token in _PLACEHOLDERS:
+            term = token
+        elif c.check_length and (n < self.min_length or (self.max_length is not None and n > self.max_length)):
+            term = _DROP
+        elif self.numbers != "keep" and not token.isalpha() and _DIGIT.search(token) and not _LETTER.search(token):
+            term = "<num>" if self.numbers == "replace" else _DROP
+        elif (token.lower() if c.stop_needs_lower else token) in c.stop:
+            term = _DROP
+        elif c.stem is not None:
+            term = c.stem(token)
+        else:
+            term = token
+        c.type_cache[token] = term
+        c.known_types.add(token)
+        if term is _DROP:
+            c.drop_types.add(token)
+        elif term != token:
+            c.remap_types[token] = term
+        return term
+
+    @staticmethod
+    def _limit_cache(c: _Compiled) -> None:
+        """Forget the cached token types once there are too many (called between documents)."""
+        if len(c.type_cache) >= _MAX_CACHE:
+            c.type_cache.clear()
+            c.known_types.clear()
+            c.drop_types.clear()
+            c.remap_types.clear()
+
+    # ------------------------------------------------------------------ text -> tokens
+    def _prepare(self, text, c: _Compiled) -> str:
+        if not isinstance(text, str):
+            if isinstance(text, (bytes, bytearray, memoryview)):
+                text, n_replaced = _decode_counted(bytes(text), c.encoding)
+                if n_replaced:
+                    logger.debug("Replaced %d undecodable byte sequence(s) while decoding as %s.", n_replaced, c.encoding)
+            else:
+                raise TypeError(f"Tokenizer expects a str or bytes document, got {type(text).__name__}.")
+        for step in c.steps:
+            text = step(text)
+        return text
+
+    @staticmethod
+    def _may_have_specials(text: str) -> bool:
+        return "@" in text or "://" in text or "www." in text or "WWW." in text
+
+    @staticmethod
+    def _iter_specials(text: str, c: _Compiled):
+        """Yield the URL / e-mail matches of ``text``, as ``c.special_re.finditer`` would.
+
+        Matches contain no whitespace and always contain ``@``, ``://`` or ``www.``, so only the
+        whitespace-delimited words around those substrings are searched: running the pattern over
+        the whole text costs a failed attempt at every character.
+        """
+        if c.lowercased:  # plain substring search is much faster than a regex scan
+            hits = []
+            for literal in ("@", "://", "www."):
+                i = text.find(literal)
+                while i >= 0:
+                    hits.append((i, i + len(literal)))
+                    i = text.find(literal, i + 1)
+            hits.sort()
+        else:
+            hits = [m.span() for m in _SPECIAL_TRIGGER.finditer(text)]
+        last = 0
+        for hs, he in hits:
+            if hs < last:
+                continue
+            # back to just after the last common blank (an earlier start is harmless)
+            start = max(last, text.rfind(" ", last, hs) + 1, text.rfind("\n", last, hs) + 1,
+                        text.rfind("\t", last, hs) + 1, text.rfind("\r", last, hs) + 1)
+            end = _NON_SPACE_RUN.match(text, he).end()
+            yield from c.special_re.finditer(text, start, end)
+            last = end
+
+    def _raw_tokens(self, text: str, c: _Compiled) -> list[str]:
+        """Tokens from the regex, URLs/e-mails handled, before the per-type filters."""
+        if c.special_re is None or not self._may_have_specials(text):
+            return c.token_re.findall(text)
+        findall, tokens, start = c.token_re.findall, [], 0
+        for m in self._iter_specials(text, c):
+            tokens += findall(text[start: m.start()])
+            if c.special_kinds[m.lastgroup] == "replace":
+                tokens.append(f"<{m.lastgroup}>")
+            start = m.end()
+        tokens += findall(text[start:])
+        return tokens
+
+    def tokenize(self, text) -> list[str]:
+        """Split one document into tokens, in text order.
+
+        Parameters
+        ----------
+        text : str or bytes
+            The document; bytes are decoded with ``encoding``, replacing undecodable bytes.
+
+        Returns
+        -------
+        list of str
+            The tokens.
+
+        Raises
+        ------
+        TypeError
+            If ``text`` is neither str nor bytes.
+        """
+        c = self.__dict__.get("_compiled") or self._compile()
+        tokens = self._raw_tokens(self._prepare(text, c), c)
+        if c.needs_type_map:
+            self._limit_cache(c)
+            cache, mapper, out = c.type_cache, self._map_type, []
+            append = out.append
+            for t in tokens:
+                term = cache.get(t)
+                if term is None:
+                    term = mapper(c, t)
+                if term is not _DROP:
+                    append(term)
+            return out
+        if c.stop:
+            stop = c.stop
+            return [t for t in tokens if t not in stop]
+        return tokens
+
+    __call__ = tokenize
+
+    def count(self, text) -> dict[str, int]:
+        """Count the terms of one document (the same terms as :meth:`tokenize`, without the order).
+
+        The raw tokens are counted first and the filters run once per distinct token, which is much
+        faster than filtering every token.
+
+        Parameters
+        ----------
+        text : str or bytes
+            The document.
+
+        Returns
+        -------
+        dict
+            Term to number of occurrences.
+        """
+        c = self.__dict__.get("_compiled") or self._compile()
+        text = self._prepare(text, c)
+        extra = None
+        if c.special_re is not None and self._may_have_specials(text):
+            extra, pieces, start = Counter(), [], 0
+            for m in self._iter_specials(text, c):
+                pieces.append(text[start: m.start()])
+                if c.special_kinds[m.lastgroup] == "replace":
+                    extra[f"<{m.lastgroup}>"] += 1
+                start = m.end()
+            pieces.append(text[start:])
+            text = " ".join(pieces)
+        delete = dict.__delitem__  # Counter.__delitem__ is slower Python code
+        if c.ascii_fast and text.isascii():
+            counts = Counter(text.translate(_ASCII_TABLE).split())
+            for w in c.fast_drop.intersection(counts):
+                delete(counts, w)
+            if extra:
+                counts.update(extra)
+            if not c.needs_type_map:
+                return counts
+        else:
+            counts = Counter(c.token_re.findall(text))
+            if extra:
+                counts.update(extra)
+        if c.needs_type_map:
+            # classify new token types once; afterwards set operations (in C) do the work
+            self._limit_cache(c)
+            keys = counts.keys()
+            for t in keys - c.known_types:
+                self._map_type(c, t)
+            for w in c.drop_types.intersection(keys):
+                delete(counts, w)
+            remap = c.remap_types
+            moved = [(remap[w], counts.pop(w)) for w in remap.keys() & keys]
+            for term, n in moved:
+                counts[term] = counts.get(term, 0) + n
+            return counts
+        if c.stop:
+            for w in c.stop.intersection(counts):
+                delete(counts, w)
+        return counts

@@ -1,0 +1,602 @@
+"""Turn a stream of documents into a CSR document-term count matrix, in one pass, in chunks.
+
+How :meth:`Vectorizer.fit_transform` streams: documents (texts or file paths) are read in chunks
+of ``chunk_size``; each chunk is tokenised and counted (in worker processes when ``n_jobs > 1``,
+results consumed in order so the output never depends on ``n_jobs``), and its counts become CSR
+arrays over a vocabulary that grows as new terms appear. Document frequencies fall out of those
+arrays at the end, so pruning (``min_df``, ``max_df``, ``max_features``) is a column remap of the
+finished matrix: no second pass, so a generator works, and raw texts are never all in memory.
+
+With ``phrases``, the phrase detector must see the whole corpus before any pair can be joined, so
+the first pass keeps every document as an int32 array of token ids (4 bytes a token, not the text)
+and the counts are built from those after the phrases are learned.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import itertools
+import logging
+import numbers
+import os
+from collections import Counter, defaultdict, deque
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, TransformerMixin, clone
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, check_scalar
+
+from .._validation import check_choice
+from .phrases import PhraseDetector
+from .tokenize import Tokenizer, _decode_counted
+from .vocabulary import Vocabulary, check_df
+
+__all__ = ["Vectorizer", "iter_batches"]
+
+logger = logging.getLogger(__name__)
+
+_INT32_MAX = np.iinfo(np.int32).max
+
+
+# ---------------------------------------------------------------------------- worker side
+# A job is (tokenizer, input, encoding, mode, detector); mode "count" returns per-document
+# term counts, mode "tokens" returns token lists (for phrase learning).
+_WORKER_JOB = None
+
+
+def _init_worker(job) -> None:
+    global _WORKER_JOB
+    _WORKER_JOB = job
+
+
+def _read_document(doc, input: str, encoding: str):
+    """Text of one document and the number of undecodable byte sequences replaced."""
+    if input == "filename":
+        try:
+            with open(doc, "rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            raise ValueError(
+                f"Could not read document file {os.fspath(doc)!r} (input='filename'): {exc.strerror or exc}."
+            ) from None
+        return _decode_counted(data, encoding)
+    if isinstance(doc, str):
+        return doc, 0
+    return _decode_counted(bytes(doc), encoding)
+
+
+def _counts_to_block(counts_list):
+    """Pack per-document term counts into a chunk block with a chunk-local vocabulary.
+
+    Returns ``(terms, indices, data, lengths)``: the chunk's distinct terms, then for every
+    nonzero its local term id (int32) and count (int64), and the number of nonzeros of each
+    document. Small to pickle, and mapped to global ids with one lookup per distinct term.
+    """
+    local = defaultdict()
+    local.default_factory = local.__len__
+    getitem = local.__getitem__
+    indices, data, lengths = [], [], []
+    for counts in counts_list:
+        indices.extend(map(getitem, counts))
+        data.extend(counts.values())
+        lengths.append(len(counts))
+    return (
+        list(local),
+        np.array(indices, dtype=np.int32),
+        np.array(data, dtype=np.int64),
+        np.array(lengths, dtype=np.int64),
+    )
+
+
+def _process_chunk(chunk, job=None):
+    """Tokenise one chunk; return (result, number of documents, replaced byte sequences,
+    documents with replacements). The result is a chunk block (mode "count") or token lists."""
+    tokenizer, input, encoding, mode, detector = job if job is not None else _WORKER_JOB
+    counter = tokenizer.count if isinstance(tokenizer, Tokenizer) else None
+    results, n_replaced, n_bad_docs = [], 0, 0
+    for doc in chunk:
+        text, n = _read_document(doc, input, encoding)
+        if n:
+            n_replaced += n
+            n_bad_docs += 1
+        if mode == "tokens":
+            results.append(list(tokenizer(text)))
+        elif detector is not None:
+            results.append(Counter(detector.apply(list(tokenizer(text)))))
+        elif counter is not None:
+            results.append(counter(text))
+        else:
+            results.append(Counter(tokenizer(text)))
+    if mode == "count":
+        results = _counts_to_block(results)
+    return results, len(chunk), n_replaced, n_bad_docs
+
+
+# ---------------------------------------------------------------------------- helpers
+def _resolve_n_jobs(n_jobs) -> int:
+    if n_jobs is None:
+        return 1
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be None, a positive int or a negative int (-1 = all cores), got {n_jobs!r}.")
+    n_cpu = os.cpu_count() or 1
+    return int(n_jobs) if n_jobs > 0 else max(1, n_cpu + 1 + int(n_jobs))
+
+
+def _check_corpus(X, caller: str):
+    """Return an iterator over the documents of ``X`` or raise ``TypeError``."""
+    if isinstance(X, (str, bytes, bytearray)):
+        raise TypeError(
+            f"{caller} expects an iterable of documents, got a single {type(X).__name__}. "
+            "Wrap it in a list: [text]."
+        )
+    if sp.issparse(X) or (isinstance(X, np.ndarray) and X.ndim != 1):
+        shape = getattr(X, "shape", None)
+        raise TypeError(f"{caller} expects an iterable of documents (str), got an array of shape {shape}.")
+    if not isinstance(X, Iterable):
+        raise TypeError(f"{caller} expects an iterable of documents (str), got {type(X).__name__}.")
+    return iter(X)
+
+
+def _check_document(doc, position: int, input: str, caller: str) -> None:
+    if input == "filename":
+        if not isinstance(doc, (str, os.PathLike)):
+            raise TypeError(
+                f"{caller} with input='filename' expects file paths (str or os.PathLike); "
+                f"document {position} is {type(doc).__name__}."
+            )
+    elif not isinstance(doc, (str, bytes, bytearray)):
+        raise TypeError(f"{caller} expects each document to be str or bytes; document {position} is {type(doc).__name__}.")
+
+
+class Vectorizer(TransformerMixin, BaseEstimator):
+    """Count terms of a stream of documents into a sparse document-term matrix.
+
+    Parameters
+    ----------
+    tokenizer : Tokenizer or callable or None, default=None
+        Turns one document (str) into a list of tokens. ``None`` uses ``Tokenizer()``; a
+        :class:`Tokenizer` gets a fast path that counts without per-token Python work.
+    phrases : bool or PhraseDetector, default=False
+        Join learned two-word phrases into single terms (``new_york``). ``True`` uses
+        ``PhraseDetector()``; a detector is cloned and fitted on the training documents.
+    min_df : int or float, default=1
+        Drop terms in fewer documents than this (an int is a count, a float in [0, 1] a fraction).
+    max_df : int or float, default=1.0
+        Drop terms in more documents than this (an int is a count, a float in [0, 1] a fraction).
+    max_features : int or None, default=None
+        Keep only this many terms, those with the largest total counts (ties broken by term).
+    vocabulary : list of str, Mapping of str to int, Vocabulary or None, default=None
+        A fixed vocabulary; the columns follow its order and no pruning is done.
+    input : {"content", "filename"}, default="content"
+        Whether the documents are texts (str or bytes) or paths of files to read.
+    encoding : str, default="utf-8"
+        Codec for bytes and files; undecodable bytes are replaced (and counted in a log warning).
+    dtype : numpy dtype, default=np.int64
+        Dtype of the counts.
+    chunk_size : int, default=1000
+        Documents read, tokenised and counted at a time.
+    n_jobs : int or None, default=None
+        Worker processes for tokenising; ``None`` means 1, ``-1`` all cores. The output does not
+        depend on it.
+    verbose : int, default=0
+        Show a progress bar (tqdm, on stderr) when > 0.
+
+    Attributes
+    ----------
+    vocabulary_ : dict
+        Term to column index, as in scikit-learn's ``CountVectorizer``.
+    vocab_ : Vocabulary
+        The terms in column order, with document and total frequencies on the training documents.
+    phrase_detector_ : PhraseDetector or None
+        The fitted detector when ``phrases`` is used.
+    n_docs_ : int
+        Number of training documents.
+
+    See Also
+    --------
+    Tokenizer : The default tokenizer and its options.
+    iter_batches : Mini-batches of rows of the result.
+
+    Notes
+    -----
+    With ``tokenizer=Tokenizer(normalize=None, numbers="keep", urls="keep", emails="keep",
+    stop_words=sklearn.feature_extraction.text.ENGLISH_STOP_WORDS)`` the matrix and feature names
+    equal those of ``CountVectorizer(stop_words="english")`` with the same ``min_df``, ``max_df``.
+
+    Examples
+    --------
+    >>> vec = Vectorizer(tokenizer=Tokenizer(stop_words="english"))
+    >>> X = vec.fit_transform(["Topic models find topics.", "Models of text."])
+    >>> vec.get_feature_names_out().tolist()
+    ['find', 'models', 'text', 'topic', 'topics']
+    >>> X.toarray()
+    array([[1, 1, 0, 1, 1],
+           [0, 1, 1, 0, 0]])
+    """
+
+    def __init__(
+        self,
+        *,
+        tokenizer=None,
+        phrases=False,
+        min_df=1,
+        max_df=1.0,
+        max_features=None,
+        vocabulary=None,
+        input="content",
+        encoding="utf-8",
+        dtype=np.int64,
+        chunk_size=1000,
+        n_jobs=None,
+        verbose=0,
+    ):
+        self.tokenizer = tokenizer
+        self.phrases = phrases
+        self.min_df = min_df
+        self.max_df = max_df
+        self.max_features = max_features
+        self.vocabulary = vocabulary
+        self.input = input
+        self.encoding = encoding
+        self.dtype = dtype
+        self.chunk_size = chunk_size
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.string = True
+        tags.input_tags.two_d_array = False
+        return tags
+
+    # ------------------------------------------------------------------ checks
+    def _check_params(self) -> None:
+        if self.tokenizer is not None and not callable(self.tokenizer):
+            raise TypeError(
+                f"tokenizer must be a Tokenizer, a callable returning a list of tokens, or None; "
+                f"got {type(self.tokenizer).__name__}."
+            )
+        if isinstance(self.tokenizer, Tokenizer):
+            self.tokenizer._check_params()
+        if not isinstance(self.phrases, (bool, PhraseDetector)):
+            raise TypeError(f"phrases must be a bool or a PhraseDetector, got {type(self.phrases).__name__}.")
+        if isinstance(self.phrases, PhraseDetector):
+            self.phrases._check_params()
+        check_df(self.min_df, "min_df")
+        check_df(self.max_df, "max_df")
+        if isinstance(self.min_df, numbers.Integral) == isinstance(self.max_df, numbers.Integral):
+            if self.min_df > self.max_df:
+                raise ValueError(
+                    f"min_df must not be above max_df, got min_df={self.min_df!r} and max_df={self.max_df!r}. "
+                    "Lower min_df or raise max_df."
+                )
+        if self.max_features is not None:
+            check_scalar(self.max_features, "max_features", numbers.Integral, min_val=1)
+        check_choice(self.input, "input", {"content", "filename"})
+        if not isinstance(self.encoding, str):
+            raise TypeError(f"encoding must be a codec name (str), got {type(self.encoding).__name__}.")
+        import codecs
+
+        try:
+            codecs.lookup(self.encoding)
+        except LookupError:
+            raise ValueError(f"encoding must be a known codec name, got {self.encoding!r}.") from None
+        try:
+            dtype = np.dtype(self.dtype)
+        except TypeError:
+            raise TypeError(f"dtype must be a NumPy numeric dtype, got {self.dtype!r}.") from None
+        if not (np.issubdtype(dtype, np.integer) or np.issubdtype(dtype, np.floating)):
+            raise ValueError(f"dtype must be an integer or floating dtype, got {dtype}.")
+        check_scalar(self.chunk_size, "chunk_size", numbers.Integral, min_val=1)
+        _resolve_n_jobs(self.n_jobs)
+        check_scalar(self.verbose, "verbose", numbers.Integral, min_val=0)
+
+    def _fixed_vocabulary(self) -> Vocabulary | None:
+        voc = self.vocabulary
+        if voc is None:
+            return None
+        if isinstance(voc, Vocabulary):
+            out = Vocabulary(voc.terms)
+        elif isinstance(voc, Mapping):
+            out = Vocabulary.from_mapping(voc)
+        elif isinstance(voc, (str, bytes)) or not isinstance(voc, Iterable):
+            raise TypeError(
+                f"vocabulary must be a list of terms, a mapping term -> column, a Vocabulary or None; "
+                f"got {type(voc).__name__}."
+            )
+        else:
+            out = Vocabulary(voc)
+        if len(out) == 0:
+            raise ValueError("vocabulary must hold at least one term, got an empty one.")
+        return out
+
+    def _tokenizer(self):
+        return Tokenizer() if self.tokenizer is None else self.tokenizer
+
+    # ------------------------------------------------------------------ the chunk pipeline
+    def _run(self, X, caller: str, mode: str, detector):
+        """Yield per-chunk results, in input order, tokenised in this process or in workers."""
+        it = _check_corpus(X, caller)
+        n_jobs = _resolve_n_jobs(self.n_jobs)
+        job = (self._tokenizer(), self.input, self.encoding, mode, detector)
+        total = len(X) if hasattr(X, "__len__") else None
+        bar = None
+        if self.verbose > 0:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=total, desc=caller, unit="doc")
+        stats = {"replaced": 0, "docs": 0}
+
+        def chunks():
+            position = 0
+            while True:
+                chunk = list(itertools.islice(it, self.chunk_size))
+                if not chunk:
+                    return
+                for i, doc in enumerate(chunk):
+                    _check_document(doc, position + i, self.input, caller)
+                position += len(chunk)
+                yield chunk
+
+        def account(result):
+            out, n_docs, n_replaced, n_bad = result
+            stats["replaced"] += n_replaced
+            stats["docs"] += n_bad
+            if bar is not None:
+                bar.update(n_docs)
+            return out
+
+        try:
+            if n_jobs == 1:
+                for chunk in chunks():
+                    yield account(_process_chunk(chunk, job))
+            else:
+                with cf.ProcessPoolExecutor(max_workers=n_jobs, initializer=_init_worker, initargs=(job,)) as pool:
+                    pending = deque()
+                    for chunk in chunks():
+                        pending.append(pool.submit(_process_chunk, chunk))
+                        if len(pending) >= 2 * n_jobs:
+                            yield account(pending.popleft().result())
+                    while pending:
+                        yield account(pending.popleft().result())
+        finally:
+            if bar is not None:
+                bar.close()
+            if stats["replaced"]:
+                logger.warning(
+                    "%s replaced %d undecodable byte sequence(s) in %d document(s) (encoding=%r).",
+                    caller, stats["replaced"], stats["docs"], self.encoding,
+                )
+
+    @staticmethod
+    def _build_csr(blocks, lookup, grow: bool):
+        """Join chunk blocks into CSR arrays over the growing (``grow``) or fixed ``lookup``.
+
+        Returns int64 arrays ``indices`` (global column ids; duplicates within a row are possible
+        only with a non-injective tokenizer and are summed later), ``data`` and ``lengths``.
+        """
+        ind_parts, dat_parts, len_parts = [], [], []
+        for terms, local_ids, data, lengths in blocks:
+            if grow:
+                gids = np.fromiter(map(lookup.__getitem__, terms), dtype=np.int64, count=len(terms))
+            else:
+                gids = np.fromiter(map(lookup.get, terms, itertools.repeat(-1)), dtype=np.int64, count=len(terms))
+            ind_parts.append(gids[local_ids])
+            dat_parts.append(data)
+            len_parts.append(lengths)
+        indices = np.concatenate(ind_parts) if ind_parts else np.zeros(0, dtype=np.int64)
+        data = np.concatenate(dat_parts) if dat_parts else np.zeros(0, dtype=np.int64)
+        lengths = np.concatenate(len_parts) if len_parts else np.zeros(0, dtype=np.int64)
+        if not grow:  # drop terms outside the fixed vocabulary
+            known = indices >= 0
+            if not known.all():
+                rows = np.repeat(np.arange(lengths.shape[0]), lengths)
+                lengths = np.bincount(rows[known], minlength=lengths.shape[0])
+                indices, data = indices[known], data[known]
+        return indices, data, lengths
+
+    def _finish_matrix(self, indices, data, lengths, n_cols: int) -> sp.csr_matrix:
+        indptr = np.zeros(lengths.shape[0] + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        idx_dtype = np.int32 if indptr[-1] <= _INT32_MAX else np.int64
+        X = sp.csr_matrix(
+            (data.astype(self.dtype, copy=False), indices.astype(np.int32), indptr.astype(idx_dtype)),
+            shape=(lengths.shape[0], n_cols),
+        )
+        X.sum_duplicates()  # sorts the indices; sums repeats from a tokenizer mapping two tokens to one term
+        return X
+
+    # ------------------------------------------------------------------ phrases
+    def _fit_phrases(self, X, caller: str):
+        detector = clone(self.phrases) if isinstance(self.phrases, PhraseDetector) else PhraseDetector()
+        detector._check_params()
+        detector._reset()
+        stored = []
+        for token_lists in self._run(X, caller, "tokens", None):
+            stored.append(detector._count_chunk(token_lists))
+        id_to_token = np.array(list(detector._index), dtype=object)
+        detector._finish(keep_counts=False)
+        apply = detector.apply
+
+        def count_chunks():
+            for ids, lengths in stored:
+                tokens = id_to_token[ids].tolist()
+                counts_list, start = [], 0
+                for n in lengths.tolist():
+                    counts_list.append(Counter(apply(tokens[start: start + n])))
+                    start += n
+                yield _counts_to_block(counts_list)
+
+        return detector, count_chunks()
+
+    # ------------------------------------------------------------------ public API
+    def fit(self, X, y=None):
+        """Learn the vocabulary (and phrases) from documents.
+
+        Parameters
+        ----------
+        X : iterable of str, bytes or path
+            Documents (``input="content"``) or file paths (``input="filename"``); a generator works.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : Vectorizer
+            The fitted vectorizer.
+        """
+        self.fit_transform(X)
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Learn the vocabulary and return the document-term matrix, in one pass over ``X``.
+
+        Parameters
+        ----------
+        X : iterable of str, bytes or path
+            Documents (``input="content"``) or file paths (``input="filename"``); a generator works.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        X : scipy.sparse.csr_matrix of shape (n_docs, n_terms)
+            Term counts with sorted int32 column indices.
+
+        Raises
+        ------
+        ValueError
+            If there are no documents, no terms, no terms left after pruning, a bad parameter,
+            or an unreadable file.
+        TypeError
+            If ``X`` is a single string or holds something other than documents.
+        """
+        self._check_params()
+        caller = "Vectorizer.fit"
+        fixed = self._fixed_vocabulary()
+        if self.phrases is not False:
+            detector, chunks = self._fit_phrases(X, caller)
+        else:
+            detector, chunks = None, self._run(X, caller, "count", None)
+        if fixed is not None:
+            lookup = fixed.index
+        else:
+            lookup = defaultdict()
+            lookup.default_factory = lookup.__len__
+        indices, data, lengths = self._build_csr(chunks, lookup, grow=fixed is None)
+        n_docs = lengths.shape[0]
+        if n_docs == 0:
+            raise ValueError(f"{caller} received 0 documents; pass at least one non-empty document.")
+        n_cols = len(fixed) if fixed is not None else len(lookup)
+        if n_cols == 0:
+            raise ValueError(
+                f"{caller} found no terms in {n_docs} document(s); they are empty or contain only stop words. "
+                "Check the tokenizer settings."
+            )
+        df = np.bincount(indices, minlength=n_cols)
+        tf = np.bincount(indices, weights=data, minlength=n_cols).astype(np.int64)
+        if fixed is not None:
+            vocab = Vocabulary(fixed.terms, doc_freq=df, term_freq=tf, n_docs=n_docs)
+            Xout = self._finish_matrix(indices, data, lengths, n_cols)
+        else:
+            full = Vocabulary(list(lookup), doc_freq=df, term_freq=tf, n_docs=n_docs)
+            vocab, old_ids = full.prune(min_df=self.min_df, max_df=self.max_df, max_features=self.max_features)
+            new_id = np.full(n_cols, -1, dtype=np.int64)
+            new_id[old_ids] = np.arange(old_ids.shape[0])
+            indices = new_id[indices]
+            kept = indices >= 0
+            if not kept.all():
+                rows = np.repeat(np.arange(n_docs), lengths)
+                lengths = np.bincount(rows[kept], minlength=n_docs)
+                indices, data = indices[kept], data[kept]
+            Xout = self._finish_matrix(indices, data, lengths, len(vocab))
+            logger.info("%s: %d documents, %d terms, %d kept after pruning.", caller, n_docs, n_cols, len(vocab))
+        self.vocab_ = vocab
+        self.vocabulary_ = dict(vocab.index)
+        self.phrase_detector_ = detector
+        self.n_docs_ = int(n_docs)
+        return Xout
+
+    def transform(self, X):
+        """Count the fitted vocabulary's terms in documents (other terms are ignored).
+
+        Parameters
+        ----------
+        X : iterable of str, bytes or path
+            Documents or file paths, as in :meth:`fit`; a generator works.
+
+        Returns
+        -------
+        X : scipy.sparse.csr_matrix of shape (n_docs, n_terms)
+            Term counts with sorted int32 column indices.
+
+        Raises
+        ------
+        NotFittedError
+            Before :meth:`fit`.
+        """
+        check_is_fitted(self, "vocabulary_")
+        self._check_params()
+        chunks = self._run(X, "Vectorizer.transform", "count", self.phrase_detector_)
+        indices, data, lengths = self._build_csr(chunks, self.vocab_.index, grow=False)
+        return self._finish_matrix(indices, data, lengths, len(self.vocab_))
+
+    def get_feature_names_out(self, input_features=None) -> np.ndarray:
+        """Terms of the columns, in order.
+
+        Parameters
+        ----------
+        input_features : None
+            Ignored (present for scikit-learn compatibility).
+
+        Returns
+        -------
+        ndarray of str of shape (n_terms,)
+            The terms (object dtype, like scikit-learn).
+        """
+        check_is_fitted(self, "vocabulary_")
+        return np.asarray(self.vocab_.terms, dtype=object)
+
+
+def iter_batches(X, batch_size: int, shuffle: bool = False, random_state=None):
+    """Yield mini-batches of rows of a document-term matrix.
+
+    Parameters
+    ----------
+    X : sparse matrix or array-like of shape (n_docs, n_terms)
+        The matrix; converted to CSR.
+    batch_size : int
+        Rows per batch (the last batch may be smaller).
+    shuffle : bool, default=False
+        Visit the rows in a random order.
+    random_state : int, RandomState instance or None, default=None
+        Seed for the shuffle.
+
+    Yields
+    ------
+    scipy.sparse.csr_matrix of shape (n_batch, n_terms)
+        Consecutive row slices (or shuffled row selections).
+
+    Raises
+    ------
+    ValueError
+        If ``batch_size`` is not a positive int.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> [b.shape for b in iter_batches(np.eye(5), batch_size=2)]
+    [(2, 5), (2, 5), (1, 5)]
+    """
+    check_scalar(batch_size, "batch_size", numbers.Integral, min_val=1)
+    X = X.tocsr() if sp.issparse(X) else sp.csr_matrix(np.asarray(X))
+    n = X.shape[0]
+    if shuffle:
+        order = check_random_state(random_state).permutation(n)
+        for start in range(0, n, batch_size):
+            yield X[order[start: start + batch_size]]
+    else:
+        for start in range(0, n, batch_size):
+            yield X[start: start + batch_size]

@@ -1,0 +1,317 @@
+"""A term <-> column-id mapping with document and total frequencies, pruning, and plain-text/JSON files."""
+
+from __future__ import annotations
+
+import json
+import numbers
+import os
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+
+__all__ = ["Vocabulary", "check_df", "resolve_df_bounds"]
+
+
+def check_df(value, name: str) -> None:
+    """Raise unless ``value`` is a document count (int >= 0) or a fraction (float in [0, 1])."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be an int (a document count) or a float in [0, 1] (a fraction), got {value!r}.")
+    if isinstance(value, numbers.Integral):
+        if value < 0:
+            raise ValueError(f"{name} must be >= 0 when given as a document count, got {value}.")
+    elif not 0.0 <= value <= 1.0:
+        raise ValueError(f"{name} must be in [0, 1] when given as a fraction (float), got {value!r}.")
+
+
+def resolve_df_bounds(min_df, max_df, n_docs: int) -> tuple[float, float]:
+    """Turn ``min_df`` / ``max_df`` into document counts, as scikit-learn's CountVectorizer does.
+
+    An int is a count; a float is a fraction of ``n_docs``.
+
+    Parameters
+    ----------
+    min_df, max_df : int or float
+        The bounds.
+    n_docs : int
+        Number of documents.
+
+    Returns
+    -------
+    (float, float)
+        The smallest and largest document frequency a kept term may have.
+
+    Raises
+    ------
+    ValueError
+        If a bound is out of range or ``min_df`` asks for more documents than ``max_df`` allows.
+    """
+    check_df(min_df, "min_df")
+    check_df(max_df, "max_df")
+    lo = min_df if isinstance(min_df, numbers.Integral) else min_df * n_docs
+    hi = max_df if isinstance(max_df, numbers.Integral) else max_df * n_docs
+    if hi < lo:
+        raise ValueError(
+            f"min_df={min_df!r} asks for more documents than max_df={max_df!r} allows "
+            f"({lo:g} > {hi:g} of {n_docs} documents). Lower min_df or raise max_df."
+        )
+    return lo, hi
+
+
+class Vocabulary:
+    """The terms of a document-term matrix, in column order, with their frequencies.
+
+    Parameters
+    ----------
+    terms : iterable of str, default=()
+        Terms in column order; must be distinct.
+    doc_freq : array-like of int or None, default=None
+        Number of documents containing each term.
+    term_freq : array-like of int or None, default=None
+        Total number of occurrences of each term.
+    n_docs : int or None, default=None
+        Number of documents the frequencies were counted on.
+
+    Attributes
+    ----------
+    terms : list of str
+        Term of each column.
+    index : dict
+        Term to column id.
+    doc_freq, term_freq : ndarray of shape (n_terms,) or None
+        The frequencies, when known.
+
+    Examples
+    --------
+    >>> vocab = Vocabulary(["apple", "pear"], doc_freq=[2, 1])
+    >>> vocab["pear"], vocab[0], "plum" in vocab, len(vocab)
+    (1, 'apple', False, 2)
+    """
+
+    def __init__(self, terms: Iterable[str] = (), doc_freq=None, term_freq=None, n_docs: int | None = None):
+        if isinstance(terms, (str, bytes)):
+            raise TypeError("terms must be an iterable of str, got a single str. Wrap it in a list: [term].")
+        terms = list(terms)
+        bad = next((t for t in terms if not isinstance(t, str)), None)
+        if bad is not None:
+            raise TypeError(f"terms must contain only str, got {bad!r} of type {type(bad).__name__}.")
+        index = {t: i for i, t in enumerate(terms)}
+        if len(index) != len(terms):
+            seen, dup = set(), None
+            for t in terms:
+                if t in seen:
+                    dup = t
+                    break
+                seen.add(t)
+            raise ValueError(f"terms must be distinct; {dup!r} appears more than once.")
+        self.terms = terms
+        self.index = index
+        self.doc_freq = self._check_freq(doc_freq, "doc_freq")
+        self.term_freq = self._check_freq(term_freq, "term_freq")
+        self.n_docs = None if n_docs is None else int(n_docs)
+
+    def _check_freq(self, values, name):
+        if values is None:
+            return None
+        arr = np.asarray(values, dtype=np.int64)
+        if arr.shape != (len(self.terms),):
+            raise ValueError(f"{name} must have one entry per term ({len(self.terms)}), got shape {arr.shape}.")
+        return arr
+
+    # ------------------------------------------------------------------ mapping protocol
+    def __len__(self) -> int:
+        return len(self.terms)
+
+    def __contains__(self, term) -> bool:
+        return term in self.index
+
+    def __getitem__(self, key):
+        """Column id of a term (str key) or term of a column id (int key)."""
+        if isinstance(key, str):
+            try:
+                return self.index[key]
+            except KeyError:
+                raise KeyError(f"{key!r} is not in the vocabulary.") from None
+        if isinstance(key, numbers.Integral):
+            return self.terms[key]
+        raise TypeError(f"Vocabulary keys must be a term (str) or a column id (int), got {type(key).__name__}.")
+
+    def __iter__(self):
+        return iter(self.terms)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Vocabulary) and self.terms == other.terms
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        head = ", ".join(repr(t) for t in self.terms[:5])
+        more = ", ..." if len(self.terms) > 5 else ""
+        return f"Vocabulary([{head}{more}], n_terms={len(self)})"
+
+    def to_list(self) -> list[str]:
+        """Return the terms in column order (a copy)."""
+        return list(self.terms)
+
+    @classmethod
+    def from_list(cls, terms: Iterable[str]) -> Vocabulary:
+        """Build a vocabulary from terms in column order (no frequencies)."""
+        return cls(terms)
+
+    @classmethod
+    def from_mapping(cls, mapping: Mapping[str, int]) -> Vocabulary:
+        """Build a vocabulary from ``term -> column id`` (ids must be 0, 1, ..., n - 1)."""
+        terms = [None] * len(mapping)
+        for term, j in mapping.items():
+            if not isinstance(j, numbers.Integral) or not 0 <= j < len(mapping) or terms[j] is not None:
+                raise ValueError(
+                    f"vocabulary mapping must use each column id 0..{len(mapping) - 1} once; "
+                    f"got id {j!r} for {term!r}."
+                )
+            terms[j] = term
+        return cls(terms)
+
+    # ------------------------------------------------------------------ pruning
+    def prune(self, *, min_df=1, max_df=1.0, max_features=None) -> tuple[Vocabulary, np.ndarray]:
+        """Keep terms by document frequency and total count, sorted alphabetically.
+
+        Rules follow scikit-learn's CountVectorizer: a term is kept when ``min_df <= df <= max_df``
+        (ints are counts, floats fractions of ``n_docs``); then, with ``max_features``, only that many
+        terms with the largest total count (ties broken by term, alphabetically); the kept terms are
+        sorted alphabetically.
+
+        Parameters
+        ----------
+        min_df : int or float, default=1
+            Smallest document frequency kept.
+        max_df : int or float, default=1.0
+            Largest document frequency kept.
+        max_features : int or None, default=None
+            Largest number of terms kept.
+
+        Returns
+        -------
+        vocabulary : Vocabulary
+            The kept terms, sorted, with their frequencies.
+        old_ids : ndarray of shape (n_kept,)
+            Column id in this vocabulary of each kept term, in the new order.
+
+        Raises
+        ------
+        ValueError
+            If the frequencies are unknown, the bounds are invalid, or no term is left.
+        """
+        if self.doc_freq is None or self.n_docs is None:
+            raise ValueError("Vocabulary.prune needs doc_freq and n_docs; build the vocabulary from counts.")
+        lo, hi = resolve_df_bounds(min_df, max_df, self.n_docs)
+        if max_features is not None and (
+            isinstance(max_features, bool) or not isinstance(max_features, numbers.Integral) or max_features < 1
+        ):
+            raise ValueError(f"max_features must be a positive int or None, got {max_features!r}.")
+        keep = np.flatnonzero((self.doc_freq >= lo) & (self.doc_freq <= hi))
+        if max_features is not None and keep.shape[0] > max_features:
+            tf = self.term_freq if self.term_freq is not None else self.doc_freq
+            ranked = sorted(keep.tolist(), key=lambda j: (-int(tf[j]), self.terms[j]))
+            keep = np.asarray(ranked[:max_features], dtype=np.int64)
+        if keep.shape[0] == 0:
+            raise ValueError(
+                f"No terms left after pruning (min_df={min_df!r}, max_df={max_df!r}). Lower min_df or raise max_df."
+            )
+        terms = self.terms
+        old_ids = np.asarray(sorted(keep.tolist(), key=terms.__getitem__), dtype=np.int64)
+        pruned = Vocabulary(
+            [terms[j] for j in old_ids.tolist()],
+            doc_freq=self.doc_freq[old_ids],
+            term_freq=None if self.term_freq is None else self.term_freq[old_ids],
+            n_docs=self.n_docs,
+        )
+        return pruned, old_ids
+
+    # ------------------------------------------------------------------ files
+    def save(self, path) -> None:
+        """Write the vocabulary to ``path``.
+
+        A ``.json`` file stores terms, frequencies and ``n_docs``; any other name gets plain UTF-8
+        text with one term per line, followed by tab-separated document and total frequencies when
+        they are known.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            Destination file.
+
+        Raises
+        ------
+        ValueError
+            If a term contains a newline or tab, which the plain-text format cannot hold.
+        """
+        path = os.fspath(path)
+        if path.endswith(".json"):
+            payload = {
+                "format": "topicvb-vocabulary",
+                "version": 1,
+                "terms": self.terms,
+                "doc_freq": None if self.doc_freq is None else self.doc_freq.tolist(),
+                "term_freq": None if self.term_freq is None else self.term_freq.tolist(),
+                "n_docs": self.n_docs,
+            }
+            with open(path, "w", encoding="utf-8") as fh:
+                json.dump(payload, fh, ensure_ascii=False)
+            return
+        bad = next((t for t in self.terms if "\n" in t or "\t" in t or "\r" in t), None)
+        if bad is not None:
+            raise ValueError(f"Term {bad!r} contains a tab or newline; save the vocabulary as .json instead.")
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            if self.doc_freq is not None:
+                tf = self.term_freq if self.term_freq is not None else self.doc_freq
+                for t, df, n in zip(self.terms, self.doc_freq.tolist(), tf.tolist()):
+                    fh.write(f"{t}\t{df}\t{n}\n")
+            else:
+                for t in self.terms:
+                    fh.write(t + "\n")
+
+    @classmethod
+    def load(cls, path) -> Vocabulary:
+        """Read a vocabulary written by :meth:`save` (or any one-term-per-line UTF-8 file).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file.
+
+        Returns
+        -------
+        Vocabulary
+            The vocabulary.
+
+        Raises
+        ------
+        ValueError
+            If the file is malformed.
+        """
+        path = os.fspath(path)
+        if path.endswith(".json"):
+            with open(path, encoding="utf-8") as fh:
+                payload = json.load(fh)
+            if not isinstance(payload, dict) or "terms" not in payload:
+                raise ValueError(f"{path!r} is not a topicvb vocabulary file: it has no 'terms' list.")
+            return cls(payload["terms"], payload.get("doc_freq"), payload.get("term_freq"), payload.get("n_docs"))
+        terms, df, tf = [], [], []
+        with open(path, encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                line = line.rstrip("\n")
+                if not line:
+                    continue
+                fields = line.split("\t")
+                terms.append(fields[0])
+                if len(fields) == 3:
+                    try:
+                        df.append(int(fields[1]))
+                        tf.append(int(fields[2]))
+                    except ValueError:
+                        raise ValueError(f"{path!r} line {lineno}: frequencies must be integers, got {line!r}.") from None
+                elif len(fields) != 1:
+                    raise ValueError(f"{path!r} line {lineno}: expected 'term' or 'term<TAB>df<TAB>count', got {line!r}.")
+        has_freq = len(df) == len(terms) and terms
+        if df and not has_freq:
+            raise ValueError(f"{path!r}: either every line or no line must carry frequencies.")
+        return cls(terms, df if has_freq else None, tf if has_freq else None)
