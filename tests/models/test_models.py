@@ -300,3 +300,44 @@ def test_stochastic_cvb0_partial_fit_and_bad_input(block_corpus):
         StochasticCollapsedLDA(3, burn_in=-1).fit(X)
     with pytest.raises(ValueError, match=r"learning_decay \(kappa\) == 0.3, must be > 0.5"):
         StochasticCollapsedLDA(3, learning_decay=0.3).fit(X)
+
+
+@pytest.fixture(scope="module")
+def asymmetric():
+    true_alpha = np.array([0.05, 0.1, 0.2, 0.3, 0.5])
+    data = make_lda_corpus(3000, 200, 5, doc_topic_prior=true_alpha, topic_word_prior=0.05, doc_length=150,
+                           separated=True, random_state=3)
+    return data, true_alpha
+
+
+@pytest.mark.parametrize("make", [
+    lambda: BatchLDA(5, learn_priors=True, tol=1e-7, max_iter=300, random_state=0),
+    lambda: CollapsedLDA(5, learn_priors=True, tol=1e-7, max_iter=200, random_state=0),
+    lambda: OnlineLDA(5, learn_priors=True, batch_size=200, max_iter=30, tol=1e-6, learning_offset=1.0, random_state=0),
+], ids=["batch", "collapsed", "online"])
+def test_learned_alpha_converges_to_the_generating_alpha(make, asymmetric):
+    data, true_alpha = asymmetric
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = make().fit(data.corpus.X)
+    a = data.topic_word / np.linalg.norm(data.topic_word, axis=1, keepdims=True)
+    b = model.topic_word_distribution()
+    b = b / np.linalg.norm(b, axis=1, keepdims=True)
+    match = (a @ b.T).argmax(axis=1)
+    assert sorted(match) == list(range(5))
+    learned = model.doc_topic_prior_[match]
+    # within 20% of the generating vector (relative Euclidean error)
+    assert np.linalg.norm(learned - true_alpha) / np.linalg.norm(true_alpha) < 0.2
+    assert model.topic_word_prior_ != pytest.approx(1 / 5)  # eta was learned too
+
+
+def test_batch_elbo_stays_monotone_while_learning_priors(asymmetric):
+    data, _ = asymmetric
+    model = BatchLDA(5, learn_priors=True, max_iter=25, tol=0, random_state=1).fit(data.corpus.X[:800])
+    h = model.bound_history_
+    assert np.all(np.diff(h) >= -1e-10 * np.abs(h[1:]))
+
+
+def test_learn_priors_bad_value(block_corpus):
+    with pytest.raises(ValueError, match="learn_priors must be one of"):
+        BatchLDA(3, learn_priors="alpha").fit(block_corpus)

@@ -6,6 +6,7 @@ import numbers
 import time
 
 import numpy as np
+from scipy.special import digamma
 from sklearn.utils import check_random_state, check_scalar
 from sklearn.utils.validation import check_is_fitted
 
@@ -14,6 +15,7 @@ from .._kernels.bounds import lda_doc_bound, lda_topic_bound, topic_expectations
 from .._kernels.estep import e_step
 from .._validation import check_choice, csr_arrays
 from ._base import TopicModelBase
+from ._priors import dirichlet_from_mean_log, learn_flags, symmetric_dirichlet_from_mean_log
 
 
 def _expectations(lam):
@@ -115,6 +117,18 @@ class VBLDAMixin:
     def _check_vb_params(self):
         check_scalar(self.max_doc_update_iter, "max_doc_update_iter", numbers.Integral, min_val=1)
         check_scalar(self.mean_change_tol, "mean_change_tol", numbers.Real, min_val=0.0)
+        learn_flags(self.learn_priors, type(self).__name__)
+
+    @staticmethod
+    def _learned_priors(gamma, elog_beta, alpha, eta, learn_alpha, learn_eta):
+        """Maximise the ELBO's prior terms over alpha (given gamma) and eta (given lam)."""
+        if learn_alpha and gamma.shape[0]:
+            g = np.asarray(gamma, dtype=np.float64)
+            elog_theta = digamma(g) - digamma(g.sum(axis=1, keepdims=True))
+            alpha = dirichlet_from_mean_log(alpha, elog_theta.mean(axis=0))
+        if learn_eta:
+            eta = symmetric_dirichlet_from_mean_log(eta, float(np.mean(elog_beta)), elog_beta.shape[1])
+        return alpha, eta
 
 
 class BatchLDA(VBLDAMixin, TopicModelBase):
@@ -144,6 +158,10 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
         Maximum number of passes (E-step + M-step) over the corpus.
     tol : float, default=1e-4
         Stop when the relative change of the ELBO between iterations is at most ``tol``.
+    learn_priors : {False, True, "doc_topic", "topic_word"}, default=False
+        Learn an asymmetric alpha and/or a symmetric eta by maximising the ELBO after every
+        M-step (Minka's fixed-point iteration); the learned values are in ``doc_topic_prior_`` and
+        ``topic_word_prior_`` and the given priors are the starting point. The bound stays monotone.
     init : {"seeded", "random"}, default="seeded"
         Initial topics. "seeded" starts each topic from a document chosen k-means++ style (far
         apart in Hellinger distance), mixed with the uniform distribution; "random" draws lam from
@@ -194,14 +212,15 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
     """
 
     def __init__(self, n_components=10, *, doc_topic_prior=None, topic_word_prior=None, max_iter=100,
-                 tol=1e-4, init="seeded", max_doc_update_iter=100, mean_change_tol=1e-3, random_state=None,
-                 verbose=0, n_jobs=None, dtype="float64"):
+                 tol=1e-4, init="seeded", learn_priors=False, max_doc_update_iter=100, mean_change_tol=1e-3,
+                 random_state=None, verbose=0, n_jobs=None, dtype="float64"):
         self.n_components = n_components
         self.doc_topic_prior = doc_topic_prior
         self.topic_word_prior = topic_word_prior
         self.max_iter = max_iter
         self.tol = tol
         self.init = init
+        self.learn_priors = learn_priors
         self.max_doc_update_iter = max_doc_update_iter
         self.mean_change_tol = mean_change_tol
         self.random_state = random_state
@@ -225,6 +244,7 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
             lam = rng.gamma(100.0, 0.01, size=(K, V)).astype(dtype)
         gamma = np.zeros((0, K), dtype=dtype)  # no previous solution in the first E-step
         indptr, indices, data = csr_arrays(X)
+        learn_alpha, learn_eta = learn_flags(self.learn_priors, type(self).__name__)
         history = []
         started = time.perf_counter()
         converged = False
@@ -238,6 +258,8 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
                                             int(self.max_doc_update_iter), float(self.mean_change_tol), True)
                 lam = (eta + sstats_t.T).astype(dtype)
                 elog, ebeta_t, log_scale = _expectations(lam)
+                if learn_alpha or learn_eta:  # coordinate ascent on the priors keeps the bound monotone
+                    alpha, eta = self._learned_priors(gamma, elog, alpha, eta, learn_alpha, learn_eta)
                 bound = float(np.sum(lda_doc_bound(indptr, indices, data, gamma, alpha, ebeta_t, log_scale))
                               + np.sum(lda_topic_bound(lam, elog, eta)))
                 history.append(bound)

@@ -15,6 +15,7 @@ from .._kernels.plsa import log_likelihood
 from .._kernels.sparse import column_index
 from .._validation import check_choice, csr_arrays
 from ._base import TopicModelBase
+from ._priors import learn_flags, polya_fixed_point, symmetric_polya_fixed_point
 
 logger = logging.getLogger(__name__)
 
@@ -99,6 +100,15 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         topic-term counts frozen during a sweep and recomputed after it: an approximation of the
         serial sweep (documents do not see each other's changes within a sweep) that converges
         to comparable solutions; its results do not depend on the thread count.
+    learn_priors : {False, True, "doc_topic", "topic_word"}, default=False
+        After every sweep, set alpha (asymmetric) and/or eta (symmetric) to the Dirichlet-multinomial
+        maximum-likelihood values for the current expected counts (Minka's fixed point, as
+        Asuncion et al. 2009 do for CVB0); the results are in ``doc_topic_prior_`` and
+        ``topic_word_prior_``.
+    prior_burn_in : int, default=10
+        Sweeps before the priors are first learned: right after the random start the expected
+        counts are nearly uniform, and their maximum-likelihood alpha is huge and self-sustaining.
+        Convergence (``tol``) is only tested once learning has started.
     max_iter : int, default=100
         Maximum number of sweeps.
     tol : float, default=1e-4
@@ -124,13 +134,16 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
     """
 
     def __init__(self, n_components=10, *, doc_topic_prior=None, topic_word_prior=None, variant="cvb0",
-                 topic_update="sequential", max_iter=100, tol=1e-4, transform_max_iter=100, mean_change_tol=1e-3,
+                 topic_update="sequential", learn_priors=False, prior_burn_in=10, max_iter=100, tol=1e-4, transform_max_iter=100,
+                 mean_change_tol=1e-3,
                  random_state=None, verbose=0, n_jobs=None, dtype="float64"):
         self.n_components = n_components
         self.doc_topic_prior = doc_topic_prior
         self.topic_word_prior = topic_word_prior
         self.variant = variant
         self.topic_update = topic_update
+        self.learn_priors = learn_priors
+        self.prior_burn_in = prior_burn_in
         self.max_iter = max_iter
         self.tol = tol
         self.transform_max_iter = transform_max_iter
@@ -144,6 +157,8 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         self._check_common_params()
         check_choice(self.variant, "variant", {"cvb0", "cvb"})
         check_choice(self.topic_update, "topic_update", {"sequential", "per_sweep"})
+        learn_flags(self.learn_priors, type(self).__name__)
+        check_scalar(self.prior_burn_in, "prior_burn_in", numbers.Integral, min_val=0)
         check_scalar(self.transform_max_iter, "transform_max_iter", numbers.Integral, min_val=1)
         check_scalar(self.mean_change_tol, "mean_change_tol", numbers.Real, min_val=0.0)
 
@@ -163,6 +178,8 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         v_dk = np.empty((D, K) if second else (0, K), dtype=dtype)
         v_wk = np.empty((V, K) if second else (0, K), dtype=dtype)
         colptr, positions, _ = column_index(indptr, indices, V)
+        learn_alpha, learn_eta = learn_flags(self.learn_priors, type(self).__name__)
+        lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
         history = []
         started = time.perf_counter()
         converged = False
@@ -178,10 +195,15 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
                     sweep_documents(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta,
                                     second, False, 1, 0.0)
                     term_counts(colptr, positions, data, gamma, n_wk, v_wk, second)
+                learning = it > self.prior_burn_in
+                if learn_alpha and learning:  # Minka's Polya fixed point on the expected counts
+                    alpha = polya_fixed_point(alpha, n_dk, lengths)
+                if learn_eta and learning:
+                    eta = symmetric_polya_fixed_point(eta, n_wk.T)
                 theta, phi_t = _point_estimates(n_dk, n_wk, alpha, eta)
                 history.append(float(np.sum(log_likelihood(indptr, indices, data, theta, phi_t))))
                 self._report(it, history[-1], history[-2] if len(history) > 1 else None, started)
-                if self._converged(history):
+                if self._converged(history) and (not (learn_alpha or learn_eta) or learning):
                     converged = True
                     break
         self._warn_not_converged(it, converged)

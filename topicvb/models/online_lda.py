@@ -13,6 +13,7 @@ from .._config import threads
 from .._kernels.estep import e_step
 from .._validation import csr_arrays
 from ._base import TopicModelBase
+from ._priors import learn_flags
 from .._validation import check_choice
 from .batch_lda import VBLDAMixin, _expectations, _seeded_topics
 
@@ -52,6 +53,9 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
         estimate is at most ``tol``.
     shuffle : bool, default=True
         Visit documents in a new random order on every pass of ``fit``.
+    learn_priors : {False, True, "doc_topic", "topic_word"}, default=False
+        Learn alpha and/or eta online: after each mini-batch they move with step rho_t towards the
+        values that maximise the ELBO for the batch's gamma and the current lam.
     init : {"seeded", "random"}, default="seeded"
         Initial topics, as in :class:`BatchLDA`; "seeded" picks its seed documents from the data
         of ``fit`` (or of the first ``partial_fit`` call) and scales them to ``total_samples``.
@@ -82,7 +86,7 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
 
     def __init__(self, n_components=10, *, doc_topic_prior=None, topic_word_prior=None, learning_decay=0.7,
                  learning_offset=10.0, batch_size=128, total_samples=None, max_iter=10, tol=1e-3, shuffle=True,
-                 init="seeded", max_doc_update_iter=100, mean_change_tol=1e-3, random_state=None, verbose=0, n_jobs=None,
+                 init="seeded", learn_priors=False, max_doc_update_iter=100, mean_change_tol=1e-3, random_state=None, verbose=0, n_jobs=None,
                  dtype="float64"):
         self.n_components = n_components
         self.doc_topic_prior = doc_topic_prior
@@ -95,6 +99,7 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
         self.tol = tol
         self.shuffle = shuffle
         self.init = init
+        self.learn_priors = learn_priors
         self.max_doc_update_iter = max_doc_update_iter
         self.mean_change_tol = mean_change_tol
         self.random_state = random_state
@@ -127,6 +132,7 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
         """Update ``state`` (a dict of fitted attributes) with the mini-batches of X in ``order``."""
         lam = state["components_"]
         alpha, eta = state["doc_topic_prior_"], state["topic_word_prior_"]
+        learn_alpha, learn_eta = learn_flags(self.learn_priors, type(self).__name__)
         bounds = []
         for start in range(0, X.shape[0], self.batch_size):
             batch = X[order[start:start + self.batch_size]]
@@ -141,11 +147,17 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
             bounds.append(self._elbo(batch, gamma, lam, alpha, eta, doc_scale=scale))
             rho = (self.learning_offset + t) ** (-self.learning_decay)
             lam = ((1.0 - rho) * lam + rho * (eta + scale * sstats_t.T)).astype(lam.dtype)
+            if learn_alpha or learn_eta:  # step towards this batch's optimal priors (Hoffman et al.)
+                new_alpha, new_eta = self._learned_priors(gamma, _expectations(lam)[0], alpha, eta, learn_alpha,
+                                                          learn_eta)
+                alpha = (1.0 - rho) * alpha + rho * new_alpha
+                eta = (1.0 - rho) * eta + rho * new_eta
             state["n_batch_iter_"] = t
             state["n_docs_seen_"] += batch.shape[0]
             if self.verbose > 1:
                 self._report(t, bounds[-1], bounds[-2] if len(bounds) > 1 else None, started)
         state["components_"] = lam
+        state["doc_topic_prior_"], state["topic_word_prior_"] = alpha, eta
         state["bound_history_"] = np.concatenate([state["bound_history_"], bounds])
         return bounds
 

@@ -1,0 +1,215 @@
+"""Coherence measures against values worked out by hand on a four-document corpus, and diversity.
+
+The corpus (tokenised; vocabulary apple, banana, cherry, dog, egg):
+
+    d0: apple banana apple cherry
+    d1: apple banana
+    d2: banana cherry dog
+    d3: dog egg
+
+Document counts (U = 4 documents): D(apple) = 2, D(banana) = 3, D(cherry) = 2, D(dog) = 2,
+D(egg) = 1; D(apple, banana) = 2, D(apple, cherry) = 1, D(banana, cherry) = 2,
+D(banana, dog) = 1, D(cherry, dog) = 1, D(dog, egg) = 1, D(apple, dog) = 0.
+"""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from topicvb.evaluation import MEASURES, CoherenceScores, ReferenceCorpus, coherence, topic_diversity
+
+TEXTS = [
+    ["apple", "banana", "apple", "cherry"],
+    ["apple", "banana"],
+    ["banana", "cherry", "dog"],
+    ["dog", "egg"],
+]
+VOCAB = ["apple", "banana", "cherry", "dog", "egg"]
+X = sp.csr_matrix(np.array([
+    [2, 1, 1, 0, 0],
+    [1, 1, 0, 0, 0],
+    [0, 1, 1, 1, 0],
+    [0, 0, 0, 1, 1],
+]))
+TOPIC = ["banana", "dog", "apple"]  # most probable first
+EPS = 1e-12
+log = math.log
+
+
+@pytest.fixture(params=["matrix", "texts"])
+def reference(request):
+    """Document co-occurrence from the count matrix and from the tokenised texts must agree."""
+    if request.param == "matrix":
+        return ReferenceCorpus(X=X, vocabulary=VOCAB)
+    return ReferenceCorpus(texts=TEXTS)
+
+
+def test_umass_by_hand(reference):
+    # pairs (w_m | w_l), m > l, epsilon = 1 added to the joint count (Mimno et al.):
+    #   dog | banana:   log((D(dog, banana) + 1) / D(banana)) = log((1 + 1) / 3) = log(2/3)
+    #   apple | banana: log((2 + 1) / 3) = log(1) = 0
+    #   apple | dog:    log((0 + 1) / 2) = log(1/2)
+    expected = (log(2 / 3) + 0.0 + log(1 / 2)) / 3  # = log(1/3) / 3 = -0.3662
+    result = coherence([TOPIC], reference, measure="u_mass")
+    assert result.per_topic[0] == pytest.approx(expected, rel=1e-12)
+    assert result.mean == pytest.approx(expected, rel=1e-12)
+    assert result.measure == "u_mass"
+    # the order matters for UMass: reversed, the conditioning words change
+    #   dog | apple: log((0 + 1) / 2); banana | apple: log((2 + 1) / 2); banana | dog: log((1 + 1) / 2) = 0
+    reversed_expected = (log(1 / 2) + log(3 / 2) + 0.0) / 3
+    assert coherence([TOPIC[::-1]], reference, measure="u_mass").mean == pytest.approx(reversed_expected)
+
+
+def test_uci_pmi_by_hand(reference):
+    # P(banana) = 3/4, P(dog) = 2/4, P(apple) = 2/4; P(banana, dog) = 1/4, P(banana, apple) = 2/4,
+    # P(dog, apple) = 0:
+    #   PMI(banana, dog)   = log((1/4) / (3/4 * 1/2)) = log(2/3)
+    #   PMI(banana, apple) = log((2/4) / (3/4 * 1/2)) = log(4/3)
+    #   PMI(dog, apple)    = log((0 + 1e-12) / (1/2 * 1/2)) = log(4e-12)
+    expected = (log(2 / 3) + log(4 / 3) + log(4 * EPS)) / 3
+    assert coherence([TOPIC], reference, measure="c_uci").mean == pytest.approx(expected, rel=1e-9)
+
+
+def test_npmi_by_hand(reference):
+    # NPMI = PMI / -log P(w_i, w_j) (Bouma):
+    #   NPMI(banana, dog)   = log(2/3) / log(4)
+    #   NPMI(banana, apple) = log(4/3) / log(2)
+    #   NPMI(dog, apple)    = log(4e-12) / -log(1e-12)   (close to -1: they never co-occur)
+    expected = (log(2 / 3) / log(4) + log(4 / 3) / log(2) + log(4 * EPS) / -log(EPS)) / 3
+    assert coherence([TOPIC], reference, measure="c_npmi").mean == pytest.approx(expected, rel=1e-9)
+
+
+def test_npmi_extremes():
+    # always together -> 1: P(a) = P(b) = P(a, b) = 1/2, log((1/2) / (1/4)) / -log(1/2) = 1
+    texts = [["a", "b"], ["a", "b"], ["c"], ["d"]]
+    assert coherence([["a", "b"]], texts, measure="c_npmi").mean == pytest.approx(1.0)
+    # never together -> -1 in the limit eps -> 0: P(c) = P(d) = 1/4, P(c, d) = 0,
+    # log(1e-12 / (1/16)) / -log(1e-12) = -1 + log(16) / log(1e12) = -0.8997
+    assert coherence([["c", "d"]], texts, measure="c_npmi").mean == pytest.approx(log(16 * EPS) / -log(EPS))
+    everywhere = [["a", "b"], ["a", "b"]]  # P(a, b) = 1: -log P = 0, NPMI defined as 1
+    assert coherence([["a", "b"]], everywhere, measure="c_npmi").mean == 1.0
+
+
+def test_cv_by_hand_with_a_window_of_two():
+    # Sliding windows of 2 tokens (a document of L > 2 tokens has L - 1 windows, a shorter one is one window):
+    #   d0: [apple banana] [banana apple] [apple cherry]; d1: [apple banana];
+    #   d2: [banana cherry] [cherry dog]; d3: [dog egg]                              -> U = 7 windows
+    # For the topic (apple, banana, cherry): D(apple) = 4, D(banana) = 4, D(cherry) = 3,
+    # D(apple, banana) = 3, D(apple, cherry) = 1, D(banana, cherry) = 1.
+    n_ab = log((3 / 7) / (4 / 7 * 4 / 7)) / -log(3 / 7)  # = log(21/16) / log(7/3)
+    n_ac = log((1 / 7) / (4 / 7 * 3 / 7)) / -log(1 / 7)  # = log(7/12) / log(7)
+    n_bc = n_ac  # same counts
+    # NPMI(w, w) = log(P(w) / P(w)^2) / -log P(w) = 1 on the diagonal
+    N = np.array([[1.0, n_ab, n_ac],
+                  [n_ab, 1.0, n_bc],
+                  [n_ac, n_bc, 1.0]])
+    total = N.sum(axis=0)  # the context vector of the whole top-word set
+    cos = [N[i] @ total / (np.linalg.norm(N[i]) * np.linalg.norm(total)) for i in range(3)]
+    expected = float(np.mean(cos))
+    result = coherence([["apple", "banana", "cherry"]], TEXTS, measure="c_v", window_size=2)
+    assert result.mean == pytest.approx(expected, rel=1e-9)
+    # the same windows give the NPMI measure too
+    npmi = coherence([["apple", "banana"]], TEXTS, measure="c_npmi", window_size=2).mean
+    assert npmi == pytest.approx(n_ab, rel=1e-9)
+
+
+def test_cv_default_window_is_110_so_short_documents_are_single_windows():
+    # every document is shorter than 110 tokens: windows = documents
+    a = coherence([["apple", "banana", "cherry"]], TEXTS, measure="c_v").mean
+    b = coherence([["apple", "banana", "cherry"]], TEXTS, measure="c_v", window_size=4).mean
+    assert a == pytest.approx(b, rel=1e-12)
+
+
+@pytest.mark.parametrize("measure", MEASURES)
+def test_missing_words_give_zero_not_nan(measure):
+    ref = ReferenceCorpus(X=X, vocabulary=VOCAB, texts=TEXTS)
+    # "zebra" is not in the reference at all: every pair involving it scores 0
+    result = coherence([["banana", "zebra"], ["zebra", "unicorn"]], ref, measure=measure)
+    assert np.all(np.isfinite(result.per_topic))
+    if measure != "c_v":
+        np.testing.assert_array_equal(result.per_topic, [0.0, 0.0])
+    else:
+        # banana's vector is (1, 0), zebra's (0, 0): cosines 1 and 0 (zero vector)
+        np.testing.assert_allclose(result.per_topic, [0.5, 0.0])
+    # a word in the vocabulary with zero count behaves the same
+    Xz = sp.hstack([X, sp.csr_matrix((4, 1))]).tocsr()
+    zero = coherence([["banana", "zebra"]], ReferenceCorpus(X=Xz, vocabulary=VOCAB + ["zebra"]),
+                     measure="u_mass" if measure == "c_v" else measure)
+    assert zero.per_topic[0] == 0.0
+
+
+def test_per_topic_and_mean_and_weighted_input(reference):
+    topics = [[("banana", 0.5), ("dog", 0.3), ("apple", 0.2)], [("apple", 0.6), ("banana", 0.4)]]
+    result = coherence(topics, reference, measure="u_mass")
+    assert isinstance(result, CoherenceScores)
+    assert result.per_topic.shape == (2,)
+    # second topic: banana | apple = log((2 + 1) / 2)
+    assert result.per_topic[1] == pytest.approx(log(3 / 2))
+    assert result.mean == pytest.approx(result.per_topic.mean())
+
+
+def test_reference_forms_agree():
+    from topicvb.datasets import Corpus
+
+    expected = coherence([TOPIC], (X, VOCAB), measure="c_npmi").mean
+    assert coherence([TOPIC], Corpus(X=X, vocabulary=VOCAB), measure="c_npmi").mean == pytest.approx(expected)
+    assert coherence([TOPIC], TEXTS, measure="c_npmi").mean == pytest.approx(expected)
+
+
+def test_coherence_bad_input():
+    with pytest.raises(ValueError, match=r"measure must be one of .* got 'c_w2v'"):
+        coherence([TOPIC], TEXTS, measure="c_w2v")
+    with pytest.raises(ValueError, match="needs tokenised documents"):
+        coherence([TOPIC], (X, VOCAB), measure="c_v")
+    with pytest.raises(ValueError, match="window_size must be a positive int"):
+        coherence([TOPIC], TEXTS, window_size=0)
+    with pytest.raises(ValueError, match="epsilon must be a positive"):
+        coherence([TOPIC], TEXTS, epsilon=-1.0)
+    with pytest.raises(TypeError, match="top words must be str"):
+        coherence([[1, 2]], TEXTS)
+    with pytest.raises(TypeError, match="document 0 is a str"):
+        ReferenceCorpus(texts=["apple banana"])
+    with pytest.raises(ValueError, match="vocabulary has 4 terms but X has 5 columns"):
+        ReferenceCorpus(X=X, vocabulary=VOCAB[:4])
+    with pytest.raises(ValueError, match="needs X .* or texts"):
+        ReferenceCorpus()
+
+
+def test_topic_diversity():
+    # 4 words in all, 3 distinct: 3 / 4
+    assert topic_diversity([["a", "b"], ["b", "c"]]) == 0.75
+    assert topic_diversity([["a", "b"], ["a", "b"]]) == 0.5
+    assert topic_diversity([[("a", 0.9), ("b", 0.1)], [("c", 1.0)]]) == 1.0
+    assert topic_diversity([["a", "b", "x"], ["a", "b", "y"]], n=2) == 0.5
+    with pytest.raises(ValueError, match="at least one top word"):
+        topic_diversity([[], []])
+    with pytest.raises(ValueError, match="n must be a positive int"):
+        topic_diversity([["a"]], n=0)
+
+
+def test_agrees_with_gensim():
+    gensim = pytest.importorskip("gensim")
+    from gensim.corpora import Dictionary
+    from gensim.models.coherencemodel import CoherenceModel
+
+    from topicvb.datasets import make_lda_corpus
+
+    corpus, _, _ = make_lda_corpus(60, 30, 3, doc_length=40, separated=True, random_state=0)
+    vocab = corpus.vocabulary
+    rng = np.random.default_rng(0)
+    texts = []
+    for row in corpus.X.toarray():
+        tokens = [vocab[j] for j in np.repeat(np.arange(len(vocab)), row)]
+        rng.shuffle(tokens)
+        texts.append(tokens)
+    topics = [list(vocab[k * 10:k * 10 + 6]) for k in range(3)]
+    dictionary = Dictionary(texts)
+    for measure, window in (("u_mass", None), ("c_uci", 10), ("c_npmi", 10), ("c_v", 110)):
+        kwargs = {"corpus": [dictionary.doc2bow(t) for t in texts]} if measure == "u_mass" else {"texts": texts}
+        cm = CoherenceModel(topics=topics, dictionary=dictionary, coherence=measure, **kwargs)
+        theirs = cm.get_coherence_per_topic()
+        eps = 1e-12 * len(texts) if measure == "u_mass" else None  # gensim smooths probabilities by 1e-12
+        ours = coherence(topics, ReferenceCorpus(texts=texts), measure=measure, window_size=window, epsilon=eps)
+        np.testing.assert_allclose(ours.per_topic, theirs, rtol=1e-6, atol=1e-6, err_msg=f"{measure} ({gensim})")

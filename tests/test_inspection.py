@@ -1,0 +1,208 @@
+"""Top words, relevance, prevalence, representative documents, the topic table and pyLDAvis export."""
+
+import io
+import json
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
+
+from topicvb import BatchLDA, PLSA
+from topicvb.datasets import make_lda_corpus
+from topicvb.evaluation import FixedTopicModel, coherence
+from topicvb.inspection import (
+    TopicTable,
+    representative_documents,
+    summary,
+    to_pyldavis,
+    top_words,
+    topic_prevalence,
+)
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    corpus, topic_word, _ = make_lda_corpus(200, 30, 3, separated=True, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = BatchLDA(3, random_state=0, max_iter=40).fit(corpus.X)
+    return model, corpus
+
+
+# ---------------------------------------------------------------------------------- top words
+def test_top_words_by_probability(fitted):
+    model, corpus = fitted
+    words = top_words(model, corpus.vocabulary, n=5)
+    assert words == model.top_words(5, corpus.vocabulary)
+    phi = model.topic_word_distribution()
+    for k, topic in enumerate(words):
+        assert [w for w, _ in topic] == [corpus.vocabulary[j] for j in np.argsort(-phi[k], kind="stable")[:5]]
+        assert all(a >= b for (_, a), (_, b) in zip(topic, topic[1:]))
+    # default vocabulary: column indices as strings
+    assert top_words(model, n=1)[0][0][0] == str(int(np.argmax(phi[0])))
+
+
+def test_n_larger_than_the_vocabulary_is_clipped(fitted):
+    model, corpus = fitted
+    words = top_words(model, corpus.vocabulary, n=1000)
+    assert all(len(t) == 30 for t in words)
+
+
+def test_relevance_reranks_by_lift(fitted):
+    model, corpus = fitted
+    X = corpus.X
+    phi = model.topic_word_distribution()
+    tf = np.asarray(X.sum(axis=0)).ravel()
+    p = tf / tf.sum()
+    # lambda = 1 is the plain ranking
+    assert top_words(model, corpus.vocabulary, 6, relevance=1.0, X=X) == top_words(model, corpus.vocabulary, 6)
+    # lambda = 0.6: 0.6 log phi + 0.4 log(phi / p); the weights stay phi. A term that never occurs
+    # (p = 0; this corpus has some) would have infinite lift: it is ranked last instead
+    assert np.any(p == 0)
+    with np.errstate(divide="ignore"):
+        rel = np.where(p > 0, 0.6 * np.log(phi) + 0.4 * np.log(phi / p), -np.inf)
+    words = top_words(model, corpus.vocabulary, 6, relevance=0.6, term_frequency=tf)
+    for k, topic in enumerate(words):
+        expected = np.argsort(-rel[k], kind="stable")[:6]
+        assert [w for w, _ in topic] == [corpus.vocabulary[j] for j in expected]
+        assert [v for _, v in topic] == pytest.approx(phi[k, expected].tolist())
+    assert words == top_words(model, corpus.vocabulary, 6, relevance=0.6, X=X)
+
+
+def test_top_words_bad_input(fitted):
+    model, corpus = fitted
+    with pytest.raises(ValueError, match="relevance re-ranking needs the corpus term frequencies"):
+        top_words(model, corpus.vocabulary, relevance=0.5)
+    with pytest.raises(ValueError, match=r"relevance must be a number in \[0, 1\]"):
+        top_words(model, corpus.vocabulary, relevance=1.5, X=corpus.X)
+    with pytest.raises(ValueError, match="vocabulary has 29 terms, but the model has 30"):
+        top_words(model, corpus.vocabulary[:29])
+    with pytest.raises(ValueError, match="n must be a positive int"):
+        top_words(model, corpus.vocabulary, n=0)
+    with pytest.raises(NotFittedError, match="not fitted"):
+        top_words(BatchLDA(3), corpus.vocabulary)
+    with pytest.raises(ValueError, match="term_frequency must have one entry per term"):
+        top_words(model, corpus.vocabulary, relevance=0.5, term_frequency=[1, 2])
+
+
+# ---------------------------------------------------------------------------------- prevalence and documents
+def test_prevalence_is_the_token_weighted_share(fitted):
+    model, corpus = fitted
+    X = corpus.X
+    prev = topic_prevalence(model, X)
+    theta = model.transform(X)
+    lengths = np.asarray(X.sum(axis=1)).ravel()
+    np.testing.assert_allclose(prev, lengths @ theta / lengths.sum())
+    assert prev.sum() == pytest.approx(1.0)
+    # empty documents weigh nothing
+    padded = sp.vstack([X, sp.csr_matrix((5, 30))]).tocsr()
+    np.testing.assert_allclose(topic_prevalence(model, padded), prev)
+    with pytest.raises(ValueError, match="at least one token"):
+        topic_prevalence(model, np.zeros((2, 30)))
+    with pytest.raises(ValueError, match="X has 31 terms"):
+        topic_prevalence(model, np.ones((2, 31)))
+
+
+def test_representative_documents(fitted):
+    model, corpus = fitted
+    X = sp.vstack([sp.csr_matrix((1, 30)), corpus.X]).tocsr()  # an empty document first
+    docs = representative_documents(model, X, n=4)
+    theta = model.transform(X)
+    assert len(docs) == 3
+    for k, top in enumerate(docs):
+        assert len(top) == 4
+        assert 0 not in [d for d, _ in top]
+        shares = [s for _, s in top]
+        assert shares == sorted(shares, reverse=True)
+        assert shares[0] == pytest.approx(theta[1:, k].max())
+        assert all(theta[d, k] == pytest.approx(s) for d, s in top)
+    again = representative_documents(model, X, n=4, doc_topic=theta)
+    assert [[d for d, _ in top] for top in again] == [[d for d, _ in top] for top in docs]
+    assert len(representative_documents(model, corpus.X[:3], n=10)[0]) == 3
+
+
+# ---------------------------------------------------------------------------------- the topic table
+def test_summary_table(fitted):
+    model, corpus = fitted
+    table = summary(model, corpus.X, corpus.vocabulary, n=5, coherence=corpus)
+    assert isinstance(table, TopicTable) and len(table) == 3
+    assert table.coherence_measure == "c_npmi"
+    expected = coherence(top_words(model, corpus.vocabulary, 5), corpus, measure="c_npmi").per_topic
+    np.testing.assert_allclose(table.coherence, expected)
+    np.testing.assert_allclose(table.prevalence, topic_prevalence(model, corpus.X))
+
+    buf = io.StringIO()
+    table.to_csv(buf)
+    lines = buf.getvalue().splitlines()
+    assert lines[0] == "topic,rank,word,weight,prevalence,coherence"
+    assert len(lines) == 1 + 3 * 5
+    first = lines[1].split(",")
+    assert first[:3] == ["0", "1", table.topics[0][0][0]]
+    assert float(first[3]) == table.topics[0][0][1]
+    assert float(first[4]) == table.prevalence[0]
+
+    data = table.to_dict()
+    assert json.loads(json.dumps(data)) == data
+    assert data["topics"][2]["words"] == [w for w, _ in table.topics[2]]
+    assert data["topics"][0]["prevalence"] == pytest.approx(table.prevalence[0])
+
+    text = str(table)
+    assert "BatchLDA" in text and "prevalence" in text and "c_npmi" in text
+    assert len(text.splitlines()) == 1 + 1 + 3
+    assert " ".join(w for w, _ in table.topics[1]) in text
+
+
+def test_summary_html_is_self_contained_and_escaped():
+    model = FixedTopicModel(np.array([[0.7, 0.2, 0.1], [0.1, 0.1, 0.8]]))
+    table = summary(model, np.array([[3, 1, 0], [0, 1, 4]]), ["<b>bold</b>", "a&b", "plain"], n=3,
+                    coherence=[0.25, -0.5])
+    html = table._repr_html_()
+    assert html.startswith("<div") and html.endswith("</div>")
+    assert "<script" not in html and "<link" not in html and "<style" not in html
+    assert "&lt;b&gt;bold&lt;/b&gt;" in html and "a&amp;b" in html
+    assert "0.250" in html and "-0.500" in html and "%" in html
+    assert html.count("<tr") == 1 + 2
+
+
+def test_summary_without_corpus_and_table_checks(fitted, tmp_path):
+    model, corpus = fitted
+    table = summary(model, vocabulary=corpus.vocabulary, n=3)
+    assert table.prevalence is None and table.coherence is None
+    assert "prevalence" not in str(table)
+    path = tmp_path / "topics.csv"
+    table.to_csv(path)
+    assert path.read_text(encoding="utf-8").splitlines()[1].endswith(",,")
+    with pytest.raises(ValueError, match="prevalence must have one value per topic"):
+        TopicTable([[("a", 1.0)]], prevalence=[0.5, 0.5])
+    with pytest.raises(TypeError, match="to_csv expects a path or a text buffer"):
+        table.to_csv(3)
+
+
+# ---------------------------------------------------------------------------------- pyLDAvis
+def test_to_pyldavis_shapes_and_normalisation(fitted):
+    model, corpus = fitted
+    args = to_pyldavis(model, corpus.X, corpus.vocabulary)
+    assert set(args) == {"topic_term_dists", "doc_topic_dists", "doc_lengths", "vocab", "term_frequency"}
+    V = len(args["vocab"])
+    assert args["topic_term_dists"].shape == (3, V)
+    assert args["doc_topic_dists"].shape == (200, 3)
+    np.testing.assert_allclose(args["topic_term_dists"].sum(axis=1), 1.0)
+    np.testing.assert_allclose(args["doc_topic_dists"].sum(axis=1), 1.0)
+    np.testing.assert_array_equal(args["doc_lengths"], np.asarray(corpus.X.sum(axis=1)).ravel())
+    assert args["term_frequency"].shape == (V,) and np.all(args["term_frequency"] > 0)
+    assert args["term_frequency"].sum() == corpus.X.sum()
+
+
+def test_to_pyldavis_drops_unused_terms():
+    X = np.array([[2, 0, 1], [1, 0, 3]])
+    model = PLSA(2, random_state=0, max_iter=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X + np.array([0, 1, 0]))
+    args = to_pyldavis(model, X, ["x", "unused", "z"])
+    assert args["vocab"] == ["x", "z"]
+    np.testing.assert_allclose(args["topic_term_dists"].sum(axis=1), 1.0)
+    kept = to_pyldavis(model, X, ["x", "unused", "z"], drop_unused_terms=False)
+    assert kept["vocab"] == ["x", "unused", "z"]

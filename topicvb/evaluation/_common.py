@@ -1,0 +1,138 @@
+"""Checks shared by evaluation, inspection and plotting: models, count matrices, vocabularies, seeds.
+
+Evaluation sees a model only through ``components_`` (K x V), ``transform`` and, where present,
+``topic_word_distribution()`` and the priors, so every topicvb estimator, scikit-learn's
+``LatentDirichletAllocation`` and a wrapped peer topic-word matrix are measured the same way.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.exceptions import NotFittedError
+from sklearn.utils import check_array
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import as_csr
+
+
+def check_model(model, caller: str) -> None:
+    """Raise ``TypeError`` unless ``model`` looks like a topic model, ``NotFittedError`` if unfitted."""
+    if model is None or isinstance(model, (np.ndarray, list, tuple)) or sp.issparse(model):
+        raise TypeError(
+            f"{caller} expects a fitted topic model (with components_ and transform), got "
+            f"{type(model).__name__}. Wrap a bare topic-word matrix in topicvb.evaluation.FixedTopicModel."
+        )
+    if not callable(getattr(model, "transform", None)):
+        raise TypeError(
+            f"{caller} expects a topic model with a transform method, got {type(model).__name__}. "
+            "Wrap a bare topic-word matrix in topicvb.evaluation.FixedTopicModel."
+        )
+    if callable(getattr(model, "fit", None)):
+        try:
+            check_is_fitted(model)
+        except NotFittedError:
+            raise NotFittedError(
+                f"This {type(model).__name__} instance is not fitted yet; {caller} needs a fitted model. "
+                "Call fit first."
+            ) from None
+    comp = getattr(model, "components_", None)
+    if comp is None:
+        raise NotFittedError(
+            f"{caller} needs the topics of the model, but this {type(model).__name__} has no components_. "
+            "Call fit first."
+        )
+    if np.ndim(comp) != 2:
+        raise ValueError(f"{caller}: model.components_ must be 2-D (n_topics, n_terms), got shape {np.shape(comp)}.")
+
+
+def n_terms_of(model) -> int:
+    return int(np.shape(model.components_)[1])
+
+
+def n_topics_of(model) -> int:
+    return int(np.shape(model.components_)[0])
+
+
+def topic_word(model) -> np.ndarray:
+    """P(term | topic) as float64 (K, V): ``topic_word_distribution()`` when the model has it."""
+    method = getattr(model, "topic_word_distribution", None)
+    if callable(method):
+        phi = np.asarray(method(), dtype=np.float64)
+    else:
+        comp = np.asarray(model.components_, dtype=np.float64)
+        totals = comp.sum(axis=1, keepdims=True)
+        if np.any(~np.isfinite(comp)) or np.any(comp < 0) or np.any(totals <= 0):
+            raise ValueError(
+                "model.components_ must hold non-negative finite weights with a positive sum in every topic row."
+            )
+        phi = comp / totals
+    return phi
+
+
+def check_counts(X, model, *, name: str = "X", caller: str) -> sp.csr_matrix:
+    """Validate a document-term count matrix against ``model``'s vocabulary width; canonical CSR float64."""
+    if X is None:
+        raise TypeError(f"{caller} needs {name}, a document-term count matrix; got None.")
+    try:
+        X = check_array(X, accept_sparse=("csr", "csc", "coo", "lil", "dok", "bsr", "dia"), dtype=np.float64,
+                        ensure_min_samples=1, ensure_min_features=1, input_name=name)
+    except ValueError as exc:
+        raise ValueError(f"{caller}: {name} is not a valid count matrix: {exc}") from None
+    if model is not None:
+        expected = n_terms_of(model)
+        if X.shape[1] != expected:
+            raise ValueError(
+                f"{name} has {X.shape[1]} terms (columns), but this {type(model).__name__} was fitted on "
+                f"{expected}. Transform with the vectorizer used for fit."
+            )
+    X = as_csr(X, dtype=np.float64)
+    n_neg = int(np.count_nonzero(X.data < 0))
+    if n_neg:
+        raise ValueError(
+            f"{caller} expects non-negative term counts; {name} has {n_neg} negative "
+            f"entr{'y' if n_neg == 1 else 'ies'}."
+        )
+    return X
+
+
+def doc_topic(model, X: sp.csr_matrix) -> np.ndarray:
+    """``model.transform(X)`` as float64 with rows normalised to sum to 1 (for any peer model)."""
+    theta = np.asarray(model.transform(X), dtype=np.float64)
+    if theta.shape != (X.shape[0], n_topics_of(model)):
+        raise ValueError(
+            f"model.transform returned shape {theta.shape}; expected ({X.shape[0]}, {n_topics_of(model)})."
+        )
+    totals = theta.sum(axis=1, keepdims=True)
+    out = theta / np.where(totals > 0, totals, 1.0)
+    out[totals[:, 0] <= 0] = 1.0 / theta.shape[1]
+    return out
+
+
+def resolve_vocabulary(model, vocabulary, *, caller: str) -> list[str]:
+    """Column names as a list of str: ``vocabulary`` (list, array or Vocabulary), else the model's own."""
+    n = n_terms_of(model)
+    if vocabulary is None:
+        vocabulary = getattr(model, "feature_names_in_", None)
+        if vocabulary is None:
+            return [str(j) for j in range(n)]
+    if isinstance(vocabulary, (str, bytes)):
+        raise TypeError(f"{caller}: vocabulary must be a sequence of terms, got a single str.")
+    to_list = getattr(vocabulary, "to_list", None)
+    terms = list(to_list()) if callable(to_list) else [str(t) for t in vocabulary]
+    if len(terms) != n:
+        raise ValueError(
+            f"{caller}: vocabulary has {len(terms)} terms, but the model has {n} (columns of components_). "
+            "Pass the vocabulary of the vectorizer used for fit."
+        )
+    return terms
+
+
+def check_positive_int(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be a positive int, got {type(value).__name__} {value!r}.")
+    if value < 1:
+        raise ValueError(f"{name} must be a positive int, got {value!r}.")
+    return int(value)

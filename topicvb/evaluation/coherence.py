@@ -1,0 +1,415 @@
+"""Topic coherence from a reference corpus (UMass, UCI PMI, NPMI, C_V) and topic diversity.
+
+All measures score a topic's top words w_1, ..., w_M (most probable first) by how often they
+occur together in a reference corpus. Occurrence is counted in *units*: whole documents by
+default (document co-occurrence), or sliding windows of ``window_size`` tokens over tokenised
+documents (each window position is one unit, as in Röder et al. 2015 and gensim; a document no
+longer than the window is one unit). With U units, D(w) is the number of units containing w,
+D(w, w') the number containing both, P(w) = D(w) / U and P(w, w') = D(w, w') / U.
+
+========  ==============================================================================  =========
+measure   per-topic value                                                                 epsilon
+========  ==============================================================================  =========
+u_mass    mean over m > l of log((D(w_m, w_l) + eps) / D(w_l))   (Mimno et al. 2011)       1 (count)
+c_uci     mean over i < j of PMI = log((P(w_i, w_j) + eps) / (P(w_i) P(w_j)))               1e-12
+          (Newman et al. 2010)
+c_npmi    mean over i < j of NPMI = PMI / (-log(P(w_i, w_j) + eps))  (Bouma 2009)          1e-12
+c_v       mean over i of cos(v(w_i), sum_j v(w_j)) with v(w_i) = (NPMI(w_i, w_j))_j         1e-12
+          over all top words j, i = j included; sliding window of 110 (Röder et al. 2015)
+========  ==============================================================================  =========
+
+Mimno et al. sum the UMass terms; here every measure is a mean over its pairs (as in gensim and
+Palmetto), so values do not grow with M; Mimno's sum is the mean times M (M - 1) / 2.
+
+**Epsilon and missing words.** ``eps`` keeps log(0) out of a pair that never co-occurs. A top word
+that never occurs in the reference corpus (absent from its vocabulary or with zero count) gives no
+evidence either way: every pair that involves it scores 0 (its NPMI vector in C_V is zero, and a
+cosine involving a zero vector is 0), so no measure is ever NaN or infinite. NPMI is 1 for a pair
+that occurs in every unit (where -log P(w_i, w_j) = 0).
+"""
+
+from __future__ import annotations
+
+import logging
+import numbers
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["MEASURES", "CoherenceScores", "ReferenceCorpus", "coherence", "topic_diversity"]
+
+MEASURES = ("u_mass", "c_uci", "c_npmi", "c_v")
+_DEFAULT_EPSILON = {"u_mass": 1.0, "c_uci": 1e-12, "c_npmi": 1e-12, "c_v": 1e-12}
+_DEFAULT_WINDOW = {"u_mass": None, "c_uci": None, "c_npmi": None, "c_v": 110}
+
+
+class CoherenceScores(NamedTuple):
+    """Coherence of a set of topics.
+
+    Attributes
+    ----------
+    measure : str
+        One of ``"u_mass"``, ``"c_uci"``, ``"c_npmi"``, ``"c_v"``.
+    per_topic : ndarray of shape (n_topics,)
+        The coherence of each topic.
+    mean : float
+        The average over topics (the usual single number).
+    """
+
+    measure: str
+    per_topic: np.ndarray
+    mean: float
+
+
+class ReferenceCorpus:
+    """The corpus that coherence counts co-occurrences in.
+
+    Give a document-term matrix with its vocabulary (document co-occurrence), tokenised documents
+    (needed for sliding windows, hence for C_V; they also give document co-occurrence), or both.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_docs, n_terms), default=None
+        Term counts; only whether a count is positive matters.
+    vocabulary : sequence of str or Vocabulary, default=None
+        The term of each column of ``X``; required with ``X``.
+    texts : iterable of sequences of str, default=None
+        Tokenised documents (each a list of tokens in text order), e.g. the output of
+        ``topicvb.Tokenizer`` applied to raw texts. Consumed once and kept as a list.
+
+    Examples
+    --------
+    >>> ref = ReferenceCorpus(texts=[["cat", "dog"], ["cat", "fish"]])
+    >>> ref.n_docs
+    2
+    """
+
+    def __init__(self, X=None, vocabulary=None, texts=None):
+        if X is None and texts is None:
+            raise ValueError("ReferenceCorpus needs X (with vocabulary) or texts (tokenised documents); got neither.")
+        self.X = None
+        self.index = None
+        if X is not None:
+            if vocabulary is None:
+                raise ValueError("ReferenceCorpus: X needs its vocabulary (the term of each column); got None.")
+            X = sp.csr_matrix(X) if not sp.issparse(X) else X.tocsr()
+            if X.ndim != 2:
+                raise ValueError(f"ReferenceCorpus: X must be 2-D (n_docs, n_terms), got shape {X.shape}.")
+            to_list = getattr(vocabulary, "to_list", None)
+            terms = list(to_list()) if callable(to_list) else [str(t) for t in vocabulary]
+            if len(terms) != X.shape[1]:
+                raise ValueError(
+                    f"ReferenceCorpus: vocabulary has {len(terms)} terms but X has {X.shape[1]} columns."
+                )
+            if X.nnz and np.any(~np.isfinite(X.data)):
+                raise ValueError("ReferenceCorpus: X has NaN or infinite counts.")
+            self.X = X
+            self.index = {t: j for j, t in enumerate(terms)}
+        self.texts = None
+        if texts is not None:
+            if isinstance(texts, (str, bytes)):
+                raise TypeError("ReferenceCorpus: texts must be a list of tokenised documents, got a single str.")
+            docs = []
+            for i, doc in enumerate(texts):
+                if isinstance(doc, (str, bytes)):
+                    raise TypeError(
+                        f"ReferenceCorpus: texts must hold tokenised documents (lists of str); document {i} is a "
+                        "str. Tokenise it first, e.g. with topicvb.Tokenizer."
+                    )
+                docs.append(list(doc))
+            self.texts = docs
+
+    @property
+    def n_docs(self) -> int:
+        """Number of documents."""
+        return self.X.shape[0] if self.X is not None else len(self.texts)
+
+    def __repr__(self) -> str:
+        parts = []
+        if self.X is not None:
+            parts.append(f"X={self.X.shape[0]}x{self.X.shape[1]}")
+        if self.texts is not None:
+            parts.append(f"texts={len(self.texts)}")
+        return f"ReferenceCorpus({', '.join(parts)})"
+
+
+def as_reference(reference) -> ReferenceCorpus:
+    """Accept a ReferenceCorpus, a topicvb Corpus, an ``(X, vocabulary)`` pair or tokenised documents."""
+    if isinstance(reference, ReferenceCorpus):
+        return reference
+    if reference is None:
+        raise TypeError("coherence needs a reference corpus; got None.")
+    if hasattr(reference, "X") and hasattr(reference, "vocabulary"):
+        return ReferenceCorpus(X=reference.X, vocabulary=reference.vocabulary)
+    if isinstance(reference, tuple) and len(reference) == 2 and (
+        sp.issparse(reference[0]) or np.ndim(reference[0]) == 2
+    ):
+        return ReferenceCorpus(X=reference[0], vocabulary=reference[1])
+    if isinstance(reference, Iterable) and not isinstance(reference, (str, bytes)):
+        return ReferenceCorpus(texts=reference)
+    raise TypeError(
+        "reference must be a ReferenceCorpus, a topicvb Corpus, an (X, vocabulary) pair or a list of tokenised "
+        f"documents; got {type(reference).__name__}."
+    )
+
+
+def _topic_words(topics) -> list[list[str]]:
+    """Lists of top words as str; (word, weight) pairs (the output of top_words) are accepted."""
+    if isinstance(topics, (str, bytes)) or not isinstance(topics, Iterable):
+        raise TypeError(f"topics must be a list of lists of top words, got {type(topics).__name__}.")
+    out = []
+    for k, topic in enumerate(topics):
+        if isinstance(topic, (str, bytes)) or not isinstance(topic, Iterable):
+            raise TypeError(f"topics must be a list of lists of top words; topic {k} is a {type(topic).__name__}.")
+        words = []
+        for item in topic:
+            word = item[0] if isinstance(item, tuple) else item
+            if not isinstance(word, str):
+                raise TypeError(f"top words must be str; topic {k} has {word!r} of type {type(word).__name__}.")
+            words.append(word)
+        out.append(words)
+    if not out:
+        raise ValueError("topics is empty; pass at least one topic's top words.")
+    return out
+
+
+def _document_counts(ref: ReferenceCorpus, words: list[str]):
+    """Units, D(w) and D(w, w') with whole documents as units."""
+    T = len(words)
+    if ref.X is not None:
+        cols = np.array([ref.index.get(w, -1) for w in words], dtype=np.int64)
+        known = cols >= 0
+        where = np.flatnonzero(known)
+        sub = ref.X[:, cols[known]].tocsr()
+        sub.data = (sub.data > 0).astype(np.float64)
+        # spread the known columns into their places among all T words
+        place = sp.csr_matrix((np.ones(where.size), (np.arange(where.size), where)), shape=(where.size, T))
+        B = (sub @ place).tocsr()
+        single = np.asarray(B.sum(axis=0), dtype=np.float64).ravel()
+        joint = np.asarray((B.T @ B).todense(), dtype=np.float64)
+        return float(ref.X.shape[0]), single, joint
+    index = {w: i for i, w in enumerate(words)}
+    rows, cols = [], []
+    for d, doc in enumerate(ref.texts):
+        present = {index[t] for t in doc if t in index}
+        rows.extend([d] * len(present))
+        cols.extend(present)
+    B = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(ref.texts), T))
+    single = np.asarray(B.sum(axis=0), dtype=np.float64).ravel()
+    joint = np.asarray((B.T @ B).todense(), dtype=np.float64)
+    return float(len(ref.texts)), single, joint
+
+
+def _window_counts(ref: ReferenceCorpus, words: list[str], window_size: int):
+    """Units, D(w) and D(w, w') with sliding windows of ``window_size`` tokens as units.
+
+    A document of L > window_size tokens has L - window_size + 1 windows; a shorter one (but not an
+    empty one) is a single window. Tokens outside ``words`` keep their positions.
+    """
+    index = {w: i for i, w in enumerate(words)}
+    T = len(words)
+    single = np.zeros(T)
+    joint = np.zeros((T, T))
+    n_units = 0.0
+    for doc in ref.texts:
+        L = len(doc)
+        if L == 0:
+            continue
+        ids = np.fromiter((index.get(t, -1) for t in doc), dtype=np.int64, count=L)
+        hit = np.flatnonzero(ids >= 0)
+        if L <= window_size:
+            n_units += 1
+            present = np.unique(ids[hit])
+            single[present] += 1
+            joint[np.ix_(present, present)] += 1
+            continue
+        n_win = L - window_size + 1
+        n_units += n_win
+        if hit.size == 0:
+            continue
+        present, pos = np.unique(ids[hit], return_inverse=True)
+        occ = np.zeros((present.size, L + 1))
+        occ[pos, hit + 1] = 1.0
+        cum = np.cumsum(occ, axis=1)
+        in_window = (cum[:, window_size:] - cum[:, :n_win]) > 0  # (present, n_win)
+        P = in_window.astype(np.float64)
+        single[present] += P.sum(axis=1)
+        joint[np.ix_(present, present)] += P @ P.T
+    return n_units, single, joint
+
+
+def _npmi_matrix(p, pj, present, eps):
+    """NPMI between all pairs (diagonal included), 0 for pairs involving a missing word."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pmi = np.log((pj + eps) / np.outer(p, p))
+        denom = -np.log(pj + eps)
+        npmi = pmi / denom
+    npmi = np.where(pj >= 1.0, 1.0, npmi)
+    ok = np.outer(present, present)
+    return np.where(ok & np.isfinite(npmi), npmi, 0.0)
+
+
+def _pairs_mean(values: np.ndarray) -> float:
+    return float(np.mean(values)) if values.size else 0.0
+
+
+def coherence(topics, reference, *, measure: str = "c_npmi", window_size: int | None = None,
+              epsilon: float | None = None) -> CoherenceScores:
+    """Coherence of topics' top words against a reference corpus, per topic and averaged.
+
+    See the module notes for the four measures, how units are counted, and how ``epsilon`` and
+    top words missing from the reference corpus are handled (no NaN ever).
+
+    Parameters
+    ----------
+    topics : list of list of str
+        Top words of each topic, most probable first (the order matters for ``u_mass`` only).
+        Lists of ``(word, weight)`` pairs, as returned by :func:`topicvb.inspection.top_words`,
+        are accepted.
+    reference : ReferenceCorpus, Corpus, (X, vocabulary) pair, or list of tokenised documents
+        The corpus co-occurrences are counted in. ``c_v`` and any ``window_size`` need tokenised
+        documents.
+    measure : {"u_mass", "c_uci", "c_npmi", "c_v"}, default="c_npmi"
+        Which coherence to compute.
+    window_size : int, default=None
+        Sliding-window length in tokens; None means documents as units for ``u_mass``, ``c_uci``
+        and ``c_npmi`` and 110 for ``c_v``.
+    epsilon : float, default=None
+        Smoothing added to the joint count (``u_mass``) or joint probability (others); None
+        means 1 for ``u_mass`` (Mimno et al.) and 1e-12 otherwise (as gensim and Palmetto).
+
+    Returns
+    -------
+    CoherenceScores
+        ``(measure, per_topic, mean)``; higher is more coherent for every measure.
+
+    Raises
+    ------
+    ValueError
+        If ``measure`` is unknown, ``window_size`` or ``epsilon`` is out of range, or a window is
+        asked for without tokenised documents.
+    TypeError
+        If ``topics`` or ``reference`` has the wrong type.
+
+    References
+    ----------
+    Mimno, Wallach, Talley, Leenders & McCallum (2011), Optimizing semantic coherence in topic models, EMNLP.
+    Newman, Lau, Grieser & Baldwin (2010), Automatic evaluation of topic coherence, NAACL.
+    Bouma (2009), Normalized (pointwise) mutual information in collocation extraction, GSCL.
+    Röder, Both & Hinneburg (2015), Exploring the space of topic coherence measures, WSDM.
+
+    Examples
+    --------
+    >>> texts = [["cat", "dog", "pet"], ["cat", "dog"], ["stock", "bond"], ["stock", "bond", "pet"]]
+    >>> scores = coherence([["cat", "dog"], ["stock", "bond"]], texts, measure="c_npmi")
+    >>> scores.per_topic.round(3)
+    array([1., 1.])
+    """
+    if measure not in MEASURES:
+        raise ValueError(f"measure must be one of {set(MEASURES)!r}, got {measure!r}.")
+    words_per_topic = _topic_words(topics)
+    ref = as_reference(reference)
+    if window_size is None:
+        window_size = _DEFAULT_WINDOW[measure]
+    elif isinstance(window_size, bool) or not isinstance(window_size, numbers.Integral) or window_size < 1:
+        raise ValueError(f"window_size must be a positive int or None, got {window_size!r}.")
+    if epsilon is None:
+        epsilon = _DEFAULT_EPSILON[measure]
+    elif isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real) or not (0 < epsilon < np.inf):
+        raise ValueError(f"epsilon must be a positive finite number, got {epsilon!r}.")
+    if window_size is not None and ref.texts is None:
+        raise ValueError(
+            f"measure={measure!r} with a sliding window of {window_size} tokens needs tokenised documents: "
+            "pass ReferenceCorpus(texts=...) (a list of token lists) as reference."
+        )
+
+    vocab = sorted({w for ws in words_per_topic for w in ws})
+    where = {w: i for i, w in enumerate(vocab)}
+    if window_size is None:
+        n_units, single, joint = _document_counts(ref, vocab)
+    else:
+        n_units, single, joint = _window_counts(ref, vocab, int(window_size))
+    present = single > 0
+    n_missing = int(np.count_nonzero(~present))
+    if n_missing:
+        logger.info("coherence: %d top words never occur in the reference corpus; their pairs score 0.", n_missing)
+    if n_units <= 0:
+        raise ValueError("coherence: the reference corpus has no documents (or only empty ones).")
+    p = single / n_units
+    pj = joint / n_units
+
+    scores = np.zeros(len(words_per_topic))
+    for k, words in enumerate(words_per_topic):
+        ids = np.array([where[w] for w in words], dtype=np.int64)
+        M = ids.size
+        if M < 2 and measure != "c_v":
+            scores[k] = 0.0
+            continue
+        if measure == "u_mass":
+            m_idx, l_idx = np.tril_indices(M, -1)  # m > l: w_m conditioned on the earlier w_l
+            wm, wl = ids[m_idx], ids[l_idx]
+            ok = present[wm] & present[wl]
+            with np.errstate(divide="ignore"):
+                vals = np.log((joint[wm, wl] + epsilon) / np.where(ok, single[wl], 1.0))
+            scores[k] = _pairs_mean(np.where(ok, vals, 0.0))
+        elif measure in ("c_uci", "c_npmi"):
+            i_idx, j_idx = np.triu_indices(M, 1)
+            wi, wj = ids[i_idx], ids[j_idx]
+            ok = present[wi] & present[wj]
+            if measure == "c_uci":
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    vals = np.log((pj[wi, wj] + epsilon) / (p[wi] * p[wj]))
+                vals = np.where(ok & np.isfinite(vals), vals, 0.0)
+            else:
+                vals = _npmi_matrix(p, pj, present, epsilon)[wi, wj]
+            scores[k] = _pairs_mean(vals)
+        else:  # c_v
+            npmi = _npmi_matrix(p, pj, present, epsilon)[np.ix_(ids, ids)]
+            total = npmi.sum(axis=0)
+            norms = np.linalg.norm(npmi, axis=1) * np.linalg.norm(total)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                cos = np.where(norms > 0, npmi @ total / np.where(norms > 0, norms, 1.0), 0.0)
+            scores[k] = float(np.mean(cos)) if M else 0.0
+    return CoherenceScores(measure, scores, float(np.mean(scores)))
+
+
+def topic_diversity(top_words: Sequence, n: int | None = None) -> float:
+    """Share of unique words among all topics' top words (Dieng, Ruiz & Blei 2020).
+
+    1 means no two topics share a top word; 1 / n_topics means every topic has the same top words.
+
+    Parameters
+    ----------
+    top_words : list of list of str
+        Top words of each topic (lists of ``(word, weight)`` pairs are accepted).
+    n : int, default=None
+        Use the first ``n`` words of each topic (Dieng et al. use 25); None means all given.
+
+    Returns
+    -------
+    float
+        unique words / total words, in (0, 1].
+
+    Raises
+    ------
+    ValueError
+        If there are no words at all, or ``n`` is not positive.
+
+    Examples
+    --------
+    >>> topic_diversity([["a", "b"], ["b", "c"]])
+    0.75
+    """
+    topics = _topic_words(top_words)
+    if n is not None:
+        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+            raise ValueError(f"n must be a positive int or None, got {n!r}.")
+        topics = [t[:n] for t in topics]
+    all_words = [w for t in topics for w in t]
+    if not all_words:
+        raise ValueError("topic_diversity needs at least one top word; every topic is empty.")
+    return len(set(all_words)) / len(all_words)

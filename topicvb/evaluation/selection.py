@@ -1,0 +1,294 @@
+"""Choosing the number of topics: fit one model per candidate K and compare them."""
+
+from __future__ import annotations
+
+import logging
+import numbers
+import time
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, clone
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+
+from .._validation import check_choice
+from ._common import check_counts, check_positive_int, resolve_vocabulary, topic_word
+from .coherence import MEASURES, as_reference, coherence, topic_diversity
+from .perplexity import heldout_perplexity
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["CRITERIA", "SelectionResult", "select_n_topics"]
+
+CRITERIA = ("elbo", "heldout", "coherence")
+_COLUMNS = ("n_topics", "bound", "perplexity", "coherence", "diversity", "fit_time", "n_iter")
+
+
+def _model_classes():
+    from ..models import PLSA, BatchLDA, CollapsedLDA, OnlineLDA
+
+    return {"plsa": PLSA, "batch": BatchLDA, "collapsed": CollapsedLDA, "online": OnlineLDA}
+
+
+class SelectionResult:
+    """The outcome of :func:`select_n_topics`: one row per candidate K and the chosen K.
+
+    Attributes
+    ----------
+    table : list of dict
+        One row per candidate, in the order given, with keys ``n_topics``; ``bound`` (the final
+        training bound: the ELBO for BatchLDA and OnlineLDA, the log-likelihood for PLSA and
+        CollapsedLDA); ``perplexity`` (held-out, document completion; None when not measured);
+        ``coherence`` (mean over topics; None without a reference); ``diversity`` (topic
+        diversity of the top words); ``fit_time`` (seconds); ``n_iter``.
+    criterion : str
+        ``"elbo"`` (largest bound), ``"heldout"`` (smallest perplexity) or ``"coherence"``
+        (largest mean coherence).
+    best_k : int
+        The candidate the criterion prefers.
+    best_model : estimator
+        The model fitted with ``best_k`` topics.
+    model_name : str
+        Class name of the models.
+    coherence_measure : str or None
+        The coherence measure in the table.
+    """
+
+    def __init__(self, table, criterion, best_k, best_model, model_name, coherence_measure=None):
+        self.table = table
+        self.criterion = criterion
+        self.best_k = best_k
+        self.best_model = best_model
+        self.model_name = model_name
+        self.coherence_measure = coherence_measure
+
+    def __repr__(self) -> str:
+        return (f"SelectionResult(model={self.model_name}, criterion={self.criterion!r}, best_k={self.best_k}, "
+                f"candidates={[r['n_topics'] for r in self.table]})")
+
+    def column(self, name: str) -> np.ndarray:
+        """One column of the table as a float array (NaN where not measured)."""
+        check_choice(name, "name", set(_COLUMNS))
+        return np.array([np.nan if r[name] is None else r[name] for r in self.table], dtype=np.float64)
+
+    def to_dict(self) -> dict:
+        """Plain Python (JSON-serialisable): model, criterion, best_k, coherence_measure and the rows."""
+        return {
+            "model": self.model_name,
+            "criterion": self.criterion,
+            "best_k": int(self.best_k),
+            "coherence_measure": self.coherence_measure,
+            "table": [dict(r) for r in self.table],
+        }
+
+    def __str__(self) -> str:
+        names = {"n_topics": "K", "bound": "bound", "perplexity": "perplexity",
+                 "coherence": self.coherence_measure or "coherence", "diversity": "diversity",
+                 "fit_time": "time (s)", "n_iter": "iter"}
+        cols = [c for c in _COLUMNS if any(r[c] is not None for r in self.table)]
+
+        def fmt(c, v):
+            if v is None:
+                return "-"
+            if c in ("n_topics", "n_iter"):
+                return str(int(v))
+            if c == "bound":
+                return f"{v:.6g}"
+            if c == "fit_time":
+                return f"{v:.2f}"
+            return f"{v:.4g}"
+
+        rows = [[names[c] for c in cols] + [""]]
+        for r in self.table:
+            rows.append([fmt(c, r[c]) for c in cols] + ["<- best" if r["n_topics"] == self.best_k else ""])
+        widths = [max(len(row[i]) for row in rows) for i in range(len(cols))]
+        lines = [f"{self.model_name}: number of topics by criterion {self.criterion!r}; best K = {self.best_k}"]
+        for row in rows:
+            lines.append(("  ".join(v.rjust(w) for v, w in zip(row, widths)) + "  " + row[-1]).rstrip())
+        return "\n".join(lines)
+
+    def plot(self, ax=None, **kwargs):
+        """The K-selection curve (:func:`topicvb.plotting.plot_selection`); returns the Axes."""
+        from ..plotting import plot_selection
+
+        return plot_selection(self, ax=ax, **kwargs)
+
+
+def _make_estimator(model, n_topics, random_state, n_jobs, model_params):
+    classes = _model_classes()
+    if isinstance(model, str):
+        check_choice(model, "model", set(classes))
+        est = classes[model](**model_params)
+    elif isinstance(model, type):
+        if not issubclass(model, BaseEstimator):
+            raise TypeError(f"model must be a topic model class, an instance or one of {sorted(classes)}; got "
+                            f"{model.__name__}.")
+        est = model(**model_params)
+    elif isinstance(model, BaseEstimator):
+        est = clone(model).set_params(**model_params)
+    else:
+        raise TypeError(f"model must be a topic model class (e.g. BatchLDA), an unfitted instance, or one of "
+                        f"{sorted(classes)}; got {type(model).__name__}.")
+    params = est.get_params()
+    if "n_components" not in params:
+        raise TypeError(f"model must have an n_components parameter; {type(est).__name__} has none.")
+    update = {"n_components": n_topics}
+    if "random_state" in params:
+        update["random_state"] = random_state
+    if n_jobs is not None and "n_jobs" in params:
+        update["n_jobs"] = n_jobs
+    return est.set_params(**update)
+
+
+def _check_candidates(candidates) -> list[int]:
+    try:
+        values = list(candidates)
+    except TypeError:
+        raise TypeError(f"candidates must be a sequence of positive ints, got {type(candidates).__name__}.") from None
+    if not values:
+        raise ValueError("candidates is empty; pass at least one number of topics, e.g. [5, 10, 20].")
+    out = []
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
+            raise ValueError(f"candidates must be positive ints, got {v!r}.")
+        if int(v) not in out:
+            out.append(int(v))
+    return out
+
+
+def select_n_topics(X, candidates, model="batch", criterion: str = "elbo", X_test=None, reference=None,
+                    random_state=0, n_jobs=None, *, vocabulary=None, coherence_measure: str = "c_npmi",
+                    n_top_words: int = 10, test_size: float = 0.2, **model_params) -> SelectionResult:
+    """Fit a model for each candidate number of topics and pick one by a criterion.
+
+    For each K in ``candidates`` a model with ``n_components=K`` is fitted on ``X`` (the same
+    ``random_state`` for every K), then measured: its final training bound, its held-out
+    perplexity (document completion, :func:`heldout_perplexity`) when there are test documents,
+    its mean coherence (:func:`coherence` of the top ``n_top_words`` words) when ``reference`` is
+    given, and the topic diversity of its top words. The criterion picks ``best_k``:
+
+    - ``"elbo"``: the largest final bound. For BatchLDA and OnlineLDA this is the ELBO, which
+      penalises superfluous topics through its KL terms (for OnlineLDA it is recomputed exactly
+      on ``X``, as its ``bound_history_`` holds mini-batch estimates). For PLSA and CollapsedLDA
+      the bound is a training log-likelihood, which grows with K; prefer ``"heldout"`` there.
+    - ``"heldout"``: the smallest held-out perplexity on ``X_test``; without ``X_test``, a seeded
+      ``test_size`` share of the documents of ``X`` is held out and the models are fitted on the
+      rest.
+    - ``"coherence"``: the largest mean coherence in ``reference``.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_docs, n_terms)
+        Training counts.
+    candidates : sequence of int
+        Numbers of topics to try (duplicates are dropped, the order is kept).
+    model : {"batch", "online", "collapsed", "plsa"}, estimator class or unfitted estimator, default="batch"
+        The model family. An instance is cloned (its parameters are kept).
+    criterion : {"elbo", "heldout", "coherence"}, default="elbo"
+        How ``best_k`` is chosen.
+    X_test : {array-like, sparse matrix} of shape (n_test_docs, n_terms), default=None
+        Test documents for the held-out perplexity.
+    reference : ReferenceCorpus, Corpus, (X, vocabulary) pair or tokenised documents, default=None
+        Reference corpus for coherence.
+    random_state : int, default=0
+        Seed of every model and of the held-out splits.
+    n_jobs : int, default=None
+        Kernel threads of each model (candidates are fitted one after another). None leaves the
+        model's own setting.
+    vocabulary : sequence of str or Vocabulary, default=None
+        Terms of the columns of ``X``, to look the top words up in ``reference``; None means the
+        reference's own vocabulary when it has one of the right length.
+    coherence_measure : {"u_mass", "c_uci", "c_npmi", "c_v"}, default="c_npmi"
+        Coherence measure when ``reference`` is given.
+    n_top_words : int, default=10
+        Top words per topic for coherence and diversity.
+    test_size : float, default=0.2
+        Share of documents held out when ``criterion="heldout"`` and ``X_test`` is None.
+    **model_params
+        Further parameters of the model (``max_iter``, ``doc_topic_prior``, ...).
+
+    Returns
+    -------
+    SelectionResult
+        With ``table``, ``best_k``, ``best_model``, ``to_dict()``, ``str()`` and ``plot()``.
+
+    Raises
+    ------
+    ValueError
+        If ``criterion`` is unknown, ``candidates`` is empty or not positive ints, the
+        ``"coherence"`` criterion lacks a reference, or ``X_test`` has the wrong width.
+
+    Examples
+    --------
+    >>> from topicvb.datasets import make_lda_corpus
+    >>> corpus, _, _ = make_lda_corpus(300, 60, 3, separated=True, random_state=0)
+    >>> result = select_n_topics(corpus.X, [2, 3, 6], criterion="heldout", max_iter=30)
+    >>> result.best_k
+    3
+    """
+    check_choice(criterion, "criterion", set(CRITERIA))
+    check_choice(coherence_measure, "coherence_measure", set(MEASURES))
+    ks = _check_candidates(candidates)
+    n_top_words = check_positive_int(n_top_words, "n_top_words")
+    X = check_counts(X, None, name="X", caller="select_n_topics")
+    if criterion == "coherence" and reference is None:
+        raise ValueError("criterion='coherence' needs a reference corpus: pass reference=... (e.g. the training "
+                         "Corpus, or ReferenceCorpus(texts=...)).")
+    if X_test is not None:
+        X_test = check_counts(X_test, None, name="X_test", caller="select_n_topics")
+        if X_test.shape[1] != X.shape[1]:
+            raise ValueError(f"X_test has {X_test.shape[1]} terms (columns), but X has {X.shape[1]}; both must use "
+                             "the same vocabulary.")
+    elif criterion == "heldout":
+        if not 0.0 < test_size < 1.0:
+            raise ValueError(f"test_size must be in (0, 1), got {test_size!r}.")
+        order = check_random_state(random_state).permutation(X.shape[0])
+        n_test = max(1, int(round(test_size * X.shape[0])))
+        if n_test >= X.shape[0]:
+            raise ValueError(f"select_n_topics cannot hold out documents from only {X.shape[0]}; pass X_test.")
+        X_test, X = X[np.sort(order[:n_test])], X[np.sort(order[n_test:])]
+        logger.info("select_n_topics: holding out %d of %d documents for the held-out perplexity.", n_test,
+                    n_test + X.shape[0])
+    ref = as_reference(reference) if reference is not None else None
+    if ref is not None and vocabulary is None and ref.index is not None and len(ref.index) == X.shape[1]:
+        vocabulary = list(ref.index)
+    if ref is not None and vocabulary is None:
+        raise ValueError("select_n_topics: coherence needs the terms of the columns of X; pass vocabulary=....")
+
+    rows, best_model, best_value, best_k, name = [], None, None, None, ""
+    for k in ks:
+        est = _make_estimator(model, k, random_state, n_jobs, model_params)
+        name = type(est).__name__
+        started = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            est.fit(X)
+        fit_time = time.perf_counter() - started
+        history = getattr(est, "bound_history_", None)
+        if name == "OnlineLDA":
+            bound = float(est.score(X))
+        elif history is not None and len(history):
+            bound = float(history[-1])
+        else:
+            bound = float(est.score(X))
+        perplexity = None
+        if X_test is not None:
+            perplexity = heldout_perplexity(est, X_test, random_state=random_state)
+        terms = resolve_vocabulary(est, vocabulary, caller="select_n_topics")
+        order = np.argsort(-topic_word(est), axis=1, kind="stable")[:, :n_top_words]
+        words = [[terms[j] for j in row] for row in order]
+        div = topic_diversity(words)
+        coh = coherence(words, ref, measure=coherence_measure).mean if ref is not None else None
+        row = {"n_topics": k, "bound": bound, "perplexity": perplexity, "coherence": coh, "diversity": div,
+               "fit_time": fit_time, "n_iter": int(getattr(est, "n_iter_", 0))}
+        rows.append(row)
+        logger.info("select_n_topics %s K=%d: %s", name, k, row)
+        value = {"elbo": bound, "heldout": None if perplexity is None else -perplexity, "coherence": coh}[criterion]
+        if best_value is None or value > best_value:
+            best_value, best_k, best_model = value, k, est
+    if criterion == "elbo" and name in ("PLSA", "CollapsedLDA"):
+        logger.warning("select_n_topics: criterion='elbo' compares training log-likelihoods of %s, which grow "
+                       "with K; use criterion='heldout' to choose K.", name)
+    return SelectionResult(rows, criterion, best_k, best_model, name,
+                           coherence_measure if ref is not None else None)
