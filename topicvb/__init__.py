@@ -27,6 +27,15 @@ _EXPORTS = {
     "CollapsedLDA": "topicvb.models",
     "OnlineLDA": "topicvb.models",
     "StochasticCollapsedLDA": "topicvb.models",
+    # evaluation and inspection
+    "heldout_perplexity": "topicvb.evaluation",
+    "coherence": "topicvb.evaluation",
+    "select_n_topics": "topicvb.evaluation",
+    "topic_diversity": "topicvb.evaluation",
+    "summary": "topicvb.inspection",
+    "top_words": "topicvb.inspection",
+    "to_pyldavis": "topicvb.inspection",
+    # persistence
     "save": "topicvb.persistence",
     "load": "topicvb.persistence",
 }

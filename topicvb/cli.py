@@ -1,4 +1,4 @@
-"""The ``topicvb`` command: demo, vectorize, fit, topics.
+"""The ``topicvb`` command: demo, vectorize, fit, topics, evaluate, select-k.
 
 Errors are reported as one line on stderr with a non-zero exit status (1 for a failed command,
 2 for a usage error), never as a traceback.
@@ -148,17 +148,104 @@ def cmd_fit(args):
 
 
 def cmd_topics(args):
+    from topicvb.inspection import summary
     from topicvb.persistence import load
 
     model, vocabulary = load(args.model, return_vocabulary=True)
-    print(_topics_text(model, vocabulary, args.n))
+    corpus = _read_corpus(args.corpus, args) if args.corpus else None
+    table = summary(model, X=None if corpus is None else corpus.X, vocabulary=vocabulary, n=args.n,
+                    coherence=corpus)
+    print(table)
+    if args.html:
+        _write_text(args.html, "<!DOCTYPE html><meta charset='utf-8'><title>topicvb topics</title>\n"
+                    + table._repr_html_())
+        print(f"HTML table written to {args.html}")
+    if args.csv:
+        table.to_csv(args.csv)
+        print(f"CSV table written to {args.csv}")
     return 0
+
+
+def _write_text(path, text):
+    """Write a text file atomically (temporary file, then rename)."""
+    import os
+    import tempfile
+
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent if str(path.parent) else ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def cmd_evaluate(args):
+    from topicvb.evaluation import coherence, heldout_perplexity, per_word_bound, topic_diversity
+    from topicvb.inspection import top_words
+    from topicvb.persistence import load
+
+    model, vocabulary = load(args.model, return_vocabulary=True)
+    corpus = _read_corpus(args.corpus, args)
+    if vocabulary is not None and list(vocabulary) != list(corpus.vocabulary):
+        raise ValueError(f"the corpus {args.corpus!r} has a different vocabulary from the model's; vectorise it "
+                         "with the model's vocabulary.")
+    rows = [("documents", f"{corpus.n_docs}"), ("tokens", f"{corpus.n_tokens}")]
+    rows.append(("held-out perplexity (document completion, half the tokens observed)",
+                 f"{heldout_perplexity(model, corpus.X, random_state=args.seed):.2f}"))
+    if type(model).__name__ in ("BatchLDA", "OnlineLDA"):
+        rows.append(("per-word ELBO", f"{per_word_bound(model, corpus.X):.4f}"))
+    words = top_words(model, vocabulary or corpus.vocabulary, args.n)
+    for measure in ("c_npmi", "u_mass"):
+        rows.append((f"coherence {measure} (top {args.n} words, mean over topics)",
+                     f"{coherence(words, corpus, measure=measure).mean:.4f}"))
+    rows.append((f"topic diversity (top {args.n} words)", f"{topic_diversity(words):.3f}"))
+    width = max(len(name) for name, _ in rows)
+    for name, value in rows:
+        print(f"{name:<{width}}  {value}")
+    return 0
+
+
+def cmd_select_k(args):
+    import json
+
+    from topicvb.evaluation import select_n_topics
+
+    corpus = _read_corpus(args.corpus, args)
+    params = {"verbose": int(args.verbose)}
+    if args.max_iter is not None:
+        params["max_iter"] = args.max_iter
+    result = select_n_topics(corpus.X, args.k, model=args.model, criterion=args.criterion, reference=corpus,
+                             vocabulary=corpus.vocabulary, random_state=args.seed, n_jobs=args.n_jobs, **params)
+    print(result)
+    if args.json:
+        _write_text(args.json, json.dumps(result.to_dict(), indent=2))
+    if args.plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        result.plot().figure.savefig(args.plot, dpi=120, bbox_inches="tight")
+        print(f"plot written to {args.plot}")
+    return 0
+
+
+def _df(value: str):
+    """A document-frequency bound: an integer is a document count, a decimal a fraction."""
+    try:
+        return int(value)
+    except ValueError:
+        try:
+            return float(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a count or a fraction, got {value!r}") from None
 
 
 def _add_text_options(p):
     g = p.add_argument_group("text options (raw-text inputs)")
-    g.add_argument("--min-df", type=float, default=5, help="drop terms in fewer documents (count, or fraction < 1)")
-    g.add_argument("--max-df", type=float, default=0.5, help="drop terms in more documents (fraction, or count)")
+    g.add_argument("--min-df", type=_df, default=5, help="drop terms in fewer documents (count, or fraction < 1)")
+    g.add_argument("--max-df", type=_df, default=0.5, help="drop terms in more documents (fraction, or count)")
     g.add_argument("--max-features", type=int, default=None, help="keep only the most frequent terms")
     g.add_argument("--stop-words", default="english", help="'english' (default) or 'none'")
     g.add_argument("--stem", choices=["porter", "snowball"], default=None, help="stem tokens")
@@ -222,7 +309,37 @@ def build_parser():
     p = sub.add_parser("topics", help="print the top words of a saved model's topics")
     p.add_argument("model", help="a model file written by 'topicvb fit'")
     p.add_argument("--n", type=int, default=10, help="words per topic")
+    p.add_argument("--corpus", default=None, help="a corpus for prevalence and coherence (optional)")
+    p.add_argument("--html", default=None, help="also write the table as HTML to this file")
+    p.add_argument("--csv", default=None, help="also write the table as CSV to this file")
+    _add_input_options(p)
+    _add_text_options(p)
     p.set_defaults(func=cmd_topics)
+
+    p = sub.add_parser("evaluate", help="held-out perplexity, bound, coherence and diversity of a saved model")
+    p.add_argument("model", help="a model file written by 'topicvb fit'")
+    p.add_argument("corpus", help="a test corpus over the model's vocabulary (.npz from 'topicvb vectorize')")
+    p.add_argument("--n", type=int, default=10, help="top words per topic for coherence")
+    p.add_argument("--seed", type=int, default=0, help="seed of the observed/held-out token split")
+    _add_input_options(p)
+    _add_text_options(p)
+    p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("select-k", help="fit several numbers of topics and choose one")
+    p.add_argument("corpus", help="a corpus (.npz from 'topicvb vectorize') or any input it reads")
+    p.add_argument("--k", type=int, nargs="+", required=True, help="candidate numbers of topics")
+    p.add_argument("--model", choices=sorted(MODELS), default="batch", help="algorithm (default: batch)")
+    p.add_argument("--criterion", choices=["elbo", "heldout", "coherence"], default="heldout",
+                   help="how to choose (default: held-out perplexity)")
+    p.add_argument("--max-iter", type=int, default=None, help="iterations per fit")
+    p.add_argument("--seed", type=int, default=0, help="random seed")
+    p.add_argument("--n-jobs", type=int, default=None, help="threads (default: all cores)")
+    p.add_argument("--plot", default=None, help="write the K-selection curve to this image file")
+    p.add_argument("--json", default=None, help="write the table as JSON to this file")
+    p.add_argument("-v", "--verbose", action="count", default=0, help="progress on stderr")
+    _add_input_options(p)
+    _add_text_options(p)
+    p.set_defaults(func=cmd_select_k)
     return parser
 
 
