@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import numbers
+import os
 import sys
 import time
 import warnings
@@ -19,6 +20,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_scalar
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._checkpoint import fingerprint, load_checkpoint, rng_state_arrays, save_checkpoint
 from .._validation import as_csr, check_choice, check_n_terms, check_nonnegative_counts, check_positive_prior
 
 logger = logging.getLogger("topicvb.models")
@@ -62,6 +64,29 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
     def _check_params(self):
         self._check_common_params()
 
+    def _check_checkpoint_params(self):
+        if self.checkpoint_path is not None and not isinstance(self.checkpoint_path, (str, os.PathLike)):
+            raise TypeError(f"checkpoint_path must be a path or None, got {type(self.checkpoint_path).__name__}.")
+        check_scalar(self.checkpoint_every, "checkpoint_every", numbers.Integral, min_val=1)
+
+    # ------------------------------------------------------------------ checkpoints
+    def _checkpointer(self, X, resume: bool):
+        """(saver, state): ``saver(it, arrays, rng)`` writes a checkpoint every ``checkpoint_every``
+        iterations when ``checkpoint_path`` is set; ``state`` is the checkpoint to resume from."""
+        path = self.checkpoint_path
+        if path is None:
+            if resume:
+                raise ValueError("fit(resume=True) needs checkpoint_path, the checkpoint to resume from.")
+            return (lambda it, arrays, rng: None), None
+        fp = fingerprint(self, X)
+        state = load_checkpoint(path, fp) if resume else None
+
+        def saver(it, arrays, rng):
+            if it % self.checkpoint_every == 0:
+                save_checkpoint(path, {**arrays, **rng_state_arrays(rng), "iteration": np.array(it)}, fp)
+
+        return saver, state
+
     @property
     def _float(self):
         return _DTYPES[self.dtype]
@@ -93,7 +118,7 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         return alpha, eta
 
     # ------------------------------------------------------------------ fit / transform
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, *, resume=False):
         """Fit the model on a document-term count matrix.
 
         Parameters
@@ -102,13 +127,25 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
             Non-negative term counts (fractional values are used as weights).
         y : Ignored
             Not used, present for API consistency.
+        resume : bool, default=False
+            Continue from the checkpoint at ``checkpoint_path`` (written by an earlier, interrupted
+            fit on the same X with the same parameters) instead of starting afresh; the result is the
+            same as that of an uninterrupted fit.
 
         Returns
         -------
         self : object
             The fitted model.
+
+        Notes
+        -----
+        A first Ctrl-C during ``fit`` stops it cleanly after the current iteration (with a
+        ``RuntimeWarning``) and leaves a consistent model; a second one interrupts at once and
+        leaves the model as it was before ``fit``.
         """
-        return self._transaction(self._fit, X, reset=True, caller="fit")
+        if not isinstance(resume, (bool, np.bool_)):
+            raise TypeError(f"resume must be True or False, got {resume!r}.")
+        return self._transaction(lambda X: self._fit(X, resume=bool(resume)), X, reset=True, caller="fit")
 
     def _transaction(self, body, X, *, reset: bool, caller: str):
         """Check parameters and X, run ``body(X)`` and set the attributes it returns, all or nothing.

@@ -15,6 +15,7 @@ from .._kernels.bounds import lda_doc_bound, lda_topic_bound, topic_expectations
 from .._kernels.estep import e_step
 from .._validation import check_choice, csr_arrays
 from ._base import TopicModelBase
+from ._checkpoint import interruptible, restore_rng
 from ._priors import dirichlet_from_mean_log, learn_flags, symmetric_dirichlet_from_mean_log
 
 
@@ -178,6 +179,12 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
         Threads for the kernels: None or -1 means every core. Results do not depend on it.
     dtype : {"float64", "float32"}, default="float64"
         Floating type of the model's arrays; float32 halves memory.
+    checkpoint_path : str or path-like, default=None
+        Where to write a checkpoint of the fit (the whole iteration state and the random state, as
+        plain arrays, written atomically) every ``checkpoint_every`` iterations; ``fit(X,
+        resume=True)`` continues from it to the same result as an uninterrupted fit.
+    checkpoint_every : int, default=1
+        Iterations between checkpoints.
 
     Attributes
     ----------
@@ -213,7 +220,8 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
 
     def __init__(self, n_components=10, *, doc_topic_prior=None, topic_word_prior=None, max_iter=100,
                  tol=1e-4, init="seeded", learn_priors=False, max_doc_update_iter=100, mean_change_tol=1e-3,
-                 random_state=None, verbose=0, n_jobs=None, dtype="float64"):
+                 random_state=None, verbose=0, n_jobs=None, dtype="float64", checkpoint_path=None,
+                 checkpoint_every=1):
         self.n_components = n_components
         self.doc_topic_prior = doc_topic_prior
         self.topic_word_prior = topic_word_prior
@@ -227,13 +235,16 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
         self.verbose = verbose
         self.n_jobs = n_jobs
         self.dtype = dtype
+        self.checkpoint_path = checkpoint_path
+        self.checkpoint_every = checkpoint_every
 
     def _check_params(self):
         self._check_common_params()
         self._check_vb_params()
+        self._check_checkpoint_params()
         check_choice(self.init, "init", {"seeded", "random"})
 
-    def _fit(self, X):
+    def _fit(self, X, resume=False):
         rng = check_random_state(self.random_state)
         alpha, eta = self._resolve_priors()
         K, V = self.n_components, X.shape[1]
@@ -243,14 +254,21 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
         else:
             lam = rng.gamma(100.0, 0.01, size=(K, V)).astype(dtype)
         gamma = np.zeros((0, K), dtype=dtype)  # no previous solution in the first E-step
+        history = []
+        save, state = self._checkpointer(X, resume)
+        if state is not None:
+            lam, gamma = state["lam"].astype(dtype), state["gamma"].astype(dtype)
+            alpha, eta, history = state["alpha"], float(state["eta"]), list(state["history"])
+            restore_rng(rng, state)
         indptr, indices, data = csr_arrays(X)
         learn_alpha, learn_eta = learn_flags(self.learn_priors, type(self).__name__)
-        history = []
         started = time.perf_counter()
-        converged = False
-        with threads(self.n_jobs):
+        it = len(history)
+        converged = self._converged(history)
+        with threads(self.n_jobs), interruptible(type(self).__name__) as stop:
             elog, ebeta_t, log_scale = _expectations(lam)
-            for it in range(1, self.max_iter + 1):
+            while it < self.max_iter and not converged and not stop.requested:
+                it += 1
                 # a fresh random start for every document in every E-step (as Hoffman's and scikit-learn's
                 # code do); e_step falls back on the previous gamma where that is better
                 gamma_init = rng.gamma(100.0, 0.01, size=(X.shape[0], K)).astype(dtype)
@@ -263,11 +281,12 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
                 bound = float(np.sum(lda_doc_bound(indptr, indices, data, gamma, alpha, ebeta_t, log_scale))
                               + np.sum(lda_topic_bound(lam, elog, eta)))
                 history.append(bound)
+                save(it, {"lam": lam, "gamma": gamma, "alpha": alpha, "eta": np.array(eta),
+                          "history": np.asarray(history)}, rng)
                 self._report(it, bound, history[-2] if len(history) > 1 else None, started)
-                if self._converged(history):
-                    converged = True
-                    break
-        self._warn_not_converged(it, converged)
+                converged = self._converged(history)
+        if not stop.requested:
+            self._warn_not_converged(it, converged)
         return {
             "components_": lam,
             "doc_topic_prior_": alpha,

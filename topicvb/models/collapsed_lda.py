@@ -15,6 +15,7 @@ from .._kernels.plsa import log_likelihood
 from .._kernels.sparse import column_index
 from .._validation import check_choice, csr_arrays
 from ._base import TopicModelBase
+from ._checkpoint import interruptible, restore_rng
 from ._priors import learn_flags, polya_fixed_point, symmetric_polya_fixed_point
 
 logger = logging.getLogger(__name__)
@@ -117,7 +118,7 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         Passes over each new document in ``transform`` (CVB0 updates with the topics fixed).
     mean_change_tol : float, default=1e-3
         A new document's inference stops when the mean change of its responsibilities is below this.
-    random_state, verbose, n_jobs, dtype
+    random_state, verbose, n_jobs, dtype, checkpoint_path, checkpoint_every
         As in :class:`topicvb.BatchLDA`.
 
     Attributes
@@ -136,7 +137,8 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
     def __init__(self, n_components=10, *, doc_topic_prior=None, topic_word_prior=None, variant="cvb0",
                  topic_update="sequential", learn_priors=False, prior_burn_in=10, max_iter=100, tol=1e-4, transform_max_iter=100,
                  mean_change_tol=1e-3,
-                 random_state=None, verbose=0, n_jobs=None, dtype="float64"):
+                 random_state=None, verbose=0, n_jobs=None, dtype="float64", checkpoint_path=None,
+                 checkpoint_every=1):
         self.n_components = n_components
         self.doc_topic_prior = doc_topic_prior
         self.topic_word_prior = topic_word_prior
@@ -152,9 +154,12 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         self.verbose = verbose
         self.n_jobs = n_jobs
         self.dtype = dtype
+        self.checkpoint_path = checkpoint_path
+        self.checkpoint_every = checkpoint_every
 
     def _check_params(self):
         self._check_common_params()
+        self._check_checkpoint_params()
         check_choice(self.variant, "variant", {"cvb0", "cvb"})
         check_choice(self.topic_update, "topic_update", {"sequential", "per_sweep"})
         learn_flags(self.learn_priors, type(self).__name__)
@@ -162,7 +167,7 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         check_scalar(self.transform_max_iter, "transform_max_iter", numbers.Integral, min_val=1)
         check_scalar(self.mean_change_tol, "mean_change_tol", numbers.Real, min_val=0.0)
 
-    def _fit(self, X):
+    def _fit(self, X, resume=False):
         rng = check_random_state(self.random_state)
         alpha, eta = self._resolve_priors()
         dtype = self._float
@@ -181,12 +186,22 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         learn_alpha, learn_eta = learn_flags(self.learn_priors, type(self).__name__)
         lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
         history = []
+        save, state = self._checkpointer(X, resume)
         started = time.perf_counter()
-        converged = False
-        with threads(self.n_jobs):
-            document_counts(indptr, data, gamma, n_dk, v_dk, second)
-            term_counts(colptr, positions, data, gamma, n_wk, v_wk, second)
-            for it in range(1, self.max_iter + 1):
+        with threads(self.n_jobs), interruptible(type(self).__name__) as stop:
+            if state is None:
+                document_counts(indptr, data, gamma, n_dk, v_dk, second)
+                term_counts(colptr, positions, data, gamma, n_wk, v_wk, second)
+            else:  # the in-place counts are restored as they were, not recomputed, for exact resumption
+                gamma, n_dk, n_wk = state["gamma"].astype(dtype), state["n_dk"].astype(dtype), state["n_wk"].astype(dtype)
+                v_dk, v_wk = state["v_dk"].astype(dtype), state["v_wk"].astype(dtype)
+                alpha, eta, history = state["alpha"], float(state["eta"]), list(state["history"])
+                restore_rng(rng, state)
+            it = len(history)
+            learning = it > self.prior_burn_in
+            converged = self._converged(history) and (not (learn_alpha or learn_eta) or learning)
+            while it < self.max_iter and not converged and not stop.requested:
+                it += 1
                 n_k = n_wk.sum(axis=0)
                 v_k = v_wk.sum(axis=0) if second else np.zeros(K, dtype=dtype)
                 if self.topic_update == "sequential":
@@ -202,11 +217,12 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
                     eta = symmetric_polya_fixed_point(eta, n_wk.T)
                 theta, phi_t = _point_estimates(n_dk, n_wk, alpha, eta)
                 history.append(float(np.sum(log_likelihood(indptr, indices, data, theta, phi_t))))
+                save(it, {"gamma": gamma, "n_dk": n_dk, "n_wk": n_wk, "v_dk": v_dk, "v_wk": v_wk, "alpha": alpha,
+                          "eta": np.array(eta), "history": np.asarray(history)}, rng)
                 self._report(it, history[-1], history[-2] if len(history) > 1 else None, started)
-                if self._converged(history) and (not (learn_alpha or learn_eta) or learning):
-                    converged = True
-                    break
-        self._warn_not_converged(it, converged)
+                converged = self._converged(history) and (not (learn_alpha or learn_eta) or learning)
+        if not stop.requested:
+            self._warn_not_converged(it, converged)
         return {
             "components_": np.ascontiguousarray((n_wk + eta).T),
             "doc_topic_prior_": alpha,

@@ -7,12 +7,12 @@ import time
 
 import numpy as np
 from sklearn.utils import check_random_state, check_scalar
-from sklearn.utils.validation import check_is_fitted
 
 from .._config import threads
 from .._kernels.estep import e_step
 from .._validation import csr_arrays
 from ._base import TopicModelBase
+from ._checkpoint import interruptible, restore_rng
 from ._priors import learn_flags
 from .._validation import check_choice
 from .batch_lda import VBLDAMixin, _expectations, _seeded_topics
@@ -61,6 +61,10 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
         of ``fit`` (or of the first ``partial_fit`` call) and scales them to ``total_samples``.
     max_doc_update_iter, mean_change_tol, random_state, verbose, n_jobs, dtype
         As in :class:`BatchLDA`.
+    checkpoint_path, checkpoint_every
+        As in :class:`BatchLDA`, counted in passes: ``fit`` writes a checkpoint after every
+        ``checkpoint_every`` passes and ``fit(X, resume=True)`` continues from it. ``partial_fit``
+        writes none: the caller controls the stream and can :func:`topicvb.save` between calls.
 
     Attributes
     ----------
@@ -86,8 +90,9 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
 
     def __init__(self, n_components=10, *, doc_topic_prior=None, topic_word_prior=None, learning_decay=0.7,
                  learning_offset=10.0, batch_size=128, total_samples=None, max_iter=10, tol=1e-3, shuffle=True,
-                 init="seeded", learn_priors=False, max_doc_update_iter=100, mean_change_tol=1e-3, random_state=None, verbose=0, n_jobs=None,
-                 dtype="float64"):
+                 init="seeded", learn_priors=False, max_doc_update_iter=100, mean_change_tol=1e-3,
+                 random_state=None, verbose=0, n_jobs=None, dtype="float64", checkpoint_path=None,
+                 checkpoint_every=1):
         self.n_components = n_components
         self.doc_topic_prior = doc_topic_prior
         self.topic_word_prior = topic_word_prior
@@ -106,9 +111,12 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
         self.verbose = verbose
         self.n_jobs = n_jobs
         self.dtype = dtype
+        self.checkpoint_path = checkpoint_path
+        self.checkpoint_every = checkpoint_every
 
     def _check_params(self):
         self._check_common_params()
+        self._check_checkpoint_params()
         self._check_vb_params()
         check_scalar(self.learning_decay, "learning_decay (kappa)", numbers.Real, min_val=0.5, max_val=1.0,
                      include_boundaries="right")
@@ -161,26 +169,40 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
         state["bound_history_"] = np.concatenate([state["bound_history_"], bounds])
         return bounds
 
-    def _fit(self, X):
+    def _fit(self, X, resume=False):
         rng = check_random_state(self.random_state)
         total = X.shape[0] if self.total_samples is None else float(self.total_samples)
         if total < X.shape[0]:
             raise ValueError(f"total_samples={self.total_samples} is smaller than the {X.shape[0]} documents passed "
                              "to fit; use None or the corpus size.")
         state = self._init_state(X, rng, total)
+        save, saved = self._checkpointer(X, resume)
+        means = []
+        if saved is not None:
+            state.update(components_=saved["lam"].astype(self._float), doc_topic_prior_=saved["alpha"],
+                         topic_word_prior_=float(saved["eta"]), n_batch_iter_=int(saved["n_batch_iter"]),
+                         n_docs_seen_=int(saved["n_docs_seen"]), bound_history_=saved["history"])
+            means = list(saved["means"])
+            restore_rng(rng, saved)
         started = time.perf_counter()
-        means, converged = [], False
-        with threads(self.n_jobs):
-            for it in range(1, self.max_iter + 1):
+        it = len(means)
+        converged = self._converged(means)
+        with threads(self.n_jobs), interruptible(type(self).__name__) as stop:
+            while it < self.max_iter and not converged and not stop.requested:
+                it += 1
                 order = rng.permutation(X.shape[0]) if self.shuffle else np.arange(X.shape[0])
                 bounds = self._run_batches(X, order, state, total, started)
                 means.append(float(np.mean(bounds)))
                 state["n_iter_"] = it
+                save(it, {"lam": state["components_"], "alpha": state["doc_topic_prior_"],
+                          "eta": np.array(state["topic_word_prior_"]), "n_batch_iter": np.array(state["n_batch_iter_"]),
+                          "n_docs_seen": np.array(state["n_docs_seen_"]), "history": state["bound_history_"],
+                          "means": np.asarray(means)}, rng)
                 self._report(it, means[-1], means[-2] if len(means) > 1 else None, started)
-                if self._converged(means):
-                    converged = True
-                    break
-        self._warn_not_converged(it, converged)
+                converged = self._converged(means)
+        state["n_iter_"] = it
+        if not stop.requested:
+            self._warn_not_converged(it, converged)
         return state
 
     def partial_fit(self, X, y=None):

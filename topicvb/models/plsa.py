@@ -12,6 +12,7 @@ from .._config import threads
 from .._kernels.plsa import em_step, fold_in, log_likelihood
 from .._validation import csr_arrays
 from ._base import TopicModelBase
+from ._checkpoint import interruptible, restore_rng
 
 
 def _normalise_rows(counts, prior_minus_one, fallback):
@@ -87,6 +88,11 @@ class PLSA(TopicModelBase):
         Threads for the kernels: None or -1 means every core. Results do not depend on it.
     dtype : {"float64", "float32"}, default="float64"
         Floating type of the model's arrays.
+    checkpoint_path : str or path-like, default=None
+        Write a checkpoint every ``checkpoint_every`` iterations; ``fit(X, resume=True)`` continues
+        from it (see :class:`BatchLDA`).
+    checkpoint_every : int, default=1
+        Iterations between checkpoints.
 
     Attributes
     ----------
@@ -110,7 +116,8 @@ class PLSA(TopicModelBase):
 
     def __init__(self, n_components=10, *, doc_topic_prior=None, topic_word_prior=None, beta=1.0,
                  max_iter=100, tol=1e-5, early_stopping=False, validation_fraction=0.1, n_iter_no_change=5,
-                 transform_max_iter=100, random_state=None, verbose=0, n_jobs=None, dtype="float64"):
+                 transform_max_iter=100, random_state=None, verbose=0, n_jobs=None, dtype="float64",
+                 checkpoint_path=None, checkpoint_every=1):
         self.n_components = n_components
         self.doc_topic_prior = doc_topic_prior
         self.topic_word_prior = topic_word_prior
@@ -125,9 +132,12 @@ class PLSA(TopicModelBase):
         self.verbose = verbose
         self.n_jobs = n_jobs
         self.dtype = dtype
+        self.checkpoint_path = checkpoint_path
+        self.checkpoint_every = checkpoint_every
 
     def _check_params(self):
         self._check_common_params()
+        self._check_checkpoint_params()
         check_scalar(self.beta, "beta", numbers.Real, min_val=0.0, max_val=1.0, include_boundaries="right")
         check_scalar(self.validation_fraction, "validation_fraction", numbers.Real, min_val=0.0, max_val=1.0,
                      include_boundaries="neither")
@@ -160,59 +170,77 @@ class PLSA(TopicModelBase):
         valid.eliminate_zeros()
         return train, valid
 
-    def _fit(self, X):
+    def _fit(self, X, resume=False):
         rng = check_random_state(self.random_state)
         dtype = self._float
         K, (D, V) = self.n_components, X.shape
         a1, e1 = self._priors_minus_one()
         fallback = self._doc_fallback()
+        save, state = self._checkpointer(X, resume)
         valid = None
         if self.early_stopping:
             X, valid = self._split_validation(X, rng)
             v_indptr, v_indices, v_data = csr_arrays(valid)
         theta = _normalise_rows(rng.random_sample((D, K)) + 0.5, None, fallback).astype(dtype)
         phi_t = _normalise_rows(rng.random_sample((K, V)) + 0.5, None, None).T.astype(dtype).copy()
+        history, v_history, best = [], [], None
+        done = 0  # EM iterations applied to (theta, phi_t)
+        if state is not None:
+            theta, phi_t = state["theta"].astype(dtype), state["phi_t"].astype(dtype)
+            history, v_history, done = list(state["history"]), list(state["v_history"]), int(state["iteration"])
+            if "best_theta" in state:
+                best = (float(state["best_value"]), int(state["best_iter"]), state["best_theta"], state["best_phi_t"])
+            restore_rng(rng, state)
         indptr, indices, data = csr_arrays(X)
         tempered = self.beta != 1.0
-        history, v_history = [], []
-        best = None
         started = time.perf_counter()
         converged = False
-        n_iter = 0
-        with threads(self.n_jobs):
-            for it in range(self.max_iter + 1):
+        with threads(self.n_jobs), interruptible(type(self).__name__) as stop:
+            while True:
                 if tempered:
                     theta_b, phi_t_b = theta ** self.beta, phi_t ** self.beta
                 else:
                     theta_b, phi_t_b = theta, phi_t
-                if it == self.max_iter:  # only evaluate the final model
+                if done == self.max_iter:  # only evaluate the final model
                     ll = float(np.sum(log_likelihood(indptr, indices, data, theta, phi_t)))
                 else:
                     n_dk, n_wk, ll_doc = em_step(indptr, indices, data, theta, phi_t, theta_b, phi_t_b, tempered)
                     ll = float(np.sum(ll_doc))
-                if it > 0:  # ll is the objective of the model after `it` iterations
+                if done > 0:  # ll is the objective of the model after `done` iterations
                     history.append(ll + _log_prior(theta, phi_t, a1, e1))
-                    n_iter = it
-                    self._report(it, history[-1], history[-2] if len(history) > 1 else None, started)
+                    self._report(done, history[-1], history[-2] if len(history) > 1 else None, started)
                     if valid is not None:
                         v_history.append(float(np.sum(log_likelihood(v_indptr, v_indices, v_data, theta, phi_t))))
                         if best is None or v_history[-1] > best[0]:
-                            best = (v_history[-1], it, theta.copy(), phi_t.copy())
-                        elif it - best[1] >= self.n_iter_no_change:
+                            best = (v_history[-1], done, theta.copy(), phi_t.copy())
+                        elif done - best[1] >= self.n_iter_no_change:
                             converged = True
                             break
                     if self._converged(history):
                         converged = True
                         break
-                if it == self.max_iter:
+                if done == self.max_iter or stop.requested:
                     break
                 theta = _normalise_rows(n_dk, a1, fallback).astype(dtype)
                 phi_t = _normalise_rows(n_wk.T, e1, None).T.astype(dtype).copy()
+                done += 1
+                arrays = {"theta": theta, "phi_t": phi_t, "history": np.asarray(history),
+                          "v_history": np.asarray(v_history)}
+                if best is not None:
+                    arrays.update(best_value=np.array(best[0]), best_iter=np.array(best[1]), best_theta=best[2],
+                                  best_phi_t=best[3])
+                save(done, arrays, rng)
+        n_iter = len(history)
+        if stop.requested and n_iter < done:  # interrupted before the newest model was evaluated
+            history.append(float(np.sum(log_likelihood(indptr, indices, data, theta, phi_t)))
+                           + _log_prior(theta, phi_t, a1, e1))
+            n_iter = done
         if best is not None and best[1] != n_iter:
             _, n_keep, theta, phi_t = best
             history = history[:n_keep]
             n_iter = n_keep
-        self._warn_not_converged(n_iter, converged)
+        if not stop.requested:
+            self._warn_not_converged(n_iter, converged)
         return {
             "components_": np.ascontiguousarray(phi_t.T),
             "doc_topic_": theta,

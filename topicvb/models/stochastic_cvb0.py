@@ -14,6 +14,7 @@ from .._kernels.plsa import log_likelihood
 from .._kernels.sparse import column_index
 from .._validation import csr_arrays
 from ._base import TopicModelBase
+from ._checkpoint import interruptible
 from .collapsed_lda import CollapsedInferenceMixin, _point_estimates
 
 
@@ -153,14 +154,20 @@ class StochasticCollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         state["bound_history_"] = np.concatenate([state["bound_history_"], values])
         return values
 
-    def _fit(self, X):
+    def _fit(self, X, resume=False):
+        if resume:
+            raise ValueError("StochasticCollapsedLDA writes no checkpoints to resume from; train it with partial_fit "
+                             "and topicvb.save between calls instead.")
         rng = check_random_state(self.random_state)
         total = float(X.sum()) if self.total_tokens is None else float(self.total_tokens)
         state = self._init_state(X, rng, max(total, 1.0))
         started = time.perf_counter()
         means, converged = [], False
-        with threads(self.n_jobs):
+        with threads(self.n_jobs), interruptible(type(self).__name__) as stop:
             for it in range(1, self.max_iter + 1):
+                if stop.requested:
+                    it -= 1
+                    break
                 order = rng.permutation(X.shape[0]) if self.shuffle else np.arange(X.shape[0])
                 values = self._run_batches(X, order, state)
                 means.append(float(np.mean(values)) if values else 0.0)
@@ -169,7 +176,9 @@ class StochasticCollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
                 if self._converged(means):
                     converged = True
                     break
-        self._warn_not_converged(it, converged)
+        state["n_iter_"] = it
+        if not stop.requested:
+            self._warn_not_converged(it, converged)
         return state
 
     def partial_fit(self, X, y=None):
