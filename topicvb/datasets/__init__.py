@@ -18,6 +18,7 @@ from ._bow import read_ldac, read_matrix_market, read_uci, read_vocabulary, writ
 from ._builtin import collect_docstrings, load_builtin_corpus
 from ._corpus import Corpus
 from ._files import find_corpora_dir
+from ._stream import iter_uci, iter_vectorized, uci_header
 from ._synthetic import SyntheticCorpus, make_lda_corpus
 from ._text import load_20newsgroups, nltk_corpus, read_csv, read_jsonl, read_text_dir, vectorize_texts
 
@@ -26,6 +27,8 @@ __all__ = [
     "SyntheticCorpus",
     "collect_docstrings",
     "find_corpora_dir",
+    "iter_uci",
+    "iter_vectorized",
     "load_20newsgroups",
     "load_builtin_corpus",
     "make_lda_corpus",
@@ -37,6 +40,7 @@ __all__ = [
     "read_text_dir",
     "read_uci",
     "read_vocabulary",
+    "uci_header",
     "vectorize_texts",
     "write_ldac",
     "write_uci",
