@@ -34,11 +34,24 @@ def _model(name, k, args):
     return cls(k, **params)
 
 
-def _vectorizer(args):
-    from topicvb.text import Tokenizer, Vectorizer
+# Words that every docstring uses (numpydoc section names, type names, boilerplate): as frequent
+# in the built-in corpus as English stop words are in prose, and as uninformative about topics.
+DOCSTRING_STOP_WORDS = frozenset("""
+    default defaults optional parameters parameter returns return yields raises notes see also examples example
+    true false none int float str bool ndarray array_like arraylike object type types value values versionadded
+    versionchanged deprecated instance class method methods function functions argument arguments given used use
+    using default_value shape number numbers data input output like new set list tuple dict
+""".split())
 
+
+def _vectorizer(args, extra_stop_words=()):
+    from topicvb.text import ENGLISH_STOP_WORDS, Tokenizer, Vectorizer
+
+    stop_words = None if args.stop_words == "none" else args.stop_words
+    if extra_stop_words:
+        stop_words = sorted(set(extra_stop_words) | (ENGLISH_STOP_WORDS if stop_words == "english" else set()))
     tokenizer = Tokenizer(
-        stop_words=None if args.stop_words == "none" else args.stop_words,
+        stop_words=stop_words,
         stemmer=args.stem,
         clean="email" if args.clean_email else None,
     )
@@ -109,9 +122,10 @@ def cmd_demo(args):
     from topicvb.datasets import load_builtin_corpus
 
     t0 = time.perf_counter()
-    corpus = load_builtin_corpus(vectorizer=_vectorizer(args))
+    corpus = load_builtin_corpus(vectorizer=_vectorizer(args, DOCSTRING_STOP_WORDS))
     t1 = time.perf_counter()
-    print(f"Built-in corpus (docstrings of the standard library and installed scientific packages):")
+    print("Built-in corpus (docstrings of the standard library and installed scientific packages; English and "
+          "docstring boilerplate words removed):")
     print(f"  {corpus.n_docs} documents, {corpus.n_terms} terms, {corpus.n_tokens} tokens, read and vectorised "
           f"in {t1 - t0:.1f} s")
     model = _model(args.model, args.k, args)
