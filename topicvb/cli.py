@@ -1,4 +1,4 @@
-"""The ``topicvb`` command: demo, vectorize, fit, topics, evaluate, select-k.
+"""The ``topicvb`` command: demo, vectorize, fit, topics, evaluate, report, select-k.
 
 Errors are reported as one line on stderr with a non-zero exit status (1 for a failed command,
 2 for a usage error), never as a traceback.
@@ -222,6 +222,22 @@ def cmd_evaluate(args):
     return 0
 
 
+def cmd_report(args):
+    from topicvb.persistence import load
+    from topicvb.report import report
+
+    model, vocabulary = load(args.model, return_vocabulary=True)
+    corpus = _read_corpus(args.corpus, args)
+    if vocabulary is not None and list(vocabulary) != list(corpus.vocabulary):
+        raise ValueError(f"the corpus {args.corpus!r} has a different vocabulary from the model's; vectorise it "
+                         "with the model's vocabulary.")
+    report(model, corpus, vocabulary=vocabulary, n_words=args.n, n_docs=args.docs,
+           coherence_reference=corpus if args.coherence else None,
+           title=args.title or f"{type(model).__name__} on {corpus.name or Path(args.corpus).name}", path=args.output)
+    print(f"report written to {args.output}")
+    return 0
+
+
 def cmd_select_k(args):
     import json
 
@@ -338,6 +354,18 @@ def build_parser():
     _add_input_options(p)
     _add_text_options(p)
     p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("report", help="write a self-contained interactive HTML report of a saved model")
+    p.add_argument("model", help="a model file written by 'topicvb fit'")
+    p.add_argument("corpus", help="the corpus it describes (.npz from 'topicvb vectorize', or any input it reads)")
+    p.add_argument("-o", "--output", required=True, help="the HTML file to write")
+    p.add_argument("--n", type=int, default=30, help="terms per topic in the bars")
+    p.add_argument("--docs", type=int, default=3, help="example documents per topic")
+    p.add_argument("--coherence", action="store_true", help="show NPMI coherence against the corpus")
+    p.add_argument("--title", default=None, help="page title")
+    _add_input_options(p)
+    _add_text_options(p)
+    p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("select-k", help="fit several numbers of topics and choose one")
     p.add_argument("corpus", help="a corpus (.npz from 'topicvb vectorize') or any input it reads")

@@ -1,0 +1,393 @@
+"""Assemble the data of the HTML report (Python side) and render the self-contained page.
+
+Everything numerical happens here, with NumPy: the topic-word distributions, prevalence and
+representative documents (from :mod:`topicvb.inspection`), coherence (from
+:mod:`topicvb.evaluation`), the Jensen-Shannon distances between topics and their classical
+multidimensional scaling. The page's JavaScript only lays out and re-ranks what is embedded.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import logging
+import os
+import re
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..datasets._files import atomic_paths
+from ..evaluation._common import check_counts, check_model, check_positive_int, resolve_vocabulary, topic_word
+from ..inspection import _prevalence, representative_documents, summary, top_words
+from ._template import CSS, JS
+
+logger = logging.getLogger(__name__)
+
+#: Relevance weights at which the top terms are collected as candidates for the page's slider.
+#: At each, max(10, n_words // 2) terms beyond the n_words shown are kept too, so that the page's
+#: re-ranking of the candidates matches top_words at every lambda in between (checked on a 0.01
+#: grid in the tests; not a proof: a term can rank low at both ends of an interval and high inside).
+RELEVANCE_GRID = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+#: Characters of a document's text shown as an example.
+SNIPPET_CHARS = 300
+#: Words per topic in the static table and for coherence.
+TABLE_WORDS = 10
+DATA_VERSION = 1
+
+
+# ---------------------------------------------------------------------------------------- geometry
+def js_distances(phi: np.ndarray) -> np.ndarray:
+    """Jensen-Shannon distances (square root of the base-2 divergence, in [0, 1]) between rows of ``phi``.
+
+    Parameters
+    ----------
+    phi : ndarray of shape (n_topics, n_terms)
+        Rows are probability distributions.
+
+    Returns
+    -------
+    ndarray of shape (n_topics, n_topics)
+        Symmetric, zero diagonal.
+    """
+    phi = np.asarray(phi, dtype=np.float64)
+    K = phi.shape[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_phi = np.where(phi > 0, np.log2(np.where(phi > 0, phi, 1.0)), 0.0)
+    D = np.zeros((K, K))
+    for k in range(K - 1):
+        p, q = phi[k], phi[k + 1:]
+        m = 0.5 * (p[None, :] + q)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_m = np.where(m > 0, np.log2(np.where(m > 0, m, 1.0)), 0.0)
+        kl_p = np.sum(p[None, :] * (log_phi[k][None, :] - log_m), axis=1)
+        kl_q = np.sum(q * (log_phi[k + 1:] - log_m), axis=1)
+        jsd = np.clip(0.5 * (kl_p + kl_q), 0.0, 1.0)
+        D[k, k + 1:] = D[k + 1:, k] = np.sqrt(jsd)
+    return D
+
+
+def pcoa(D: np.ndarray, n_components: int = 2) -> np.ndarray:
+    """Classical multidimensional scaling (principal coordinates) of a distance matrix.
+
+    Double-centres -D^2/2 and keeps the leading eigenvectors scaled by the square roots of their
+    (non-negative) eigenvalues; missing dimensions (fewer points or a rank-deficient matrix) are
+    zero. Each axis is oriented so that its largest coordinate in absolute value is positive,
+    which makes the layout deterministic.
+
+    Returns
+    -------
+    ndarray of shape (n_points, n_components)
+    """
+    D = np.asarray(D, dtype=np.float64)
+    n = D.shape[0]
+    out = np.zeros((n, n_components))
+    if n < 2:
+        return out
+    J = np.eye(n) - 1.0 / n
+    B = -0.5 * J @ (D ** 2) @ J
+    vals, vecs = np.linalg.eigh((B + B.T) / 2)
+    order = np.argsort(vals)[::-1][:n_components]
+    for i, j in enumerate(order):
+        if vals[j] <= 1e-12:
+            break
+        v = vecs[:, j] * np.sqrt(vals[j])
+        if v[np.argmax(np.abs(v))] < 0:
+            v = -v
+        out[:, i] = v
+    return out
+
+
+# ---------------------------------------------------------------------------------------- inputs
+def _as_strings(values, what: str, n_docs: int) -> list | None:
+    if values is None:
+        return None
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"report: {what} must be a sequence with one entry per document, got a single str.")
+    values = list(values)
+    if len(values) != n_docs:
+        raise ValueError(f"report: {what} has {len(values)} entries, but X has {n_docs} documents; they must match.")
+    return values
+
+
+def _snippet(text) -> str | None:
+    if text is None:
+        return None
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    text = re.sub(r"\s+", " ", str(text)).strip()
+    if len(text) > SNIPPET_CHARS:
+        text = text[:SNIPPET_CHARS].rstrip() + "\u2026"
+    return text
+
+
+def _finite(x: float) -> float:
+    x = float(x)
+    if not np.isfinite(x):
+        raise ValueError(f"report: a non-finite value ({x}) reached the page data; the model may be degenerate.")
+    return x
+
+
+# ---------------------------------------------------------------------------------------- data
+def build_data(model, X, vocabulary=None, *, texts=None, doc_ids=None, n_words: int = 30, n_docs: int = 3,
+               coherence_reference=None, coherence_measure: str = "c_npmi", title: str = "topicvb report") -> dict:
+    """The JSON-serialisable data of the report (see :func:`report` for the parameters)."""
+    check_model(model, "report")
+    if hasattr(X, "X") and hasattr(X, "vocabulary") and not sp.issparse(X):  # a topicvb Corpus
+        corpus = X
+        X = corpus.X
+        vocabulary = corpus.vocabulary if vocabulary is None else vocabulary
+        texts = getattr(corpus, "texts", None) if texts is None else texts
+        doc_ids = getattr(corpus, "doc_ids", None) if doc_ids is None else doc_ids
+    n_words = check_positive_int(n_words, "n_words")
+    n_docs = check_positive_int(n_docs, "n_docs")
+    if not isinstance(title, str):
+        raise TypeError(f"report: title must be a str, got {type(title).__name__}.")
+    terms = resolve_vocabulary(model, vocabulary, caller="report")
+    X = check_counts(X, model, name="X", caller="report")
+    D, V = X.shape
+    texts = _as_strings(texts, "texts", D)
+    doc_ids = _as_strings(doc_ids, "doc_ids", D)
+
+    phi = topic_word(model)
+    K = phi.shape[0]
+    prevalence, theta = _prevalence(model, X)
+    tf = np.asarray(X.sum(axis=0), dtype=np.float64).ravel()
+    n_tokens = float(tf.sum())
+    p_w = tf / n_tokens
+
+    # candidate terms: the union of the top terms over a grid of relevance weights; the page
+    # re-ranks them for any lambda. top_words is given column numbers as names to return indices.
+    index_names = [str(j) for j in range(V)]
+    n_cand = min(n_words, V)
+    cands: list[set] = [set() for _ in range(K)]
+    for lam in RELEVANCE_GRID:
+        ranked = top_words(model, index_names, n=min(V, n_cand + max(10, n_cand // 2)), relevance=float(lam),
+                           term_frequency=tf)
+        for k, words in enumerate(ranked):
+            cands[k].update(int(j) for j, _ in words)
+    used = sorted(set().union(*cands))
+    compact = {j: i for i, j in enumerate(used)}  # compact order = column order (ties break alike)
+
+    # coherence and the static table's words (ranked by probability), via inspection.summary
+    table = summary(model, None, terms, n=min(TABLE_WORDS, V), coherence=coherence_reference,
+                    coherence_measure=coherence_measure)
+    coh = table.coherence
+
+    dist = js_distances(phi)
+    coords = pcoa(dist, 2)
+    reps = representative_documents(model, X, n=n_docs, doc_topic=theta)
+
+    topics = []
+    for k in range(K):
+        idx = sorted(cands[k], key=lambda j: (-phi[k, j], j))
+        docs = []
+        for row, share in reps[k]:
+            docs.append({
+                "index": row,
+                "id": str(doc_ids[row]) if doc_ids is not None else f"document {row}",
+                "share": _finite(share),
+                "text": _snippet(texts[row]) if texts is not None else None,
+            })
+        others = [j for j in np.argsort(dist[k], kind="stable") if j != k]
+        topics.append({
+            "topic": k,
+            "prevalence": _finite(prevalence[k]),
+            "tokens": _finite(prevalence[k] * n_tokens),
+            "x": _finite(coords[k, 0]),
+            "y": _finite(coords[k, 1]),
+            "coherence": None if coh is None else _finite(coh[k]),
+            "nearest": None if not others else {"topic": int(others[0]), "distance": _finite(dist[k, others[0]])},
+            "terms": [compact[j] for j in idx],
+            "probs": [_finite(phi[k, j]) for j in idx],
+            "top_words": [w for w, _ in table.topics[k]],
+            "docs": docs,
+        })
+    return {
+        "format": "topicvb-report",
+        "version": DATA_VERSION,
+        "title": title,
+        "model": type(model).__name__,
+        "n_topics": K,
+        "n_docs": int(D),
+        "n_terms": int(V),
+        "n_tokens": n_tokens,
+        "n_words": n_cand,
+        "default_lambda": 1.0,
+        "has_texts": texts is not None,
+        "coherence_measure": table.coherence_measure if coh is not None else None,
+        "coherence_mean": None if coh is None else _finite(np.mean(coh)),
+        "terms": [terms[j] for j in used],
+        "term_count": [_finite(tf[j]) for j in used],
+        "term_prob": [_finite(p_w[j]) for j in used],
+        "topics": topics,
+    }
+
+
+# ---------------------------------------------------------------------------------------- html
+def _json_for_script(data: dict) -> str:
+    """JSON that is safe inside a <script> element: no '<', '>' or '&' outside escapes."""
+    text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return (text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+def _fmt_pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _static_table(data: dict) -> str:
+    """The summary table, rendered in HTML (no JavaScript needed)."""
+    esc = html.escape
+    measure = data["coherence_measure"]
+    max_prev = max((t["prevalence"] for t in data["topics"]), default=1.0) or 1.0
+    head = ["Topic", "Prevalence"] + ([esc(measure)] if measure else []) + ["Top words", "Example document"]
+    rows = []
+    for t in data["topics"]:
+        k = t["topic"]
+        width = round(60 * t["prevalence"] / max_prev)
+        cells = [
+            f'<td class="num">{k}</td>',
+            f'<td class="num nowrap">{_fmt_pct(t["prevalence"])}<span class="pbar" style="width:{width}px"></span></td>',
+        ]
+        if measure:
+            cells.append(f'<td class="num">{t["coherence"]:.3f}</td>')
+        cells.append(f'<td class="words">{esc(" · ".join(t["top_words"]))}</td>')
+        if t["docs"]:
+            d = t["docs"][0]
+            tip = f' title="{esc(d["text"])}"' if d["text"] else ""
+            cells.append(f'<td class="doc"{tip}>{esc(d["id"])} <span class="muted">({_fmt_pct(d["share"])})</span></td>')
+        else:
+            cells.append('<td class="doc muted">none</td>')
+        rows.append(f'<tr data-row="{k}">' + "".join(cells) + "</tr>")
+    return ('<table class="summary"><thead><tr>' + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>"
+            + "".join(rows) + "</tbody></table>")
+
+
+def render_html(data: dict) -> str:
+    """The complete, self-contained HTML page for ``data`` (from :func:`build_data`)."""
+    esc = html.escape
+    title = esc(data["title"])
+    facts = (f'{esc(data["model"])} · {data["n_topics"]} topics · {data["n_docs"]:,} documents · '
+             f'{data["n_terms"]:,} terms · {int(round(data["n_tokens"])):,} tokens')
+    if data["coherence_measure"]:
+        facts += f' · mean {esc(data["coherence_measure"])} {data["coherence_mean"]:.3f}'
+    return f"""<!DOCTYPE html>
+<html lang="en" class="no-js">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="topicvb">
+<title>{title}</title>
+<style>{CSS}</style>
+</head>
+<body>
+<header class="top">
+<h1>{title}</h1>
+<p class="facts">{facts}</p>
+</header>
+<noscript><p class="note">JavaScript is off: the inter-topic map and the relevance slider are not shown.
+The table below lists every topic.</p></noscript>
+<main>
+<div id="tvb-app" aria-live="polite"></div>
+<section class="panel table-panel">
+<h2>All topics <span class="muted">(top {min(TABLE_WORDS, data["n_terms"])} words by probability; prevalence = share of
+corpus tokens)</span></h2>
+{_static_table(data)}
+</section>
+</main>
+<footer class="muted">Made by topicvb. Map: classical multidimensional scaling of Jensen-Shannon distances between
+topic-word distributions; circle area = prevalence. Relevance (Sievert &amp; Shirley, 2014) =
+λ log p(w|k) + (1 − λ) log(p(w|k) / p(w)).</footer>
+<script type="application/json" id="tvb-data">{_json_for_script(data)}</script>
+<script>{JS}</script>
+</body>
+</html>
+"""
+
+
+def report(model, X, vocabulary=None, *, texts=None, doc_ids=None, n_words: int = 30, n_docs: int = 3,
+           coherence_reference=None, coherence_measure: str = "c_npmi", title: str = "topicvb report",
+           path=None) -> str:
+    """An interactive, self-contained HTML report of a fitted topic model.
+
+    The page holds an inter-topic map (topics placed by classical multidimensional scaling of the
+    Jensen-Shannon distances between their topic-word distributions, circle area proportional to
+    prevalence), the top terms of the selected topic as bars with a relevance slider (Sievert &
+    Shirley, 2014), each topic's prevalence, coherence (with a reference corpus) and most
+    representative documents, and a plain summary table that needs no JavaScript. All JavaScript
+    and CSS are inline and the data is embedded as JSON, so the file works offline and can be
+    mailed or archived as it is.
+
+    Parameters
+    ----------
+    model : fitted topic model
+        Any topicvb estimator (or anything :func:`topicvb.inspection.top_words` accepts).
+    X : {array-like, sparse matrix} of shape (n_docs, n_terms), or Corpus
+        Term counts over the model's vocabulary, usually the training corpus. A
+        :class:`topicvb.datasets.Corpus` also supplies the vocabulary, texts and document ids
+        (explicit arguments win).
+    vocabulary : sequence of str or Vocabulary, default=None
+        The term of each column; None means the model's ``feature_names_in_`` or column numbers.
+    texts : sequence of str, default=None
+        Raw text of each document; the first 300 characters of the representative documents are shown.
+    doc_ids : sequence of str, default=None
+        A name per document, shown for the representative documents (default: ``document <row>``).
+    n_words : int, default=30
+        Terms shown per topic (clipped to the vocabulary size).
+    n_docs : int, default=3
+        Representative documents per topic.
+    coherence_reference : reference corpus, default=None
+        Anything :func:`topicvb.evaluation.coherence` accepts (a Corpus, an ``(X, vocabulary)``
+        pair, tokenised documents); when given, the report shows each topic's coherence of its
+        top 10 words. None omits coherence.
+    coherence_measure : {"u_mass", "c_uci", "c_npmi", "c_v"}, default="c_npmi"
+        The coherence measure.
+    title : str, default="topicvb report"
+        Page title.
+    path : str or os.PathLike, default=None
+        When given, the page is also written there (UTF-8, atomically: a temporary file renamed
+        into place).
+
+    Returns
+    -------
+    str
+        The HTML document.
+
+    Raises
+    ------
+    NotFittedError
+        If the model is not fitted.
+    ValueError
+        If ``X`` has the wrong width, negative counts or no tokens, the vocabulary, texts or
+        doc_ids have the wrong length, or ``n_words``/``n_docs`` is not positive.
+    TypeError
+        If the model, ``title`` or ``texts`` has the wrong type.
+
+    References
+    ----------
+    Sievert & Shirley (2014), LDAvis: A method for visualizing and interpreting topics, ILLVI workshop.
+    Chuang, Manning & Heer (2012), Termite: visualization techniques for assessing textual topic models, AVI.
+
+    Examples
+    --------
+    >>> from topicvb import BatchLDA
+    >>> from topicvb.datasets import make_lda_corpus
+    >>> corpus = make_lda_corpus(100, 30, 3, separated=True, random_state=0).corpus
+    >>> model = BatchLDA(3, random_state=0).fit(corpus.X)
+    >>> page = report(model, corpus, n_words=10)
+    >>> page.startswith("<!DOCTYPE html>")
+    True
+    """
+    if path is not None and not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"report: path must be a str or os.PathLike, got {type(path).__name__}.")
+    data = build_data(model, X, vocabulary, texts=texts, doc_ids=doc_ids, n_words=n_words, n_docs=n_docs,
+                      coherence_reference=coherence_reference, coherence_measure=coherence_measure, title=title)
+    page = render_html(data)
+    if path is not None:
+        with atomic_paths([path]) as (tmp,):
+            with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(page)
+            os.chmod(tmp, 0o644)  # mkstemp makes 0600; a report is meant to be shared
+        logger.info("report: wrote %s (%d bytes).", os.fspath(path), len(page.encode("utf-8")))
+    return page
