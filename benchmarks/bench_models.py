@@ -1,0 +1,696 @@
+"""Benchmark topicvb's estimators against scikit-learn on 20 Newsgroups (one matrix, one process).
+
+Run from the repository root::
+
+    python benchmarks/bench_models.py                 # full run (about 25 minutes on 2 cores)
+    python benchmarks/bench_models.py --quick         # smoke run on a small slice (< 1 minute)
+    python benchmarks/bench_models.py --k 20 --iters 5 --sections batch plsa
+
+Every system fits the same CSR matrix (train split, vocabulary fitted on it; the test split is
+transformed with that vocabulary), with the same priors and the same number of iterations
+(topicvb ``tol=0``; scikit-learn ``evaluate_every=-1`` / ``tol=0``). BLAS is limited explicitly
+(threadpoolctl, ``user_api="blas"``) to the thread count of each row. numba's OpenMP threads are
+*not* limited through threadpoolctl: a global ``threadpool_limits(1)`` also caps numba's OpenMP
+layer and silently removes topicvb's parallelism.
+
+Sections (``--sections``):
+
+batch     BatchLDA vs LatentDirichletAllocation(learning_method="batch"): seconds per iteration
+          on 1 and 2 threads, held-out perplexity by one estimator for both models, and a
+          breakdown of where topicvb's time goes.
+plsa      PLSA vs NMF(beta_loss="kullback-leibler", solver="mu"): seconds per iteration and the
+          training log-likelihood of both, computed by the same function.
+memory    Peak resident set of each fit in a fresh subprocess.
+compile   ``import topicvb`` plus a first small fit of each model, cold and warm numba cache.
+online    OnlineLDA vs LatentDirichletAllocation(learning_method="online"), and CollapsedLDA (CVB0).
+
+The results (markdown) go to ``--out`` with the command line, the machine and library versions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import statistics
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import common  # noqa: E402
+from common import foreign_str, md_table, median_time, mib  # noqa: E402
+
+SECTIONS = ("batch", "plsa", "memory", "compile", "online")
+SEED = 0
+
+
+def log(msg: str) -> None:
+    print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def blas(n: int):
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=n, user_api="blas")
+
+
+# --------------------------------------------------------------------------- data
+def get_data(args):
+    m = common.load_matrices(args.vectorizer)
+    Xtr, Xte = m.X_train, m.X_test
+    if args.quick:  # a slice of each split (every k-th row, so every newsgroup stays in)
+        Xtr, Xte = Xtr[:: max(1, Xtr.shape[0] // 600)], Xte[:: max(1, Xte.shape[0] // 300)]
+        keep = np.flatnonzero(np.asarray(Xtr.sum(axis=0)).ravel() > 0)
+        Xtr, Xte = Xtr[:, keep].tocsr(), Xte[:, keep].tocsr()
+    Xtr.sort_indices()
+    Xte.sort_indices()
+    return m, Xtr, Xte
+
+
+# --------------------------------------------------------------------------- estimators
+def sk_lda(K, **kw):
+    from sklearn.decomposition import LatentDirichletAllocation
+
+    return LatentDirichletAllocation(n_components=K, doc_topic_prior=1.0 / K, topic_word_prior=1.0 / K,
+                                     max_doc_update_iter=100, mean_change_tol=1e-3, evaluate_every=-1,
+                                     random_state=SEED, **kw)
+
+
+def timed_sk_lda_class():
+    """LatentDirichletAllocation that records the wall time of every EM step (one per iteration or batch)."""
+    from sklearn.decomposition import LatentDirichletAllocation
+
+    class TimedLDA(LatentDirichletAllocation):
+        def _em_step(self, *a, **kw):
+            t0 = time.perf_counter()
+            out = super()._em_step(*a, **kw)
+            self.__dict__.setdefault("step_times_", []).append(time.perf_counter() - t0)
+            return out
+
+    return TimedLDA
+
+
+def vb_shell(components, alpha, eta, n_jobs=None):
+    """A topicvb BatchLDA holding fixed topics ``components`` (lambda), to score any model's topics."""
+    from topicvb import BatchLDA
+
+    K, V = components.shape
+    m = BatchLDA(K, max_doc_update_iter=100, mean_change_tol=1e-3, n_jobs=n_jobs)
+    m.components_ = np.ascontiguousarray(components, dtype=np.float64)
+    m.doc_topic_prior_ = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (K,)).copy()
+    m.topic_word_prior_ = float(eta)
+    m.n_features_in_ = V
+    m.bound_history_ = np.zeros(0)
+    m.n_iter_ = 0
+    return m
+
+
+def sk_shell(components, alpha, eta):
+    """A scikit-learn LatentDirichletAllocation holding fixed topics, for its own perplexity."""
+    from scipy.special import psi
+
+    K, V = components.shape
+    m = sk_lda(K, n_jobs=2)
+    m.components_ = np.asarray(components, dtype=np.float64).copy()
+    m.exp_dirichlet_component_ = np.exp(psi(m.components_) - psi(m.components_.sum(axis=1))[:, None])
+    m.doc_topic_prior_, m.topic_word_prior_ = float(alpha), float(eta)
+    m.n_features_in_, m.n_batch_iter_, m.n_iter_ = V, 1, 1
+    m.random_state_ = np.random.RandomState(SEED)
+    m.bound_ = float("nan")
+    return m
+
+
+def factor_loglik(X, W, H, chunk=512):
+    """sum_dw c_dw log P(w|d) with P(w|d) = (WH)_dw / sum_w (WH)_dw, over the non-zeros of X."""
+    X = sp.csr_matrix(X)
+    H = np.asarray(H, dtype=np.float64)
+    W = np.asarray(W, dtype=np.float64)
+    row_tot = W @ H.sum(axis=1)
+    total = 0.0
+    for s in range(0, X.shape[0], chunk):
+        blk = X[s:s + chunk]
+        rows, cols = blk.nonzero()
+        vals = np.asarray(blk[rows, cols]).ravel()
+        p = np.einsum("ij,ij->i", W[s + rows], H[:, cols].T) / row_tot[s + rows]
+        total += float(np.sum(vals * np.log(np.maximum(p, 1e-300))))
+    return total
+
+
+# --------------------------------------------------------------------------- profiling hooks
+class KernelTimer:
+    """Wraps the kernels BatchLDA._fit calls (module globals) and records time per call."""
+
+    NAMES = ("e_step", "lda_doc_bound", "lda_topic_bound", "_expectations")
+
+    def __init__(self):
+        import topicvb.models.batch_lda as mod
+
+        self.mod, self.saved, self.t, self.inner, self.docs = mod, {}, {}, [], 0
+
+    def __enter__(self):
+        for name in self.NAMES:
+            fn = getattr(self.mod, name)
+            self.saved[name] = fn
+            self.t[name] = 0.0
+
+            def wrapped(*a, _fn=fn, _name=name, **kw):
+                t0 = time.perf_counter()
+                out = _fn(*a, **kw)
+                self.t[_name] += time.perf_counter() - t0
+                if _name == "e_step":
+                    self.inner.append(int(np.sum(out[2])))
+                    self.docs = len(out[2])
+                return out
+
+            setattr(self.mod, name, wrapped)
+        return self
+
+    def __exit__(self, *exc):
+        for name, fn in self.saved.items():
+            setattr(self.mod, name, fn)
+
+
+# --------------------------------------------------------------------------- section: batch LDA
+def bench_batch(args, Xtr, Xte, out):
+    from topicvb import BatchLDA
+    from topicvb._config import threads
+    from topicvb._kernels.estep import e_step
+    from topicvb._validation import csr_arrays
+    from topicvb.models.batch_lda import _expectations, _initial_gamma
+
+    TimedLDA = timed_sk_lda_class()
+    timing_rows, target_rows, perp_rows, prof_rows, notes = [], [], [], [], []
+    for K in args.k:
+        N = args.iters or (10 if K <= 20 else 5)
+        N2 = max(1, min(N, args.sk_jobs_iters or (3 if K <= 20 else 2)))
+        res = {}
+        fitted = None
+        for nj in (1, 2):
+            profiles = []
+
+            def run():
+                with KernelTimer() as kt, blas(nj), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    t0 = time.perf_counter()
+                    m = BatchLDA(K, doc_topic_prior=1.0 / K, topic_word_prior=1.0 / K, max_iter=N, tol=0,
+                                 max_doc_update_iter=100, mean_change_tol=1e-3, n_jobs=nj,
+                                 random_state=SEED).fit(Xtr)
+                    total = time.perf_counter() - t0
+                profiles.append((total, dict(kt.t), list(kt.inner), kt.docs))
+                return m
+
+            log(f"BatchLDA K={K} n_jobs={nj}: {args.repeats} x {N} iterations")
+            med, times, fitted = median_time(run, args.repeats)
+            res[("topicvb", nj)] = (med / N, times)
+            timing_rows.append([K, "topicvb BatchLDA", nj, f"n_jobs={nj}", N, args.repeats, med / N, "",
+                                f"{min(times) / N:.3g}-{max(times) / N:.3g} per fit",
+                                statistics.median(median_time.last_own) / N, foreign_str(median_time.last_foreign)])
+            total, kt, inner, n_docs = sorted(profiles, key=lambda p: p[0])[len(profiles) // 2]
+            other = total - sum(kt.values())
+            prof_rows.append([K, nj, total / N, kt["e_step"] / N, kt["lda_doc_bound"] / N + kt["lda_topic_bound"] / N,
+                              kt["_expectations"] / N, other / N, f"{100 * kt['e_step'] / total:.0f}%",
+                              np.mean(inner) / max(n_docs, 1)])
+        # scikit-learn, 1 process: one run of N iterations (per-EM-step times recorded)
+        log(f"sklearn LDA batch K={K} n_jobs=1: 1 x {N} iterations")
+        common.wait_for_quiet()
+        with blas(1), warnings.catch_warnings(), common.LoadMeter() as lm:
+            warnings.simplefilter("ignore")
+            t0 = time.perf_counter()
+            sk = TimedLDA(n_components=K, learning_method="batch", max_iter=N, n_jobs=1, **sk_kw(K)).fit(Xtr)
+            sk_total = time.perf_counter() - t0
+        steps = sk.step_times_
+        res[("sklearn", 1)] = (sk_total / N, steps)
+        timing_rows.append([K, "sklearn LDA batch", 1, "n_jobs=1, BLAS 1", N, 1, sk_total / N, statistics.median(steps),
+                            f"{min(steps):.3g}-{max(steps):.3g} per step", lm.own / N, foreign_str([lm.foreign_share])])
+        log(f"sklearn LDA batch K={K} n_jobs=2: 1 x {N2} iterations")
+        common.wait_for_quiet()
+        with blas(1), warnings.catch_warnings(), common.LoadMeter() as lm2:
+            warnings.simplefilter("ignore")
+            t0 = time.perf_counter()
+            sk2 = TimedLDA(n_components=K, learning_method="batch", max_iter=N2, n_jobs=2, **sk_kw(K)).fit(Xtr)
+            sk2_total = time.perf_counter() - t0
+        steps2 = sk2.step_times_
+        res[("sklearn", 2)] = (sk2_total / N2, steps2)
+        timing_rows.append([K, "sklearn LDA batch", 2, "n_jobs=2 (joblib processes), BLAS 1", N2, 1, sk2_total / N2,
+                            statistics.median(steps2[1:] or steps2),
+                            f"{min(steps2):.3g}-{max(steps2):.3g} per step", float("nan"),
+                            f"n/a ({foreign_str([lm2.foreign_share])}, incl. its own joblib workers)"])
+        t1, t2, s1 = res[("topicvb", 1)][0], res[("topicvb", 2)][0], res[("sklearn", 1)][0]
+        ratio, scale = s1 / t1, t1 / t2
+        target_rows.append([K, f"{ratio:.2f}x", ">= 10x", "met" if ratio >= 10 else "MISSED",
+                            f"{scale:.2f}x", ">= 1.7x", "met" if scale >= 1.7 else "MISSED",
+                            f"{statistics.median(steps2[1:] or steps2) / t2:.2f}x"])
+
+        # held-out perplexity, same estimator for both models
+        log(f"perplexity K={K}")
+        alpha = eta = 1.0 / K
+        tv_own = fitted.perplexity(Xte)
+        sk_by_tv = vb_shell(sk.components_, sk.doc_topic_prior_, sk.topic_word_prior_, n_jobs=2).perplexity(Xte)
+        with blas(1), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            sk_own = sk.perplexity(Xte)
+            tv_by_sk = sk_shell(fitted.components_, alpha, eta).perplexity(Xte)
+        n_tr = float(Xtr.sum())
+        tv_train = fitted.bound_history_[-1] / n_tr
+        sk_train = vb_shell(sk.components_, alpha, eta, n_jobs=2).score(Xtr) / n_tr
+        rel = (tv_own - sk_by_tv) / sk_by_tv
+        rel_sk = (tv_by_sk - sk_own) / sk_own
+        perp_rows.append([K, N, tv_own, sk_by_tv, f"{100 * rel:+.2f}%", tv_by_sk, sk_own, f"{100 * rel_sk:+.2f}%",
+                          "met" if abs(rel) <= 0.01 else "MISSED", tv_train, sk_train])
+
+        # e-step internals on the fitted topics (single calls, not part of the timings above)
+        if K == args.k[0] or True:
+            indptr, indices, data = csr_arrays(Xtr)
+            lam = fitted.components_
+            a = fitted.doc_topic_prior_
+            _, ebeta_t, _ = _expectations(lam)
+            g0 = _initial_gamma(Xtr, a, lam.dtype)
+            none = np.zeros((0, K))
+            row = [K]
+            for nj in (1, 2):
+                with threads(nj):
+                    tn, _, (_, _, nit) = median_time(lambda: e_step(indptr, indices, data, ebeta_t, a, g0, none,
+                                                                    100, 1e-3, False), 3)
+                    ts, _, _ = median_time(lambda: e_step(indptr, indices, data, ebeta_t, a, g0, none,
+                                                          100, 1e-3, True), 3)
+                row += [tn, ts - tn]
+            nnz = np.diff(indptr)
+            work = nit * nnz
+            # numba's prange gives each thread one contiguous block of the chunks (static schedule)
+            half = ((Xtr.shape[0] + 63) // 64 + 1) // 2 * 64
+            row += [float(np.mean(nit)), float(np.median(nit)), float(np.mean(nit >= 100)),
+                    f"{work[:half].sum() / max(work[half:].sum(), 1):.2f}"]
+            notes.append(row)
+
+    text = ["## 1. BatchLDA vs scikit-learn LatentDirichletAllocation (batch)", ""]
+    text.append(
+        "Same matrix, doc_topic_prior = topic_word_prior = 1/K, max_doc_update_iter=100, mean_change_tol=1e-3, "
+        "a fixed number of iterations (topicvb tol=0; scikit-learn evaluate_every=-1). topicvb: median of "
+        f"{args.repeats} fits, s/iter = fit time / iterations (the fit includes topicvb's exact ELBO after every "
+        "iteration, which scikit-learn does not compute). scikit-learn: one fit (it is the slow side; the "
+        "spread column gives the min-max of its per-EM-step times); n_jobs=2 over fewer iterations, "
+        "whose first step includes starting the joblib worker processes (the median EM step leaves it out "
+        "when there are 2+ steps; the sklearn(2)/topicvb(2) ratio uses that median). "
+        "BLAS limited to 1 thread for scikit-learn (its E-step is per-document NumPy), numba threads = n_jobs for topicvb.")
+    text.append("")
+    text.append(md_table(["K", "system", "threads", "setting", "iterations", "runs", "s / iteration",
+                          "median EM step (s)", "spread", "own CPU s / iter",
+                          "other processes' load (max)"],
+                         timing_rows))
+    text += ["", "Targets (issue): per-iteration speed vs scikit-learn on 1 thread >= 10x; topicvb 1 -> 2 threads >= 1.7x.", ""]
+    text.append(md_table(["K", "sklearn(1) / topicvb(1)", "target", "", "topicvb 1 -> 2 threads", "target", "",
+                          "sklearn(2) / topicvb(2)"], target_rows))
+    text += ["", "### Held-out perplexity after the same iterations", "",
+             "exp(-bound(X_test) / N_test), the bound computed with each model's fitted lambda fixed. "
+             "\"topicvb est.\" = topicvb's `BatchLDA.perplexity` (deterministic E-step start); for the scikit-learn "
+             "model via a BatchLDA shell holding `sk.components_`. \"sklearn est.\" = scikit-learn's "
+             "`perplexity` (E-step started at gamma = 1), for the topicvb model via a LatentDirichletAllocation shell "
+             "holding topicvb's lambda. Target: topicvb within 1% of scikit-learn (topicvb estimator). "
+             "Train ELBO per token (topicvb estimator) for context.", ""]
+    text.append(md_table(["K", "iters", "topicvb model, topicvb est.", "sklearn model, topicvb est.", "diff",
+                          "topicvb model, sklearn est.", "sklearn model, sklearn est.", "diff", "within 1%",
+                          "train ELBO/token topicvb", "train ELBO/token sklearn"], perp_rows))
+    text += ["", "### Where topicvb's BatchLDA time goes", "",
+             "Per iteration, from wrappers around the kernels `BatchLDA._fit` calls (median run of the timings above). "
+             "\"other\" = fit time minus the wrapped calls (validation, initialisation, NumPy glue).", ""]
+    text.append(md_table(["K", "threads", "s/iter", "e_step", "bound (doc + topic)", "expectations", "other",
+                          "e_step share", "inner gamma updates / doc / E-step"], prof_rows))
+    text += ["", "E-step internals on the final topics (one E-step over the train split from the fixed start, "
+             "median of 3 calls): document loop (`with_sstats=False`) and the extra cost of the sufficient "
+             "statistics; inner iterations per document; load balance of numba's static prange split "
+             "(work = inner iterations x non-zeros, first half of the chunks / second half).", ""]
+    text.append(md_table(["K", "doc loop 1 thr (s)", "sstats 1 thr (s)", "doc loop 2 thr (s)", "sstats 2 thr (s)",
+                          "mean inner iters", "median", "share at cap 100", "work half1/half2"], notes))
+    out.append("\n".join(text))
+    print(out[-1], flush=True)
+
+
+def sk_kw(K):
+    return dict(doc_topic_prior=1.0 / K, topic_word_prior=1.0 / K, max_doc_update_iter=100, mean_change_tol=1e-3,
+                evaluate_every=-1, random_state=SEED)
+
+
+# --------------------------------------------------------------------------- section: PLSA vs NMF
+def bench_plsa(args, Xtr, Xte, out):
+    from sklearn.decomposition import NMF
+
+    from topicvb import PLSA
+
+    rows, target_rows = [], []
+    N = args.plsa_iters
+    for K in args.k:
+        res = {}
+        for nj in (1, 2):
+            log(f"PLSA K={K} n_jobs={nj}: {args.repeats} x {N} iterations")
+
+            def run():
+                with blas(nj), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    return PLSA(K, max_iter=N, tol=0, n_jobs=nj, random_state=SEED).fit(Xtr)
+
+            med, times, p = median_time(run, args.repeats)
+            ll = factor_loglik(Xtr, p.doc_topic_, p.components_)
+            res[("plsa", nj)] = (med / N, ll)
+            rows.append([K, "topicvb PLSA", f"n_jobs={nj}", N, args.repeats, med / N,
+                         statistics.median(median_time.last_own) / N, foreign_str(median_time.last_foreign), ll,
+                         float(p.bound_history_[-1])])
+        for nb, reps in ((1, args.repeats), (2, 1)):
+            log(f"NMF K={K} BLAS={nb}: {reps} x {N} iterations")
+
+            def run_nmf():
+                with blas(nb), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    m = NMF(K, beta_loss="kullback-leibler", solver="mu", init="random", max_iter=N, tol=0,
+                            random_state=SEED)
+                    W = m.fit_transform(Xtr)
+                    return m, W
+
+            med, times, (m, W) = median_time(run_nmf, reps)
+            ll = factor_loglik(Xtr, W, m.components_)
+            res[("nmf", nb)] = (med / N, ll)
+            rows.append([K, "sklearn NMF (KL, mu)", f"BLAS threads={nb}", N, reps, med / N,
+                         statistics.median(median_time.last_own) / N, foreign_str(median_time.last_foreign), ll,
+                         float("nan")])
+        ratio = res[("nmf", 1)][0] / res[("plsa", 1)][0]
+        dll = res[("plsa", 1)][1] - res[("nmf", 1)][1]
+        ok = ratio >= 5 and dll >= 0
+        target_rows.append([K, f"{ratio:.2f}x", f"{res[('plsa', 1)][0] / res[('plsa', 2)][0]:.2f}x",
+                            f"{dll / float(Xtr.sum()):+.4f}", "met" if ok else "MISSED"])
+    text = ["## 2. PLSA vs scikit-learn NMF (KL divergence, multiplicative updates)", "",
+            f"{N} iterations each (topicvb tol=0; NMF tol=0, init='random'), same matrix, no priors. NMF has no "
+            "thread parameter: BLAS threads set with threadpoolctl (it is mostly sparse/elementwise NumPy, "
+            "single-threaded either way). Log-likelihood computed by one function for both: "
+            "sum c_dw log[(WH)_dw / sum_w (WH)_dw] over the non-zeros (PLSA: W = doc_topic_, H = components_); "
+            "\"PLSA bound\" is PLSA's own `bound_history_[-1]` as a cross-check.", ""]
+    text.append(md_table(["K", "system", "threads", "iterations", "runs", "s / iteration", "own CPU s / iter",
+                          "other load (max)", "train log-lik", "PLSA bound"], rows))
+    text += ["", "Target: >= 5x faster per iteration (1 thread) at equal or better log-likelihood.", ""]
+    text.append(md_table(["K", "NMF / PLSA time per iter (1 thr)", "PLSA 1 -> 2 threads",
+                          "log-lik PLSA - NMF per token", "target"], target_rows))
+    out.append("\n".join(text))
+    print(out[-1], flush=True)
+
+
+# --------------------------------------------------------------------------- section: memory
+def worker_memory(spec: dict) -> dict:
+    """Runs in a fresh process: load the matrix, warm up the code paths, reset the RSS peak, fit."""
+    class A:  # minimal args for get_data
+        quick = spec["quick"]
+        vectorizer = spec["vectorizer"]
+
+    _, Xtr, _ = get_data(A)
+    model, K, it, nj = spec["model"], spec["k"], spec["iters"], spec["n_jobs"]
+    from sklearn.decomposition import NMF, LatentDirichletAllocation
+
+    from topicvb import PLSA, BatchLDA, CollapsedLDA, OnlineLDA
+
+    def make(iters):
+        if model == "BatchLDA":
+            return BatchLDA(K, max_iter=iters, tol=0, n_jobs=nj, random_state=SEED)
+        if model == "OnlineLDA":
+            return OnlineLDA(K, max_iter=iters, tol=0, batch_size=256, shuffle=False, n_jobs=nj, random_state=SEED)
+        if model == "CollapsedLDA":
+            return CollapsedLDA(K, max_iter=iters, tol=0, n_jobs=nj, random_state=SEED)
+        if model == "PLSA":
+            return PLSA(K, max_iter=iters, tol=0, n_jobs=nj, random_state=SEED)
+        if model == "sklearn LDA batch":
+            return LatentDirichletAllocation(K, learning_method="batch", max_iter=iters, n_jobs=nj, **sk_kw(K))
+        if model == "sklearn LDA online":
+            return LatentDirichletAllocation(K, learning_method="online", batch_size=256, max_iter=iters,
+                                             n_jobs=nj, **sk_kw(K))
+        if model == "sklearn NMF":
+            return NMF(K, beta_loss="kullback-leibler", solver="mu", init="random", max_iter=iters, tol=0,
+                       random_state=SEED)
+        raise ValueError(model)
+
+    with blas(1), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        make(1).fit(Xtr[:50])  # load compiled kernels / touch the code paths
+        before = common.current_rss()
+        reset_ok = common.reset_peak_rss()
+        t0 = time.perf_counter()
+        make(it).fit(Xtr)
+        secs = time.perf_counter() - t0
+    import resource
+
+    return {"rss_before": before, "peak": common.peak_rss(), "reset_ok": reset_ok, "fit_s": secs,
+            "ru_maxrss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
+
+
+def bench_memory(args, Xtr, Xte, out):
+    it = args.mem_iters
+    rows = []
+    specs = []
+    for K in args.k:
+        specs += [("BatchLDA", K, 1), ("sklearn LDA batch", K, 1), ("PLSA", K, 1), ("sklearn NMF", K, 1)]
+    K0 = args.k[0]
+    specs += [("OnlineLDA", K0, 1), ("sklearn LDA online", K0, 1), ("CollapsedLDA", K0, 1)]
+    for model, K, nj in specs:
+        spec = {"model": model, "k": K, "iters": it, "n_jobs": nj, "quick": args.quick, "vectorizer": args.vectorizer}
+        log(f"memory: {model} K={K}")
+        r = common.run_json_subprocess([__file__, "--worker-memory", json.dumps(spec)])
+        rows.append([model, K, it, mib(r["rss_before"]), mib(r["peak"]), mib(r["peak"] - r["rss_before"]),
+                     mib(r["ru_maxrss"]), r["fit_s"]])
+    data_mib = (Xtr.data.nbytes + Xtr.indices.nbytes + Xtr.indptr.nbytes) / 2**20
+    text = ["## 3. Peak memory per fit", "",
+            f"Each fit in a fresh subprocess (1 thread, {it} iteration(s)/pass(es)/sweep(s)): load the cached "
+            "matrix, a warm-up fit on 50 documents (loads compiled kernels / imports), then the resident-set "
+            "high-water mark is reset (`echo 5 > /proc/self/clear_refs`) and the fit runs; \"peak during fit\" "
+            "is VmHWM afterwards, \"increase\" = peak - RSS before the fit, \"ru_maxrss\" the process's lifetime "
+            f"peak (includes loading). psutil is not installed. The train CSR matrix itself is {data_mib:.1f} MiB "
+            "(float64).", ""]
+    text.append(md_table(["model", "K", "iters", "RSS before fit (MiB)", "peak during fit (MiB)", "increase (MiB)",
+                          "ru_maxrss (MiB)", "fit s"], rows))
+    out.append("\n".join(text))
+    print(out[-1], flush=True)
+
+
+# --------------------------------------------------------------------------- section: compile
+COMPILE_SNIPPET = r"""
+import json, time
+t0 = time.perf_counter()
+import topicvb
+t_import = time.perf_counter() - t0
+import numpy as np, scipy.sparse as sp
+rng = np.random.RandomState(0)
+X = sp.random(200, 300, density=0.05, format="csr", random_state=rng, data_rvs=lambda n: rng.randint(1, 5, n)).astype(float)
+res = {"import topicvb": t_import}
+for name, make in [
+    ("BatchLDA", lambda: topicvb.BatchLDA(5, max_iter=2, random_state=0)),
+    ("PLSA", lambda: topicvb.PLSA(5, max_iter=2, random_state=0)),
+    ("CollapsedLDA", lambda: topicvb.CollapsedLDA(5, max_iter=2, random_state=0)),
+    ("OnlineLDA", lambda: topicvb.OnlineLDA(5, max_iter=2, batch_size=64, random_state=0)),
+]:
+    t = time.perf_counter()
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = make().fit(X)
+        m.transform(X[:5])
+    res[name] = time.perf_counter() - t
+res["in-process total"] = time.perf_counter() - t0
+print(json.dumps(res))
+"""
+
+
+def bench_compile(args, out):
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="topicvb-numba-cache-") as cache:
+        env = {"NUMBA_CACHE_DIR": cache}
+        runs = [("warm (package cache)", {})] if args.quick else [("cold (empty NUMBA_CACHE_DIR)", env),
+                                                                  ("warm (same NUMBA_CACHE_DIR)", env),
+                                                                  ("warm again", env)]
+        for label, e in runs:
+            log(f"compile: {label}")
+            common.wait_for_quiet()
+            r = common.run_json_subprocess(["-c", COMPILE_SNIPPET], env=e)
+            first = r["import topicvb"] + r["BatchLDA"]
+            rows.append([label, r["wall_s"], r["import topicvb"], r["BatchLDA"], r["PLSA"], r["CollapsedLDA"],
+                         r["OnlineLDA"], first, "met" if first < 2.0 else "MISSED"])
+    text = ["## 4. Import and first-fit (compile) time", "",
+            "A fresh `python -c` per row: `import topicvb`, then a first fit + transform of each model "
+            "(K=5, 2 iterations, on a random 200 x 300 sparse matrix), in this order, with "
+            "`NUMBA_CACHE_DIR` pointing at a new empty folder (cold) and then at the same, now filled, folder "
+            "(warm). \"process wall\" includes interpreter start-up. Target: import + first small fit "
+            "(BatchLDA, the first one) < 2 s with a warm cache.", ""]
+    text.append(md_table(["cache", "process wall (s)", "import topicvb", "BatchLDA", "PLSA", "CollapsedLDA",
+                          "OnlineLDA", "import + BatchLDA", "< 2 s"], rows))
+    out.append("\n".join(text))
+    print(out[-1], flush=True)
+
+
+# --------------------------------------------------------------------------- section: online + collapsed
+def bench_online(args, Xtr, Xte, out):
+    from topicvb import CollapsedLDA, OnlineLDA
+
+    K = args.k[0]
+    P = args.online_passes
+    bs = 64 if args.quick else 256
+    perm = np.random.RandomState(SEED).permutation(Xtr.shape[0])
+    Xp = Xtr[perm]  # shuffled once, the same order for both (scikit-learn's online fit does not shuffle)
+    rows = []
+    alpha = eta = 1.0 / K
+    fitted = None
+    for nj in (1, 2):
+        log(f"OnlineLDA K={K} n_jobs={nj}: {args.repeats} x {P} passes")
+
+        def run():
+            with blas(nj), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return OnlineLDA(K, doc_topic_prior=alpha, topic_word_prior=eta, learning_decay=0.7,
+                                 learning_offset=10.0, batch_size=bs, max_iter=P, tol=0, shuffle=False,
+                                 max_doc_update_iter=100, mean_change_tol=1e-3, n_jobs=nj,
+                                 random_state=SEED).fit(Xp)
+
+        med, times, fitted = median_time(run, args.repeats)
+        rows.append([f"topicvb OnlineLDA", f"n_jobs={nj}", P, args.repeats, med, foreign_str(median_time.last_foreign),
+                     fitted.perplexity(Xte), ""])
+    log(f"sklearn LDA online K={K}: 1 x {P} passes")
+    common.wait_for_quiet()
+    with blas(1), warnings.catch_warnings(), common.LoadMeter() as lm:
+        warnings.simplefilter("ignore")
+        t0 = time.perf_counter()
+        sk = sk_lda(K, learning_method="online", learning_decay=0.7, learning_offset=10.0, batch_size=bs,
+                    max_iter=P, n_jobs=1).fit(Xp)
+        sk_t = time.perf_counter() - t0
+    with blas(1), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sk_own = sk.perplexity(Xte)
+        tv_by_sk = sk_shell(fitted.components_, alpha, eta).perplexity(Xte)
+    rows[-1][-1] = f"sklearn est.: {tv_by_sk:.1f}"
+    rows.append(["sklearn LDA online", "n_jobs=1, BLAS 1", P, 1, sk_t, foreign_str([lm.foreign_share]),
+                 vb_shell(sk.components_, alpha, eta, n_jobs=2).perplexity(Xte), f"sklearn est.: {sk_own:.1f}"])
+    S = args.cvb_sweeps
+    for upd, nj in (("sequential", 1), ("per_sweep", 2)):
+        log(f"CollapsedLDA cvb0 {upd} K={K}: 1 x {S} sweeps")
+        common.wait_for_quiet()
+        with blas(1), warnings.catch_warnings(), common.LoadMeter() as lmc:
+            warnings.simplefilter("ignore")
+            t0 = time.perf_counter()
+            c = CollapsedLDA(K, doc_topic_prior=alpha, topic_word_prior=eta, variant="cvb0", topic_update=upd,
+                             max_iter=S, tol=0, n_jobs=nj, random_state=SEED).fit(Xtr)
+            ct = time.perf_counter() - t0
+        rows.append([f"topicvb CollapsedLDA cvb0 ({upd})", f"n_jobs={nj}", S, 1, ct, foreign_str([lmc.foreign_share]),
+                     vb_shell(c.components_, alpha, eta, n_jobs=2).perplexity(Xte),
+                     f"own score (point est.): {c.perplexity(Xte):.1f}"])
+    text = ["## 5. OnlineLDA vs scikit-learn online LDA, and CollapsedLDA (CVB0)", "",
+            f"K={K}, priors 1/K, batch_size={bs}, learning_offset=10, learning_decay=0.7, {P} passes over the train "
+            "rows in one fixed random order (the same for both; topicvb shuffle=False, as scikit-learn's fit), "
+            "tol=0 / evaluate_every=-1. topicvb OnlineLDA also computes a per-batch ELBO estimate (its "
+            "`bound_history_`) inside the timed fit. CollapsedLDA: CVB0, "
+            f"{S} sweeps on the train split in corpus order. Perplexity: the same VB estimator as section 1 "
+            "(topicvb `BatchLDA.perplexity` on each model's lambda; for CollapsedLDA lambda = components_ = "
+            "expected counts + eta). The notes give scikit-learn's own estimator, or CollapsedLDA's own "
+            "point-estimate score (a different, optimistic quantity).", ""]
+    text.append(md_table(["model", "threads", "passes / sweeps", "runs", "wall s (median)", "other load (max)",
+                          "held-out perplexity (topicvb est.)", "note"], rows))
+    out.append("\n".join(text))
+    print(out[-1], flush=True)
+
+
+# --------------------------------------------------------------------------- main
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--quick", action="store_true", help="tiny smoke run on a slice of the corpus (< 1 minute)")
+    p.add_argument("--k", type=int, nargs="+", default=None, help="numbers of topics (default 20 100)")
+    p.add_argument("--iters", type=int, default=None,
+                   help="batch LDA iterations for every K (default 10 for K <= 20, else 5)")
+    p.add_argument("--sk-jobs-iters", type=int, default=None,
+                   help="iterations of the scikit-learn n_jobs=2 runs (default 3 for K <= 20, else 2)")
+    p.add_argument("--plsa-iters", type=int, default=None, help="PLSA / NMF iterations (default 20)")
+    p.add_argument("--online-passes", type=int, default=None, help="online LDA passes (default 3)")
+    p.add_argument("--cvb-sweeps", type=int, default=None, help="CollapsedLDA sweeps (default 50)")
+    p.add_argument("--mem-iters", type=int, default=None, help="iterations of the memory fits (default 2)")
+    p.add_argument("--repeats", type=int, default=None, help="timing repeats, median reported (default 3)")
+    p.add_argument("--sections", nargs="+", choices=SECTIONS, default=list(SECTIONS))
+    p.add_argument("--vectorizer", choices=("topicvb", "sklearn"), default="topicvb",
+                   help="builds the matrix (topicvb falls back on sklearn if it fails)")
+    p.add_argument("--out", default=None, help="markdown file (default benchmarks/results/models.md; "
+                                               "--quick: none unless given)")
+    p.add_argument("--quiet-wait", type=float, default=20.0,
+                   help="seconds each timing waits at most for other processes to go idle (default 20)")
+    p.add_argument("--worker-memory", default=None, help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.worker_memory:
+        print(json.dumps(worker_memory(json.loads(args.worker_memory))))
+        return 0
+    q = args.quick
+    common.QUIET_WAIT = 0.0 if q else args.quiet_wait
+    args.k = args.k or ([10] if q else [20, 100])
+    args.iters = args.iters or (2 if q else None)
+    args.sk_jobs_iters = args.sk_jobs_iters or (1 if q else None)
+    args.plsa_iters = args.plsa_iters or (3 if q else 20)
+    args.online_passes = args.online_passes or (1 if q else 3)
+    args.cvb_sweeps = args.cvb_sweeps or (3 if q else 50)
+    args.mem_iters = args.mem_iters or (1 if q else 2)
+    args.repeats = args.repeats or (1 if q else 3)
+    if args.out is None and not q:
+        args.out = str(common.BENCH_DIR / "results" / "models.md")
+
+    started = time.perf_counter()
+    m, Xtr, Xte = get_data(args)
+    import numba
+    import topicvb  # noqa: F401  (import before numba.threading_layer is known)
+
+    head = ["# Model benchmarks: topicvb vs scikit-learn", "",
+            "Command: `" + " ".join(["python", "benchmarks/bench_models.py"] + [shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])]) + "`", ""]
+    info = common.machine_info()
+    head += [f"- {k}: {v}" for k, v in info.items()]
+    desc = m.describe()
+    head += ["", "## Corpus", "",
+             f"20 Newsgroups by-date ({Path(m.source).name}, read from the shared corpora folder), vectorised once "
+             f"with {desc['vectorizer']}'s vectorizer (stop_words='english', min_df=5, max_df=0.5; vocabulary fitted "
+             "on train, test transformed with it), cached under benchmarks/.bench_cache/."
+             + (" **--quick: a slice of the rows only.**" if q else ""), ""]
+    head.append(md_table(["split", "documents x terms", "non-zeros", "tokens"],
+                         [["train", f"{Xtr.shape[0]} x {Xtr.shape[1]}", Xtr.nnz, int(Xtr.sum())],
+                          ["test", f"{Xte.shape[0]} x {Xte.shape[1]}", Xte.nnz, int(Xte.sum())]]))
+    out = ["\n".join(head)]
+    print(out[0], flush=True)
+    # warm the numba cache so no timing includes compilation
+    from topicvb import PLSA, BatchLDA, CollapsedLDA, OnlineLDA
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for make in (lambda: BatchLDA(3, max_iter=2), lambda: PLSA(3, max_iter=2),
+                     lambda: CollapsedLDA(3, max_iter=2), lambda: CollapsedLDA(3, max_iter=2, topic_update="per_sweep"),
+                     lambda: OnlineLDA(3, max_iter=1, batch_size=32)):
+            mdl = make().fit(Xtr[:100])
+            mdl.perplexity(Xte[:20])
+    out[0] += (f"\n\nnumba threading layer: {numba.threading_layer()}; topicvb imported from "
+               f"`{Path(topicvb.__file__).parent}`.")
+
+    if "batch" in args.sections:
+        bench_batch(args, Xtr, Xte, out)
+    if "plsa" in args.sections:
+        bench_plsa(args, Xtr, Xte, out)
+    if "memory" in args.sections:
+        bench_memory(args, Xtr, Xte, out)
+    if "compile" in args.sections:
+        bench_compile(args, out)
+    if "online" in args.sections:
+        bench_online(args, Xtr, Xte, out)
+    shares = [x for x in common.FOREIGN_LOG if x is not None]
+    if shares:
+        out[0] += (f"\n\nShared machine: while the timed runs ran, other processes (not this benchmark) used a median "
+                   f"{100 * statistics.median(shares):.0f}% and at most {100 * max(shares):.0f}% of the machine's CPU "
+                   f"(from /proc/stat; every timing first waits up to {common.QUIET_WAIT:g} s for them to drop below 15%). Rows with "
+                   "a high \"other load\" are slowed by contention, 2-thread rows most.")
+    out.append(f"_Total benchmark wall time: {(time.perf_counter() - started) / 60:.1f} min._")
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text("\n\n".join(out) + "\n")
+        log(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
