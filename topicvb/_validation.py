@@ -68,6 +68,33 @@ def check_n_terms(X, n_expected: int, owner: str) -> None:
         )
 
 
+MAX_COUNT = 1e100  # products and squares of counts (CVB variances) must stay far below float64's 1.8e308
+
+
+def check_sparse_structure(X, caller: str) -> None:
+    """Raise ``ValueError`` naming X if a sparse matrix has indices outside its shape."""
+    if not sp.issparse(X):
+        return
+    try:
+        if X.format in ("csr", "csc", "bsr"):
+            X.check_format(full_check=True)
+        elif X.format == "coo":
+            rows, cols = X.coords if hasattr(X, "coords") else (X.row, X.col)
+            if rows.size and (rows.min() < 0 or rows.max() >= X.shape[0] or cols.min() < 0
+                              or cols.max() >= X.shape[1]):
+                raise ValueError("row or column index out of range")
+    except ValueError as exc:
+        raise ValueError(f"X passed to {caller} is not a valid sparse matrix (bad index structure: {exc}).") from None
+
+
+def check_count_range(X, caller: str) -> None:
+    """Raise ``ValueError`` for counts so large that products of counts would overflow float64."""
+    data = X.data if sp.issparse(X) else np.asarray(X)
+    if data.size and float(data.max()) > MAX_COUNT:
+        raise ValueError(f"{caller} got a count of {float(data.max()):.3g} in X; counts above {MAX_COUNT:.0e} are "
+                         "not supported (products of counts overflow float64). Rescale X.")
+
+
 def as_csr(X, dtype=np.float64) -> sp.csr_matrix:
     """Return ``X`` (sparse or dense, already validated) as canonical CSR of ``dtype``.
 

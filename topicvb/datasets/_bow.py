@@ -7,6 +7,8 @@ files next to the destinations and move them into place only when everything was
 
 from __future__ import annotations
 
+import io
+
 import logging
 import os
 from array import array
@@ -563,8 +565,8 @@ def read_matrix_market(
     """
     p = check_input_file(path, "path")
     try:
-        with open_binary(p) as f:
-            M = scipy.io.mmread(f)
+        with open_binary(p) as f:  # scipy's fast reader aborts the interpreter on some binary file objects;
+            M = scipy.io.mmread(io.BytesIO(f.read()))  # an in-memory buffer makes it raise instead
     except Exception as exc:
         raise ValueError(f"Could not read path {str(p)!r} as MatrixMarket: {exc}.") from exc
     X = sp.csr_matrix(M)

@@ -347,7 +347,11 @@ class Corpus:
                 f"this one reads up to {_FORMAT_VERSION}. Upgrade topicvb."
             )
         shape = tuple(int(s) for s in arrays["X_shape"])
-        X = sp.csr_matrix((arrays["X_data"], arrays["X_indices"], arrays["X_indptr"]), shape=shape)
+        try:
+            X = sp.csr_matrix((arrays["X_data"], arrays["X_indices"], arrays["X_indptr"]), shape=shape)
+            X.check_format(full_check=True)
+        except ValueError as exc:
+            raise ValueError(f"{str(p)!r} holds an invalid document-term matrix (bad index structure: {exc}).") from None
         labels = None
         if meta["labels"] == "array":
             labels = arrays["labels"]

@@ -21,7 +21,8 @@ from sklearn.utils import check_scalar
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._checkpoint import fingerprint, load_checkpoint, rng_state_arrays, save_checkpoint
-from .._validation import as_csr, check_choice, check_n_terms, check_nonnegative_counts, check_positive_prior
+from .._validation import (as_csr, check_choice, check_count_range, check_n_terms, check_nonnegative_counts,
+                           check_positive_prior, check_sparse_structure)
 
 logger = logging.getLogger("topicvb.models")
 
@@ -95,6 +96,7 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         """Validate a count matrix and return it as canonical CSR in the model's dtype."""
         if not reset:
             check_n_terms(X, self.n_features_in_, type(self).__name__)
+        check_sparse_structure(X, f"{type(self).__name__}.{caller}")
         X = validate_data(
             self,
             X,
@@ -106,6 +108,7 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         )
         X = as_csr(X, dtype=self._float)
         check_nonnegative_counts(X, f"{type(self).__name__}.{caller}")
+        check_count_range(X, f"{type(self).__name__}.{caller}")
         return X
 
     def _resolve_priors(self):

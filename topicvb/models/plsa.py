@@ -222,7 +222,7 @@ class PLSA(TopicModelBase):
                 if done == self.max_iter or stop.requested:
                     break
                 theta = _normalise_rows(n_dk, a1, fallback).astype(dtype)
-                phi_t = _normalise_rows(n_wk.T, e1, None).T.astype(dtype).copy()
+                phi_t = _normalise_rows(n_wk.T, e1, 1.0 / V).T.astype(dtype).copy()
                 done += 1
                 arrays = {"theta": theta, "phi_t": phi_t, "history": np.asarray(history),
                           "v_history": np.asarray(v_history)}
