@@ -276,21 +276,11 @@ FIT_ERRORS = [
     ("zero_docs", lambda: np.zeros((0, 4)), ValueError, r"0 sample\(s\).*minimum of 1", None),
     ("zero_docs_sparse", lambda: sp.csr_matrix((0, 4)), ValueError, r"0 sample\(s\).*minimum of 1", None),
     ("zero_terms", lambda: np.zeros((3, 0)), ValueError, r"0 feature\(s\).*minimum of 1", None),
-    ("str", lambda: "abc", TypeError, "OWNER",
-     "a str X gives ValueError \"could not convert string to float: 'abc'\" (sklearn's message, names neither X "
-     "nor the estimator); expected TypeError '<Model>.fit expects a document-term count matrix X ..., got str.'"),
-    ("none", lambda: None, TypeError, "OWNER",
-     "X=None gives ValueError 'Expected 2D array, got scalar array instead: array=nan' (mentions a NaN that the "
-     "user never passed); expected TypeError naming X and the count matrix it should be"),
-    ("dict", lambda: {"a": 1}, TypeError, "OWNER",
-     "a dict X gives TypeError \"float() argument must be a string or a real number, not 'dict'\"; expected a "
-     "message naming X and the count matrix it should be"),
-    ("raw_texts", lambda: ["a text", "another text"], TypeError, "OWNER",
-     "raw texts as X give ValueError \"could not convert string to float: 'a text'\"; expected TypeError naming X "
-     "(a count matrix) and pointing to Vectorizer"),
-    ("object_with_str", _obj_str, (TypeError, ValueError), "OWNER",
-     "an object array holding a str gives \"could not convert string to float: 'a'\" (names neither X nor the "
-     "estimator); expected a message naming X and numeric term counts"),
+    ("str", lambda: "abc", TypeError, "OWNER", None),
+    ("none", lambda: None, TypeError, "OWNER", None),
+    ("dict", lambda: {"a": 1}, TypeError, "OWNER", None),
+    ("raw_texts", lambda: ["a text", "another text"], TypeError, "OWNER", None),
+    ("object_with_str", _obj_str, (TypeError, ValueError), "OWNER", None),
 ]
 
 
@@ -471,9 +461,7 @@ METHOD_ERRORS = [
     ("zero_docs", lambda: np.zeros((0, N_TERMS)), ValueError, r"0 sample\(s\)", None),
     ("1d", lambda: np.ones(N_TERMS), ValueError, r"Expected 2D array, got 1D array", None),
     ("3d", lambda: np.ones((2, N_TERMS, 2)), ValueError, r"(dim 3|features)", None),
-    ("str", lambda: "abc", TypeError, "OWNER",
-     "a str X gives ValueError \"could not convert string to float: 'abc'\"; expected TypeError naming X and the "
-     "count matrix it should be"),
+    ("str", lambda: "abc", TypeError, "OWNER", None),
 ]
 METHODS = ["transform", "score", "perplexity"]
 

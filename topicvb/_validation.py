@@ -68,6 +68,24 @@ def check_n_terms(X, n_expected: int, owner: str) -> None:
         )
 
 
+def check_matrix_type(X, caller: str) -> None:
+    """Raise ``TypeError`` naming X when it cannot be a document-term count matrix at all."""
+    what = ("a document-term count matrix X (a SciPy sparse matrix or a 2-D array of non-negative counts, "
+            "documents in rows)")
+    if X is None or isinstance(X, (str, bytes, dict, set, frozenset)):
+        raise TypeError(f"{caller} expects {what}, got {type(X).__name__}.")
+    if sp.issparse(X):
+        return
+    try:
+        arr = np.asarray(X)
+    except Exception:  # ragged or otherwise unconvertible: let the array checks explain
+        return
+    texty = arr.dtype.kind in "US" or (arr.dtype == object and any(isinstance(v, (str, bytes)) for v in arr.flat))
+    if texty:
+        raise TypeError(f"{caller} expects {what}, but X holds text; turn texts into counts with "
+                        "topicvb.Vectorizer (or a Pipeline that starts with one) first.")
+
+
 MAX_COUNT = 1e100  # products and squares of counts (CVB variances) must stay far below float64's 1.8e308
 
 

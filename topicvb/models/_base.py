@@ -21,7 +21,7 @@ from sklearn.utils import check_scalar
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._checkpoint import fingerprint, load_checkpoint, rng_state_arrays, save_checkpoint
-from .._validation import (as_csr, check_choice, check_count_range, check_n_terms, check_nonnegative_counts,
+from .._validation import (as_csr, check_choice, check_count_range, check_matrix_type, check_n_terms, check_nonnegative_counts,
                            check_positive_prior, check_sparse_structure)
 
 logger = logging.getLogger("topicvb.models")
@@ -94,6 +94,7 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
 
     def _validate_counts(self, X, *, reset: bool, caller: str):
         """Validate a count matrix and return it as canonical CSR in the model's dtype."""
+        check_matrix_type(X, f"{type(self).__name__}.{caller}")
         if not reset:
             check_n_terms(X, self.n_features_in_, type(self).__name__)
         check_sparse_structure(X, f"{type(self).__name__}.{caller}")
