@@ -174,8 +174,12 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         K, (D, V) = self.n_components, X.shape
         second = self.variant == "cvb"
         indptr, indices, data = csr_arrays(X)
-        gamma = rng.standard_gamma(1.0, size=(X.nnz, K)) + 1e-3  # Dirichlet(1) draws: breaks symmetry
-        gamma = (gamma / gamma.sum(axis=1, keepdims=True)).astype(dtype)
+        # Dirichlet(1) draws break the symmetry; drawn in blocks so that no float64 n_nonzero x K
+        # temporary exists (the stream, and so the result, is the same as one big draw)
+        gamma = np.empty((X.nnz, K), dtype=dtype)
+        for start in range(0, X.nnz, 1 << 18):
+            block = rng.standard_gamma(1.0, size=(min(1 << 18, X.nnz - start), K)) + 1e-3
+            gamma[start:start + block.shape[0]] = block / block.sum(axis=1, keepdims=True)
         logger.info("%s: responsibilities take %.1f MiB (%d non-zeros x %d topics, %s)", type(self).__name__,
                     gamma.nbytes / 2**20, X.nnz, K, self.dtype)
         n_dk = np.empty((D, K), dtype=dtype)
