@@ -36,6 +36,12 @@ def _jsonable(value):
     return False
 
 
+def _check_path(path, caller: str) -> Path:
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{caller}: path must be a path (str or os.PathLike), got {type(path).__name__}.")
+    return Path(path)
+
+
 def save(model, path, vocabulary=None) -> Path:
     """Save a fitted topicvb model (and optionally its vocabulary) to ``path`` (.npz added if missing).
 
@@ -91,9 +97,14 @@ def save(model, path, vocabulary=None) -> Path:
         arrays["vocabulary"] = vocabulary
     meta = {"format": FORMAT, "version": FORMAT_VERSION, "class": name, "params": params, "scalars": scalars}
     arrays["meta"] = np.asarray(json.dumps(meta))
-    path = Path(path)
+    path = _check_path(path, "save")
     if path.suffix != ".npz":
         path = path.with_name(path.name + ".npz")
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise NotADirectoryError(f"Cannot write {str(path)!r}: {str(parent)!r} is not a folder.")
+            break
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
@@ -128,9 +139,14 @@ def load(path, *, return_vocabulary: bool = False):
         Not a topicvb model file, truncated or corrupt, from a newer format version, or with
         inconsistent shapes.
     """
-    path = Path(path)
+    path = _check_path(path, "load")
     if not path.exists():
         raise FileNotFoundError(f"Model file {str(path)!r} does not exist.")
+    if path.is_file() and path.stat().st_size >= 4:
+        with open(path, "rb") as f:
+            magic = f.read(4)
+        if magic != b"PK\x03\x04":  # a truncated archive still starts like one and is reported below
+            raise ValueError(f"{str(path)!r} is not a topicvb model file (not an .npz archive).")
     try:
         with np.load(path, allow_pickle=False) as f:
             if "meta" not in f.files:
