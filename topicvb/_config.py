@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import numbers
-import os
 
 
 def available_threads() -> int:
@@ -51,7 +50,3 @@ def threads(n_jobs):
     finally:
         numba.set_num_threads(previous)
 
-
-def cache_enabled() -> bool:
-    """Whether on-disk caching of compiled kernels is expected to work (informational)."""
-    return os.environ.get("NUMBA_DISABLE_JIT", "0") in ("", "0")

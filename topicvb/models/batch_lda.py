@@ -85,26 +85,26 @@ def _seeded_topics(X, n_topics, rng, dtype):
 class VBLDAMixin:
     """The parts of BatchLDA that OnlineLDA shares: inference of new documents and the bound."""
 
-    def _infer(self, X, lam=None, with_sstats=False, gamma0=None):
-        """Run the E-step on CSR ``X`` with topics ``lam`` (default: the fitted ones)."""
-        lam = self.components_ if lam is None else lam
+    def _infer(self, X, expectations=None):
+        """E-step on CSR ``X`` with the fitted topics; ``expectations`` reuses ``_expectations(components_)``."""
         alpha = self.doc_topic_prior_
-        _, ebeta_t, _ = _expectations(lam)
-        if gamma0 is None:
-            gamma0 = _initial_gamma(X, alpha, lam.dtype)
+        _, ebeta_t, _ = _expectations(self.components_) if expectations is None else expectations
+        gamma0 = _initial_gamma(X, alpha, ebeta_t.dtype)
         indptr, indices, data = csr_arrays(X)
-        none = np.zeros((0, alpha.shape[0]), dtype=gamma0.dtype)
         with threads(self.n_jobs):
-            return e_step(indptr, indices, data, ebeta_t, alpha, gamma0, none,
-                          int(self.max_doc_update_iter), float(self.mean_change_tol), with_sstats)
+            return e_step(indptr, indices, data, ebeta_t, alpha, gamma0, gamma0[:0],
+                          int(self.max_doc_update_iter), float(self.mean_change_tol), False)
 
     def _doc_topic(self, X):
         gamma, _, _ = self._infer(X)
         return gamma
 
-    def _elbo(self, X, gamma, lam, alpha, eta, doc_scale=1.0):
-        """ELBO of X given gamma and lam; ``doc_scale`` multiplies the document part (SVI estimates)."""
-        elog, ebeta_t, log_scale = _expectations(lam)
+    def _elbo(self, X, gamma, lam, alpha, eta, doc_scale=1.0, expectations=None):
+        """ELBO of X given gamma and lam; ``doc_scale`` multiplies the document part (SVI estimates).
+
+        ``expectations`` passes ``_expectations(lam)`` when the caller already has it.
+        """
+        elog, ebeta_t, log_scale = _expectations(lam) if expectations is None else expectations
         indptr, indices, data = csr_arrays(X)
         with threads(self.n_jobs):
             doc = lda_doc_bound(indptr, indices, data, gamma, alpha, ebeta_t, log_scale)
@@ -112,8 +112,10 @@ class VBLDAMixin:
         return float(doc_scale * np.sum(doc) + np.sum(topic))
 
     def _score(self, X):
-        gamma, _, _ = self._infer(X)
-        return self._elbo(X, gamma, self.components_, self.doc_topic_prior_, self.topic_word_prior_)
+        expectations = _expectations(self.components_)
+        gamma, _, _ = self._infer(X, expectations)
+        return self._elbo(X, gamma, self.components_, self.doc_topic_prior_, self.topic_word_prior_,
+                          expectations=expectations)
 
     def _check_vb_params(self):
         check_scalar(self.max_doc_update_iter, "max_doc_update_iter", numbers.Integral, min_val=1)

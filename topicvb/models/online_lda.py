@@ -152,7 +152,8 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
             gamma, sstats_t, _ = e_step(indptr, indices, data, ebeta_t, alpha, gamma0, gamma0[:0],
                                         int(self.max_doc_update_iter), float(self.mean_change_tol), True)
             scale = total / batch.shape[0]
-            bounds.append(self._elbo(batch, gamma, lam, alpha, eta, doc_scale=scale))
+            bounds.append(self._elbo(batch, gamma, lam, alpha, eta, doc_scale=scale,
+                                      expectations=(elog, ebeta_t, log_scale)))
             rho = (self.learning_offset + t) ** (-self.learning_decay)
             lam = ((1.0 - rho) * lam + rho * (eta + scale * sstats_t.T)).astype(lam.dtype)
             if learn_alpha or learn_eta:  # step towards this batch's optimal priors (Hoffman et al.)
