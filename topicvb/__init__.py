@@ -35,6 +35,11 @@ _EXPORTS = {
     "summary": "topicvb.inspection",
     "top_words": "topicvb.inspection",
     "to_pyldavis": "topicvb.inspection",
+    "TopicTable": "topicvb.inspection",
+    # raw texts to topics
+    "TopicPipeline": "topicvb.pipeline",
+    "make_topic_pipeline": "topicvb.pipeline",
+    "document_topics": "topicvb.pipeline",
     # persistence
     "save": "topicvb.persistence",
     "load": "topicvb.persistence",

@@ -189,11 +189,7 @@ def test_topic_diversity():
         topic_diversity([["a"]], n=0)
 
 
-def test_agrees_with_gensim():
-    gensim = pytest.importorskip("gensim")
-    from gensim.corpora import Dictionary
-    from gensim.models.coherencemodel import CoherenceModel
-
+def _gensim_case():
     from topicvb.datasets import make_lda_corpus
 
     corpus, _, _ = make_lda_corpus(60, 30, 3, doc_length=40, separated=True, random_state=0)
@@ -204,12 +200,52 @@ def test_agrees_with_gensim():
         tokens = [vocab[j] for j in np.repeat(np.arange(len(vocab)), row)]
         rng.shuffle(tokens)
         texts.append(tokens)
-    topics = [list(vocab[k * 10:k * 10 + 6]) for k in range(3)]
+    # top words that occur in the corpus (gensim drops words missing from its dictionary: see the
+    # module notes of topicvb.evaluation.coherence), most frequent first, dealt to 3 topics
+    freq = np.asarray(corpus.X.sum(axis=0)).ravel()
+    used = [vocab[j] for j in np.argsort(-freq, kind="stable") if freq[j] > 0]
+    topics = [used[k::3][:4] for k in range(3)]
+    return texts, topics
+
+
+def _gensim_scores(texts, topics, measure, window):
+    from gensim.corpora import Dictionary
+    from gensim.models.coherencemodel import CoherenceModel
+
     dictionary = Dictionary(texts)
-    for measure, window in (("u_mass", None), ("c_uci", 10), ("c_npmi", 10), ("c_v", 110)):
-        kwargs = {"corpus": [dictionary.doc2bow(t) for t in texts]} if measure == "u_mass" else {"texts": texts}
-        cm = CoherenceModel(topics=topics, dictionary=dictionary, coherence=measure, **kwargs)
-        theirs = cm.get_coherence_per_topic()
-        eps = 1e-12 * len(texts) if measure == "u_mass" else None  # gensim smooths probabilities by 1e-12
-        ours = coherence(topics, ReferenceCorpus(texts=texts), measure=measure, window_size=window, epsilon=eps)
-        np.testing.assert_allclose(ours.per_topic, theirs, rtol=1e-6, atol=1e-6, err_msg=f"{measure} ({gensim})")
+    kwargs = {"corpus": [dictionary.doc2bow(t) for t in texts]} if measure == "u_mass" else {"texts": texts}
+    if window is not None:
+        kwargs["window_size"] = window
+    return CoherenceModel(topics=topics, dictionary=dictionary, coherence=measure, **kwargs).get_coherence_per_topic()
+
+
+@pytest.mark.parametrize("measure, window, unique_tokens", [
+    ("u_mass", None, False),   # documents as units
+    ("c_v", 110, False),       # every document fits in one window
+    ("c_uci", 10, True),       # sliding windows over documents where no word repeats (see below)
+    ("c_npmi", 10, True),
+    ("c_v", 10, True),
+])
+def test_agrees_with_gensim(measure, window, unique_tokens):
+    gensim = pytest.importorskip("gensim")
+    texts, topics = _gensim_case()
+    if unique_tokens:
+        texts = [list(dict.fromkeys(t)) for t in texts]
+    theirs = _gensim_scores(texts, topics, measure, window)
+    eps = 1e-12 * len(texts) if measure == "u_mass" else None  # gensim smooths probabilities by 1e-12
+    ours = coherence(topics, ReferenceCorpus(texts=texts), measure=measure, window_size=window, epsilon=eps)
+    assert np.all(np.isfinite(theirs))
+    np.testing.assert_allclose(ours.per_topic, theirs, rtol=1e-6, atol=1e-6, err_msg=f"{measure} ({gensim})")
+
+
+def test_sliding_window_counts_a_repeated_word_in_every_window_that_holds_it():
+    # "a a b" with windows of 2 tokens: [a a], [a b]. Both windows contain a, so D(a) = 2 and
+    # D(a, b) = 1: P(a, b) / (P(a) P(b)) = (1/2) / ((2/2) (1/2)) = 1, PMI = 0. gensim's sliding
+    # counter drops a word when it leaves a window even if it recurs inside it, so it sees the second
+    # window as [b] only: D(a) = 1, D(a, b) = 0 and PMI = log((0 + 1e-12) / (1/2 * 1/2)) (the
+    # convention difference documented in the coherence module).
+    ref = ReferenceCorpus(texts=[["a", "a", "b"]])
+    assert coherence([["a", "b"]], ref, measure="c_uci", window_size=2).mean == pytest.approx(0.0, abs=1e-9)
+    gensim = pytest.importorskip("gensim")  # noqa: F841
+    theirs = _gensim_scores([["a", "a", "b"]], [["a", "b"]], "c_uci", 2)
+    assert theirs[0] == pytest.approx(np.log(4e-12), rel=1e-6)

@@ -1,0 +1,212 @@
+"""TopicPipeline / document_topics, and saving a model together with its vectorizer."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import Pipeline
+
+from topicvb import BatchLDA, OnlineLDA, PLSA, TopicPipeline, document_topics, load, make_topic_pipeline, save
+from topicvb.text import PhraseDetector, Tokenizer, Vectorizer
+
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+
+TRAIN = (
+    ["New York has a big subway and many yellow taxis in the city."] * 4
+    + ["Apples, pears and plums are fruit; a fruit salad needs apples and pears."] * 4
+    + ["The New York pizza is famous; every New York borough has pizza places."] * 4
+    + ["Plums and pears ripen in autumn; fruit trees need sun."] * 4
+)
+NEW = ["I ate a fruit salad with plums and pears", "New York has a big subway and yellow taxis", "zzz unknown words only", ""]
+
+
+def _vectorizer(**kw):
+    tok = Tokenizer(stop_words=frozenset({"a", "and", "the", "in", "has", "are", "with", "every", "i"}),
+                    stemmer="porter", numbers="replace")
+    return Vectorizer(tokenizer=tok, phrases=PhraseDetector(min_count=3), **kw)
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    return make_topic_pipeline(_vectorizer(), BatchLDA(2, max_iter=30, random_state=0)).fit(TRAIN)
+
+
+def test_make_topic_pipeline_is_a_pipeline_with_named_steps(fitted):
+    assert isinstance(fitted, Pipeline)
+    assert [name for name, _ in fitted.steps] == ["vectorizer", "model"]
+    assert fitted.vectorizer is fitted.named_steps["vectorizer"]
+    assert fitted.model is fitted.named_steps["model"]
+    assert "new_york" in fitted.vectorizer.vocabulary_  # the phrase was learned
+
+
+def test_document_topics_equals_the_two_steps_by_hand(fitted):
+    theta = fitted.document_topics(NEW)
+    by_hand = fitted.model.transform(fitted.vectorizer.transform(NEW))
+    np.testing.assert_array_equal(theta, by_hand)
+    assert theta.shape == (len(NEW), 2)
+    np.testing.assert_allclose(theta.sum(axis=1), 1.0)
+    # the fruit text and the city text land in different topics
+    assert np.argmax(theta[0]) != np.argmax(theta[1])
+
+
+def test_document_topics_on_a_plain_sklearn_pipeline():
+    pipe = Pipeline([("vec", Vectorizer()), ("lda", PLSA(2, max_iter=20, random_state=0))]).fit(TRAIN)
+    theta = document_topics(pipe, NEW[:2])
+    np.testing.assert_array_equal(theta, pipe.transform(NEW[:2]))
+
+
+@pytest.mark.parametrize(
+    "call, exc, match",
+    [
+        (lambda p: p.document_topics("one text"), TypeError, r"single str.*\[text\]"),
+        (lambda p: document_topics(object(), ["x"]), TypeError, r"expects a fitted scikit-learn Pipeline.*object"),
+        (lambda p: document_topics(Pipeline([("v", Vectorizer()), ("m", Vectorizer())]), ["x"]), TypeError,
+         r"last step .* topicvb model.*Vectorizer"),
+        (lambda p: document_topics(Pipeline([("m", BatchLDA(2))]), ["x"]), TypeError, r"vectorizer step"),
+        (lambda p: make_topic_pipeline(Vectorizer(), BatchLDA(2)).document_topics(["x"]), NotFittedError, r"not fitted"),
+        (lambda p: make_topic_pipeline(Vectorizer(), Vectorizer()), TypeError, r"model must be a topicvb model"),
+        (lambda p: make_topic_pipeline(object(), BatchLDA(2)), TypeError, r"vectorizer must have a transform"),
+        (lambda p: p.summary("one text"), TypeError, r"single str"),
+    ],
+)
+def test_bad_input(fitted, call, exc, match):
+    with pytest.raises(exc, match=match):
+        call(fitted)
+
+
+def test_top_words_and_summary_use_the_vectorizer_terms(fitted):
+    words = fitted.top_words(3)
+    terms = set(fitted.vectorizer.get_feature_names_out())
+    assert len(words) == 2 and all(len(t) == 3 and {w for w, _ in t} <= terms for t in words)
+    rel = fitted.top_words(3, relevance=0.0)  # needs term frequencies: taken from the vectorizer's vocabulary
+    assert len(rel) == 2
+    table = fitted.summary(TRAIN, n=4)
+    assert table.n_topics == 2
+    np.testing.assert_allclose(table.prevalence.sum(), 1.0)
+    np.testing.assert_allclose(table.prevalence, fitted.document_topics(TRAIN).sum(axis=0) / len(TRAIN), atol=0.2)
+
+
+def test_grid_search_over_topics_on_raw_texts():
+    pipe = make_topic_pipeline(Vectorizer(), BatchLDA(max_iter=10, random_state=0))
+    search = GridSearchCV(pipe, {"model__n_components": [2, 3]}, cv=2).fit(TRAIN)
+    assert search.best_params_["model__n_components"] in (2, 3)
+    assert isinstance(search.best_estimator_, TopicPipeline)
+
+
+def test_pickle_roundtrip(fitted):
+    again = pickle.loads(pickle.dumps(fitted))
+    np.testing.assert_array_equal(again.document_topics(NEW), fitted.document_topics(NEW))
+
+
+# ----------------------------------------------------------------------------- saving with the vectorizer
+@pytest.mark.parametrize("model", [BatchLDA(2, max_iter=20, random_state=0), OnlineLDA(2, max_iter=5, random_state=0),
+                                   PLSA(2, max_iter=20, random_state=0)], ids=lambda m: type(m).__name__)
+def test_saved_pipeline_transforms_raw_text_after_loading(model, tmp_path):
+    pipe = make_topic_pipeline(_vectorizer(min_df=2, max_features=40), model).fit(TRAIN)
+    path = save(pipe, tmp_path / "pipe")
+    assert path.suffix == ".npz"
+    loaded, vocab = load(path, return_vocabulary=True)
+    assert isinstance(loaded, TopicPipeline)
+    assert vocab == list(pipe.vectorizer.get_feature_names_out())
+    # the same counts (tokenizer settings, stop words, stemmer and phrases survived) and the same topics
+    X_new, X_old = loaded.vectorizer.transform(NEW + TRAIN[:3]), pipe.vectorizer.transform(NEW + TRAIN[:3])
+    assert (X_new != X_old).nnz == 0 and X_new.shape == X_old.shape
+    np.testing.assert_allclose(loaded.document_topics(NEW), pipe.document_topics(NEW), rtol=1e-12, atol=1e-15)
+    assert loaded.vectorizer.phrase_detector_.phrases_ == pipe.vectorizer.phrase_detector_.phrases_
+    v0, v1 = pipe.vectorizer.vocab_, loaded.vectorizer.vocab_
+    np.testing.assert_array_equal(v0.doc_freq, v1.doc_freq)
+    np.testing.assert_array_equal(v0.term_freq, v1.term_freq)
+    assert v0.n_docs == v1.n_docs and loaded.vectorizer.n_docs_ == pipe.vectorizer.n_docs_
+    p0, p1 = pipe.vectorizer.get_params(deep=False), loaded.vectorizer.get_params(deep=False)
+    assert {k: v for k, v in p0.items() if k not in ("tokenizer", "phrases")} == \
+           {k: v for k, v in p1.items() if k not in ("tokenizer", "phrases")}
+    assert loaded.vectorizer.phrases.get_params() == pipe.vectorizer.phrases.get_params()
+    tok0, tok1 = pipe.vectorizer.tokenizer.get_params(), loaded.vectorizer.tokenizer.get_params()
+    assert set(tok1.pop("stop_words")) == set(tok0.pop("stop_words"))
+    assert tok0 == tok1
+
+
+def test_loaded_pipeline_works_in_a_fresh_process(fitted, tmp_path):
+    path = save(fitted, tmp_path / "m.npz")
+    code = ("import json, sys, topicvb; p = topicvb.load(sys.argv[1]); "
+            "print(json.dumps(p.document_topics(json.loads(sys.argv[2])).tolist()))")
+    out = subprocess.run([sys.executable, "-c", code, str(path), json.dumps(NEW)], capture_output=True, text=True,
+                         check=True)
+    np.testing.assert_allclose(np.array(json.loads(out.stdout)), fitted.document_topics(NEW), rtol=1e-12)
+
+
+def test_save_model_with_vectorizer_keyword_and_defaults(tmp_path):
+    vec = Vectorizer(phrases=True, vocabulary=None)
+    X = vec.fit_transform(TRAIN)
+    model = BatchLDA(2, max_iter=10, random_state=0).fit(X)
+    loaded = load(save(model, tmp_path / "m.npz", vectorizer=vec))
+    assert loaded.vectorizer.tokenizer is None and loaded.vectorizer.phrases is True
+    np.testing.assert_allclose(loaded.transform(NEW), model.transform(vec.transform(NEW)), rtol=1e-12)
+
+
+def test_fixed_vocabulary_vectorizer_roundtrip(tmp_path):
+    vec = Vectorizer(vocabulary=["fruit", "pizza", "york", "pears"])
+    pipe = make_topic_pipeline(vec, BatchLDA(2, max_iter=10, random_state=0)).fit(TRAIN)
+    loaded = load(save(pipe, tmp_path / "m.npz"))
+    assert loaded.vectorizer.vocabulary == ["fruit", "pizza", "york", "pears"]
+    np.testing.assert_allclose(loaded.transform(NEW), pipe.transform(NEW), rtol=1e-12)
+
+
+def test_a_bare_model_still_loads_as_a_model_and_format_1_files_load(tmp_path):
+    X = Vectorizer().fit_transform(TRAIN)
+    model = BatchLDA(2, max_iter=5, random_state=0).fit(X)
+    path = save(model, tmp_path / "m.npz")
+    assert isinstance(load(path), BatchLDA)
+    with np.load(path) as f:  # rewrite as a format-1 file (the layout before vectorizers were stored)
+        arrays = {k: f[k] for k in f.files}
+    meta = json.loads(str(arrays["meta"][()]))
+    meta["version"] = 1
+    arrays["meta"] = np.asarray(json.dumps(meta))
+    np.savez(tmp_path / "v1.npz", **arrays)
+    np.testing.assert_array_equal(load(tmp_path / "v1.npz").components_, model.components_)
+
+
+@pytest.mark.parametrize(
+    "make, exc, match",
+    [
+        (lambda: make_topic_pipeline(Vectorizer(tokenizer=str.split), BatchLDA(2, max_iter=3)).fit(TRAIN),
+         TypeError, r"tokenizer only when it is a topicvb.text.Tokenizer.*got method_descriptor"),
+        (lambda: Pipeline([("v", Vectorizer()), ("x", Vectorizer()), ("m", BatchLDA(2, max_iter=3))]),
+         TypeError, r"Pipeline of exactly \(Vectorizer, topic model\)"),
+    ],
+)
+def test_save_refuses_what_a_file_cannot_hold(make, exc, match, tmp_path):
+    obj = make()
+    with pytest.raises(exc, match=match):
+        save(obj, tmp_path / "m.npz")
+    assert not (tmp_path / "m.npz").exists()
+
+
+def test_save_checks_the_vectorizer_against_the_model(tmp_path):
+    vec = Vectorizer().fit(TRAIN)
+    other = BatchLDA(2, max_iter=3).fit(np.ones((3, 4)))
+    with pytest.raises(ValueError, match=r"vectorizer has \d+ terms, but the model was fitted on 4"):
+        save(other, tmp_path / "m.npz", vectorizer=vec)
+    with pytest.raises(NotFittedError):
+        save(other, tmp_path / "m.npz", vectorizer=Vectorizer())
+    with pytest.raises(TypeError, match=r"vectorizer must be a topicvb.text.Vectorizer"):
+        save(other, tmp_path / "m.npz", vectorizer="vec")
+
+
+def test_corrupt_vectorizer_record_is_refused_naming_the_file(fitted, tmp_path):
+    path = save(fitted, tmp_path / "m.npz")
+    with np.load(path) as f:
+        arrays = {k: f[k] for k in f.files}
+    meta = json.loads(str(arrays["meta"][()]))
+    meta["vectorizer"]["tokenizer"] = {"no_such_option": 1}
+    arrays["meta"] = np.asarray(json.dumps(meta))
+    np.savez(tmp_path / "bad.npz", **arrays)
+    with pytest.raises(ValueError, match=r"bad\.npz' has an invalid vectorizer record"):
+        load(tmp_path / "bad.npz")

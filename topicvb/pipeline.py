@@ -1,0 +1,190 @@
+"""Raw texts in, topics out: a :class:`~topicvb.text.Vectorizer` and a topic model kept together.
+
+:class:`TopicPipeline` is a scikit-learn :class:`~sklearn.pipeline.Pipeline` (so it works in
+``GridSearchCV``, ``clone`` and pickling) whose first step turns texts into counts and whose last
+step is a topicvb model. It adds what a corpus analyst needs on new texts: topic proportions of
+documents (:meth:`TopicPipeline.document_topics`), the topics' top words in the vectorizer's own
+terms, a topic table, and saving to the pickle-free model format together with the vectorizer's
+vocabulary, tokenizer settings and phrases (:func:`topicvb.save` / :func:`topicvb.load`).
+
+Example
+-------
+>>> from topicvb import BatchLDA, make_topic_pipeline
+>>> from topicvb.text import Tokenizer, Vectorizer
+>>> pipe = make_topic_pipeline(Vectorizer(tokenizer=Tokenizer(stop_words="english")),
+...                            BatchLDA(2, random_state=0))
+>>> texts = ["apples and pears are fruit", "pears and plums are fruit",
+...          "cars and trucks are vehicles", "trucks and buses are vehicles"]
+>>> theta = pipe.fit(texts).document_topics(["a fruit salad of plums", "a bus"])
+>>> theta.shape
+(2, 2)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.pipeline import Pipeline
+from sklearn.utils.validation import check_is_fitted
+
+__all__ = ["TopicPipeline", "document_topics", "make_topic_pipeline"]
+
+
+def _parts(pipeline, caller: str):
+    """``(text_steps, model)`` of a pipeline whose last step is a topicvb model (TypeError if not)."""
+    from .models._base import TopicModelBase
+
+    if not isinstance(pipeline, Pipeline):
+        raise TypeError(f"{caller} expects a fitted scikit-learn Pipeline ending in a topicvb model, "
+                        f"got {type(pipeline).__name__}.")
+    model = pipeline.steps[-1][1]
+    if not isinstance(model, TopicModelBase):
+        raise TypeError(f"{caller}: the last step of the pipeline must be a topicvb model (PLSA, BatchLDA, ...), "
+                        f"got {type(model).__name__}.")
+    if len(pipeline.steps) < 2:
+        raise TypeError(f"{caller}: the pipeline must have a vectorizer step before the model; it has only the model.")
+    return pipeline[:-1], model
+
+
+def document_topics(pipeline, texts) -> np.ndarray:
+    """Topic proportions of new texts through a fitted ``Pipeline(vectorizer, ..., topic model)``.
+
+    Parameters
+    ----------
+    pipeline : TopicPipeline or sklearn.pipeline.Pipeline
+        Fitted; its steps before the last turn texts into a document-term count matrix with the
+        training vocabulary, and its last step is a topicvb model.
+    texts : iterable of str
+        The documents (a single str is refused: wrap it in a list). Words outside the training
+        vocabulary are ignored; a document with none of its words in the vocabulary gets the
+        prior's topic proportions.
+
+    Returns
+    -------
+    ndarray of shape (n_texts, n_components)
+        Rows sum to 1.
+
+    Raises
+    ------
+    TypeError
+        Not a pipeline ending in a topicvb model, or ``texts`` is a single string.
+    NotFittedError
+        The pipeline is not fitted.
+    """
+    text_steps, model = _parts(pipeline, "document_topics")
+    if isinstance(texts, (str, bytes)):
+        raise TypeError("document_topics expects an iterable of texts, got a single "
+                        f"{type(texts).__name__}. Wrap it in a list: [text].")
+    check_is_fitted(model)
+    return model.transform(text_steps.transform(texts))
+
+
+class TopicPipeline(Pipeline):
+    """A scikit-learn Pipeline of a text vectorizer and a topicvb model, with topic helpers.
+
+    Build it with :func:`make_topic_pipeline` (steps named ``"vectorizer"`` and ``"model"``) or
+    from a list of ``(name, estimator)`` steps like any Pipeline. ``fit`` takes raw texts;
+    ``transform`` and :meth:`document_topics` return document-topic proportions; ``score`` is the
+    model's score on the texts' counts.
+
+    Parameters
+    ----------
+    steps : list of (str, estimator)
+        The first steps turn texts into counts (a :class:`topicvb.text.Vectorizer`); the last is
+        a topicvb model.
+    memory, verbose, transform_input :
+        As for :class:`sklearn.pipeline.Pipeline`.
+
+    See Also
+    --------
+    make_topic_pipeline, document_topics, topicvb.save, topicvb.load
+    """
+
+    @property
+    def vectorizer(self):
+        """The step that turns texts into counts (the first step)."""
+        return self.steps[0][1]
+
+    @property
+    def model(self):
+        """The topic model (the last step)."""
+        return self.steps[-1][1]
+
+    def _vocabulary(self):
+        vec = self.steps[0][1]
+        vocab = getattr(vec, "vocab_", None)  # a topicvb Vectorizer: terms with their frequencies
+        return vocab if vocab is not None else self[:-1].get_feature_names_out()
+
+    def document_topics(self, texts) -> np.ndarray:
+        """Topic proportions of new texts (see :func:`document_topics`)."""
+        return document_topics(self, texts)
+
+    def top_words(self, n: int = 10, relevance: float | None = None) -> list[list[tuple[str, float]]]:
+        """Top terms of each topic in the vectorizer's terms (see :func:`topicvb.top_words`).
+
+        With a topicvb Vectorizer, ``relevance`` uses its training term frequencies.
+        """
+        from .inspection import top_words
+
+        _, model = _parts(self, "TopicPipeline.top_words")
+        check_is_fitted(model)
+        return top_words(model, self._vocabulary(), n=n, relevance=relevance)
+
+    def summary(self, texts=None, n: int = 10, coherence=None, *, relevance: float | None = None,
+                coherence_measure: str = "c_npmi"):
+        """A :class:`topicvb.TopicTable` of the topics (see :func:`topicvb.summary`).
+
+        Parameters
+        ----------
+        texts : iterable of str, default=None
+            Documents to measure each topic's prevalence on (vectorised with the fitted vectorizer).
+        n, coherence, relevance, coherence_measure :
+            As for :func:`topicvb.summary`.
+        """
+        from .inspection import summary
+
+        text_steps, model = _parts(self, "TopicPipeline.summary")
+        check_is_fitted(model)
+        if isinstance(texts, (str, bytes)):
+            raise TypeError("TopicPipeline.summary expects an iterable of texts, got a single str. "
+                            "Wrap it in a list: [text].")
+        X = None if texts is None else text_steps.transform(texts)
+        return summary(model, X, self._vocabulary(), n=n, coherence=coherence, relevance=relevance,
+                       coherence_measure=coherence_measure)
+
+    def save(self, path):
+        """Save the fitted vectorizer and model to one file (see :func:`topicvb.save`)."""
+        from .persistence import save
+
+        return save(self, path)
+
+
+def make_topic_pipeline(vectorizer=None, model=None) -> TopicPipeline:
+    """A :class:`TopicPipeline` with steps ``("vectorizer", vectorizer)`` and ``("model", model)``.
+
+    Parameters
+    ----------
+    vectorizer : Vectorizer or transformer, default=None
+        Turns texts into counts; ``None`` uses ``Vectorizer(tokenizer=Tokenizer(stop_words="english"))``.
+    model : topicvb model, default=None
+        ``None`` uses ``BatchLDA()``.
+
+    Returns
+    -------
+    TopicPipeline
+        Unfitted unless both parts were already fitted.
+    """
+    from .models import BatchLDA
+    from .models._base import TopicModelBase
+    from .text import Tokenizer, Vectorizer
+
+    if vectorizer is None:
+        vectorizer = Vectorizer(tokenizer=Tokenizer(stop_words="english"))
+    if model is None:
+        model = BatchLDA()
+    if not isinstance(model, TopicModelBase):
+        raise TypeError(f"make_topic_pipeline: model must be a topicvb model (PLSA, BatchLDA, ...), "
+                        f"got {type(model).__name__}.")
+    if not callable(getattr(vectorizer, "transform", None)):
+        raise TypeError(f"make_topic_pipeline: vectorizer must have a transform() method (like "
+                        f"topicvb.text.Vectorizer), got {type(vectorizer).__name__}.")
+    return TopicPipeline([("vectorizer", vectorizer), ("model", model)])
