@@ -75,7 +75,7 @@ def lda_doc_bound(indptr, indices, data, gamma, alpha, ebeta_t, log_scale):
     for c in prange(n_chunks):
         elog = scratch[c, 0]
         et = scratch[c, 1]
-        for d in range(c * CHUNK, min(n_docs, (c + 1) * CHUNK)):
+        for d in range(c, n_docs, n_chunks):  # strided: see _kernels/__init__.py
             g = gamma[d]
             dirichlet_expectation_row(g, elog)
             m = elog[0]

@@ -123,7 +123,7 @@ def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, ethet
         elog = scratch[c, 0]
         et = scratch[c, 1]
         acc = scratch[c, 2]
-        for d in range(c * CHUNK, min(n_docs, (c + 1) * CHUNK)):
+        for d in range(c, n_docs, n_chunks):  # strided: see _kernels/__init__.py
             start = indptr[d]
             end = indptr[d + 1]
             g = gamma[d]

@@ -35,7 +35,7 @@ def _doc_pass(indptr, indices, data, theta, phi_t, theta_b, phi_t_b, tempered, n
     n_topics = theta.shape[1]
     n_chunks = (n_docs + CHUNK - 1) // CHUNK
     for c in prange(n_chunks):
-        for d in range(c * CHUNK, min(n_docs, (c + 1) * CHUNK)):
+        for d in range(c, n_docs, n_chunks):  # strided: see _kernels/__init__.py
             ll = 0.0
             for k in range(n_topics):
                 n_dk[d, k] = 0.0
@@ -122,7 +122,7 @@ def fold_in(indptr, indices, data, phi_t, theta, prior, max_iter, tol):
     scratch = np.empty((n_chunks, n_topics), dtype=np.float64)
     for c in prange(n_chunks):
         acc = scratch[c]
-        for d in range(c * CHUNK, min(n_docs, (c + 1) * CHUNK)):
+        for d in range(c, n_docs, n_chunks):  # strided: see _kernels/__init__.py
             start = indptr[d]
             end = indptr[d + 1]
             if start == end:
