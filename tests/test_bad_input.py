@@ -320,9 +320,7 @@ FIT_WORKS = [
 ]
 
 
-_SUBNORMAL_BUG = ("{}(2, max_iter=5).fit(np.full((3, 3), 5e-324)) (subnormal but finite, non-negative weights) "
-                  "gives NaN components_; expected finite topics (treat such documents as empty, or rescale)")
-_WORKS_BUGS = {("subnormal", n): _SUBNORMAL_BUG.format(n) for n in ("BatchLDA", "OnlineLDA", "StochasticCollapsedLDA")}
+_WORKS_BUGS = {}  # fixed: weights below 1e-200 (subnormal ones among them) count as 0, as they are negligible
 
 
 @pytest.mark.parametrize("factory,cls", [
@@ -418,17 +416,13 @@ BAD_PARAMS = [
     (dict(doc_topic_prior=-1.0), ValueError, r"doc_topic_prior must be a positive finite number, got -1", None),
     (dict(doc_topic_prior=np.nan), ValueError, r"doc_topic_prior must be a positive finite number, got nan", None),
     (dict(doc_topic_prior=[1.0, 2.0, 3.0]), ValueError, r"doc_topic_prior .*length 2, got shape \(3,\)", None),
-    (dict(doc_topic_prior=[1.0, np.inf]), ValueError, r"doc_topic_prior .*positive finite.*inf",
-     "doc_topic_prior=[1.0, inf] is refused with 'must have positive finite entries; got min np.float64(1.0)': "
-     "the message shows the minimum (a valid 1.0, as a numpy repr) instead of the offending inf"),
+    (dict(doc_topic_prior=[1.0, np.inf]), ValueError, r"doc_topic_prior .*positive finite.*inf", None),
     (dict(doc_topic_prior="big"), TypeError, r"doc_topic_prior must be a positive number", None),
     (dict(topic_word_prior=0), ValueError, r"topic_word_prior must be a positive finite number, got 0", None),
     (dict(topic_word_prior=[0.1, 0.2]), TypeError, r"topic_word_prior must be a positive number", None),
     (dict(max_iter=0), ValueError, r"max_iter == 0, must be >= 1", None),
     (dict(tol=-1.0), ValueError, r"tol == -1.0, must be >= 0", None),
-    (dict(tol=np.nan), ValueError, r"tol.*nan",
-     "tol=nan is accepted (check_scalar's min_val=0 comparison is False for NaN), so the convergence test never "
-     "fires and no ConvergenceWarning is emitted; expected ValueError 'tol must be a finite number >= 0, got nan.'"),
+    (dict(tol=np.nan), ValueError, r"tol.*nan", None),
     (dict(dtype="int32"), ValueError, r"dtype must be one of \{'float32', 'float64'\}, got 'int32'", None),
     (dict(n_jobs=0), ValueError, r"n_jobs must be None or a non-zero integer, got 0", None),
     (dict(verbose=-1), ValueError, r"verbose == -1, must be >= 0", None),
@@ -510,10 +504,7 @@ def test_unfitted_model_methods(cls, method):
     pytest.param((0,), ValueError, r"n == 0, must be >= 1", id="n-0"),
     pytest.param((2.5,), TypeError, r"n must be an instance of int", id="n-float"),
     pytest.param((3, ["a"]), ValueError, r"vocabulary has 1 terms, but this \w+ was fitted on 6", id="vocab-size"),
-    pytest.param((3, "abcdef"), TypeError, r"vocabulary must be a sequence of terms, got a single str", id="vocab-str",
-                 marks=bug("model.top_words(3, 'abcdef') accepts a str as the vocabulary (its 6 characters become the "
-                           "6 terms); expected TypeError 'vocabulary must be a sequence of terms, got a single str.' "
-                           "as topicvb.inspection.top_words gives")),
+    pytest.param((3, "abcdef"), TypeError, r"vocabulary must be a sequence of terms, got a single str", id="vocab-str"),
 ])
 def test_model_top_words_bad_arguments(name, args, exc, match):
     with clean_raises(exc, match):
@@ -751,61 +742,38 @@ TEXT_CASES = [
     C("Phrases-fit-empty", lambda tmp: PhraseDetector(min_count=1).fit([]), Works(lambda d: d.phrases_ == [])),
     C("Phrases-fit-empty-doc", lambda tmp: PhraseDetector(min_count=1).fit([[]]), Works(lambda d: d.phrases_ == [])),
     C("Phrases-fit-int-tokens", lambda tmp: PhraseDetector(min_count=1).fit([[1, 2]] * 3),
-      Raises(TypeError, r"(?i)tokens? .*str.*int|int.*str"),
-      "PhraseDetector.fit([[1, 2]]) accepts int tokens silently (and later joins them with the delimiter); expected "
-      "TypeError 'PhraseDetector expects each token to be a str; document 0 has 1 of type int.'"),
+      Raises(TypeError, r"(?i)tokens? .*str.*int|int.*str")),
     C("Phrases-fit-None-tokens", lambda tmp: PhraseDetector(min_count=1).fit([[None, None]]),
-      Raises(TypeError, r"(?i)str.*NoneType|NoneType.*str"),
-      "PhraseDetector.fit([[None, None]]) accepts None tokens silently; expected TypeError naming the token type"),
+      Raises(TypeError, r"(?i)str.*NoneType|NoneType.*str")),
     C("Phrases-scoring", lambda tmp: PhraseDetector(scoring="xyz").fit([["a"]]), Raises(ValueError, r"scoring must be one of")),
     C("Phrases-min_count", lambda tmp: PhraseDetector(min_count=0).fit([["a"]]), Raises(ValueError, r"min_count == 0")),
     C("Phrases-threshold-str", lambda tmp: PhraseDetector(threshold="a").fit([["a"]]), Raises(TypeError, r"threshold must be")),
     C("Phrases-threshold-nan", lambda tmp: PhraseDetector(threshold=float("nan")).fit([["new", "york"]] * 10),
-      Raises(ValueError, r"threshold.*nan"),
-      "PhraseDetector(threshold=nan).fit(...) is accepted (every comparison with NaN is False, so no phrase is ever "
-      "found, silently); expected ValueError 'threshold must be a finite number or None, got nan.'"),
+      Raises(ValueError, r"threshold.*nan")),
     C("Phrases-delimiter-int", lambda tmp: PhraseDetector(delimiter=5).fit([["a"]]), Raises(TypeError, r"delimiter must be a str")),
     C("Phrases-apply-unfitted", lambda tmp: PhraseDetector().apply(["a", "b"]), Raises(NotFittedError, r"not fitted")),
     C("Phrases-apply-str", lambda tmp: PhraseDetector(min_count=1).fit([["new", "york"]] * 3).apply("new york"),
-      Raises(TypeError, r"PhraseDetector.apply expects .*list of (str|tokens).*got (a )?str"),
-      "PhraseDetector.apply('new york') returns ['n', 'e', 'w', ' ', 'y', ...] (a str is iterated as characters); "
-      "expected TypeError as PhraseDetector.transform gives for a str"),
+      Raises(TypeError, r"PhraseDetector.apply expects .*list of (str|tokens).*got (a )?str")),
     C("Phrases-apply-None", lambda tmp: PhraseDetector(min_count=1).fit([["new", "york"]] * 3).apply(None),
-      Raises(TypeError, r"PhraseDetector.apply expects .*got NoneType"),
-      "PhraseDetector.apply(None) raises \"object of type 'NoneType' has no len()\"; expected a message naming "
-      "PhraseDetector.apply and the list of tokens it expects"),
+      Raises(TypeError, r"PhraseDetector.apply expects .*got NoneType")),
     C("Phrases-apply-nested", lambda tmp: PhraseDetector(min_count=1).fit([["new", "york"]] * 3).apply([["a"]]),
-      Raises(TypeError, r"PhraseDetector.apply expects .*str"),
-      "PhraseDetector.apply([['a']]) raises \"unhashable type: 'list'\"; expected TypeError naming the token type"),
+      Raises(TypeError, r"PhraseDetector.apply expects .*str")),
     C("Phrases-transform-flat-ints", lambda tmp: PhraseDetector(min_count=1).fit([["new", "york"]] * 3).transform([1, 2]),
-      Raises(TypeError, r"PhraseDetector.transform expects .*int"),
-      "PhraseDetector.transform([1, 2]) raises \"object of type 'int' has no len()\"; expected a message naming "
-      "PhraseDetector.transform and the tokenised documents it expects"),
+      Raises(TypeError, r"PhraseDetector.transform expects .*int")),
     # Vocabulary
     C("Vocabulary-str", lambda tmp: Vocabulary.from_list("abc"), Raises(TypeError, r"got a single str. Wrap it in a list")),
     C("Vocabulary-ints", lambda tmp: Vocabulary.from_list([1, 2]), Raises(TypeError, r"terms must contain only str, got 1 of type int")),
     C("Vocabulary-dup", lambda tmp: Vocabulary.from_list(["a", "a"]), Raises(ValueError, r"'a' appears more than once")),
-    C("Vocabulary-None", lambda tmp: Vocabulary(None), Raises(TypeError, r"terms must be an iterable of str.*NoneType"),
-      "Vocabulary(None) raises \"'NoneType' object is not iterable\"; expected TypeError 'terms must be an iterable "
-      "of str, got NoneType.'"),
-    C("Vocabulary.from_list-None", lambda tmp: Vocabulary.from_list(None), Raises(TypeError, r"terms must be an iterable of str.*NoneType"),
-      "Vocabulary.from_list(None) raises \"'NoneType' object is not iterable\"; expected a message naming terms"),
-    C("Vocabulary.from_mapping-pairs", lambda tmp: Vocabulary.from_mapping([("a", 0)]), Raises(TypeError, r"mapping.*list"),
-      "Vocabulary.from_mapping([('a', 0)]) raises AttributeError \"'list' object has no attribute 'items'\"; "
-      "expected TypeError 'mapping must be a Mapping of str to int, got list.'"),
-    C("Vocabulary.from_mapping-None", lambda tmp: Vocabulary.from_mapping(None), Raises(TypeError, r"mapping.*NoneType"),
-      "Vocabulary.from_mapping(None) raises \"object of type 'NoneType' has no len()\"; expected a message naming "
-      "the mapping"),
+    C("Vocabulary-None", lambda tmp: Vocabulary(None), Raises(TypeError, r"terms must be an iterable of str.*NoneType")),
+    C("Vocabulary.from_list-None", lambda tmp: Vocabulary.from_list(None), Raises(TypeError, r"terms must be an iterable of str.*NoneType")),
+    C("Vocabulary.from_mapping-pairs", lambda tmp: Vocabulary.from_mapping([("a", 0)]), Raises(TypeError, r"mapping.*list")),
+    C("Vocabulary.from_mapping-None", lambda tmp: Vocabulary.from_mapping(None), Raises(TypeError, r"mapping.*NoneType")),
     C("Vocabulary.from_mapping-gap", lambda tmp: Vocabulary.from_mapping({"a": 1}), Raises(ValueError, r"each column id 0..0 once; got id 1")),
     C("Vocabulary.from_mapping-str-id", lambda tmp: Vocabulary.from_mapping({"a": "x"}), Raises((TypeError, ValueError), r"got id 'x' for 'a'")),
     C("Vocabulary-doc_freq-len", lambda tmp: Vocabulary(["a", "b"], doc_freq=[1]), Raises(ValueError, r"doc_freq must have one entry per term \(2\)")),
-    C("Vocabulary-doc_freq-negative", lambda tmp: Vocabulary(["a", "b"], doc_freq=[-1, 1]), Raises(ValueError, r"doc_freq .*non-negative"),
-      "Vocabulary(['a', 'b'], doc_freq=[-1, 1]) is accepted; expected ValueError 'doc_freq must be non-negative'"),
-    C("Vocabulary-doc_freq-nan", lambda tmp: Vocabulary(["a", "b"], doc_freq=[np.nan, 1]), Raises(ValueError, r"doc_freq"),
-      "Vocabulary(['a', 'b'], doc_freq=[nan, 1]) raises 'cannot convert float NaN to integer' (does not name "
-      "doc_freq); expected ValueError naming doc_freq"),
-    C("Vocabulary-n_docs-negative", lambda tmp: Vocabulary(["a"], doc_freq=[1], n_docs=-1), Raises(ValueError, r"n_docs"),
-      "Vocabulary(['a'], doc_freq=[1], n_docs=-1) is accepted; expected ValueError 'n_docs must be >= 0'"),
+    C("Vocabulary-doc_freq-negative", lambda tmp: Vocabulary(["a", "b"], doc_freq=[-1, 1]), Raises(ValueError, r"doc_freq .*non-negative")),
+    C("Vocabulary-doc_freq-nan", lambda tmp: Vocabulary(["a", "b"], doc_freq=[np.nan, 1]), Raises(ValueError, r"doc_freq")),
+    C("Vocabulary-n_docs-negative", lambda tmp: Vocabulary(["a"], doc_freq=[1], n_docs=-1), Raises(ValueError, r"n_docs")),
     C("Vocabulary.prune-min_df", lambda tmp: Vocabulary(["a", "b"], doc_freq=[1, 2], term_freq=[1, 2], n_docs=2).prune(min_df=-1),
       Raises(ValueError, r"min_df must be >= 0")),
     C("Vocabulary.prune-max_df", lambda tmp: Vocabulary(["a", "b"], doc_freq=[1, 2], term_freq=[1, 2], n_docs=2).prune(max_df=2.0),
@@ -815,9 +783,7 @@ TEXT_CASES = [
     C("Vocabulary.prune-no-counts", lambda tmp: Vocabulary(["a"]).prune(min_df=2), Raises(ValueError, r"needs doc_freq and n_docs")),
     C("Vocabulary.load-missing", lambda tmp: Vocabulary.load(tmp / "missing.json"), Raises(FileNotFoundError, r"missing\.json")),
     C("Vocabulary.load-png", lambda tmp: (tmp / "v.png").write_bytes(PNG) and Vocabulary.load(tmp / "v.png"),
-      Raises(ValueError, r"v\.png"),
-      "Vocabulary.load(binary file) raises a bare UnicodeDecodeError \"'utf-8' codec can't decode byte 0x89 in "
-      "position 0\" that does not name the file; expected ValueError \"'v.png' is not a topicvb vocabulary file ...\""),
+      Raises(ValueError, r"v\.png")),
     C("Vocabulary.load-wrong-json", lambda tmp: (tmp / "v.json").write_text('{"wrong": 1}') and Vocabulary.load(tmp / "v.json"),
       Raises(ValueError, r"is not a topicvb vocabulary file: it has no 'terms' list")),
     C("Vocabulary.save-unwritable", lambda tmp: (tmp / "afile").write_text("x") and Vocabulary(["a"]).save(tmp / "afile" / "v.json"),
@@ -937,31 +903,19 @@ DATASET_CASES = [
     C("ldac-M-mismatch", _ldac("3 0:1\n"), Raises(ValueError, r"leading count M=3 disagrees")),
     C("ldac-negative-id", _ldac("1 -1:1\n"), Raises(ValueError, r"term id -1 is out of range")),
     C("ldac-non-utf8", _ldac(b"1 0:1 \xff\n"), Raises(ValueError, r"line 1: expected 'M id:count")),
-    C("ldac-huge-count", _ldac("1 0:99999999999999999999999\n"), Raises(ValueError, r"LDA-C file .*line 1"),
-      "read_ldac on a count that overflows int64 ('1 0:99999999999999999999999') raises a bare OverflowError 'int "
-      "too big to convert'; expected ValueError naming the file and line (as read_uci does)"),
-    C("ldac-no-terms", _ldac("0\n"), Raises(ValueError, r"(?i)LDA-C file .*(no terms|empty|at least one term)"),
-      "read_ldac of a file whose only document is empty ('0\\n') returns a Corpus with 0 terms (X of shape (1, 0)), "
-      "unusable by every model; read_uci and the writers refuse W=0 with 'expected at least one document and one "
-      "term' and read_ldac should too"),
+    C("ldac-huge-count", _ldac("1 0:99999999999999999999999\n"), Raises(ValueError, r"LDA-C file .*line 1")),
+    C("ldac-no-terms", _ldac("0\n"), Raises(ValueError, r"(?i)LDA-C file .*(no terms|empty|at least one term)")),
     C("ldac-n_terms-small", _ldac("2 0:1 2:3\n", n_terms=1), Raises(ValueError, r"term id 2 is out of range")),
-    C("ldac-n_terms-negative", _ldac("1 0:1\n", n_terms=-1), Raises(ValueError, r"n_terms must be .*got -1"),
-      "read_ldac(..., n_terms=-1) is not validated: the error says 'ids must be between 0 and -2 (-1 terms)'; "
-      "expected ValueError 'n_terms must be a positive int or None, got -1.'"),
-    C("ldac-n_terms-str", _ldac("1 0:1\n", n_terms="x"), Raises(TypeError, r"n_terms must be .*got 'x'"),
-      "read_ldac(..., n_terms='x') raises \"'>=' not supported between instances of 'int' and 'str'\"; expected "
-      "TypeError naming n_terms"),
+    C("ldac-n_terms-negative", _ldac("1 0:1\n", n_terms=-1), Raises(ValueError, r"n_terms must be .*got -1")),
+    C("ldac-n_terms-str", _ldac("1 0:1\n", n_terms="x"), Raises(TypeError, r"n_terms must be .*got 'x'")),
     C("ldac-missing", lambda tmp: read_ldac(tmp / "nope.ldac"), Raises(FileNotFoundError, r"nope\.ldac' does not exist")),
     # read_matrix_market (binary garbage is in the subprocess test below)
     C("mm-empty", _mm(b""), Raises(ValueError, r"Could not read path .*m\.mtx' as MatrixMarket")),
     C("mm-ok", _mm(MM.format("integer") + "2 3 2\n1 1 2\n2 3 1\n"), _shape((2, 3), 3)),
     C("mm-negative", _mm(MM.format("integer") + "1 1 1\n1 1 -2\n"), Raises(ValueError, r"m\.mtx' expects non-negative term counts")),
     C("mm-fractional", _mm(MM.format("real") + "1 1 1\n1 1 2.5\n"), Works(lambda c: c.X.dtype.kind == "f" and c.X.sum() == 2.5)),
-    C("mm-nan", _mm(MM.format("real") + "1 2 1\n1 1 nan\n"), Raises(ValueError, r"m\.mtx.*(NaN|finite)"),
-      "read_matrix_market of a file with a NaN entry raises 'Corpus X must hold finite term counts; it has NaN or "
-      "infinite entries.', which does not name the file (every other read_matrix_market error does)"),
-    C("mm-inf", _mm(MM.format("real") + "1 2 1\n1 1 inf\n"), Raises(ValueError, r"m\.mtx.*(inf|finite)"),
-      "read_matrix_market of a file with an inf entry: the message does not name the file (see mm-nan)"),
+    C("mm-nan", _mm(MM.format("real") + "1 2 1\n1 1 nan\n"), Raises(ValueError, r"m\.mtx.*(NaN|finite)")),
+    C("mm-inf", _mm(MM.format("real") + "1 2 1\n1 1 inf\n"), Raises(ValueError, r"m\.mtx.*(inf|finite)")),
     C("mm-complex", _mm(MM.format("complex") + "1 1 1\n1 1 1 2\n"), Raises(ValueError, r"holds complex values")),
     C("mm-truncated", _mm(MM.format("integer") + "2 3 5\n1 1 2\n"), Raises(ValueError, r"as MatrixMarket: .*Truncated")),
     C("mm-zero-shape", _mm(MM.format("integer") + "0 0 0\n"), Raises(ValueError, r"holds an empty matrix of shape \(0, 0\)")),
@@ -979,13 +933,9 @@ DATASET_CASES = [
       Raises(ValueError, r"found no files matching pattern '\*\.xyz'")),
     C("textdir-missing", lambda tmp: read_text_dir(tmp / "nope"), Raises(FileNotFoundError, r"folder .*nope' does not exist")),
     C("textdir-is-file", lambda tmp: read_text_dir(_afile(tmp)), Raises(ValueError, r"expects a folder, but .*afile' is a file")),
-    C("textdir-None", lambda tmp: read_text_dir(None), Raises(TypeError, r"read_text_dir.*path.*NoneType"),
-      "read_text_dir(None) raises a bare 'expected str, bytes or os.PathLike object, not NoneType'; expected "
-      "TypeError naming read_text_dir's path argument"),
+    C("textdir-None", lambda tmp: read_text_dir(None), Raises(TypeError, r"read_text_dir.*path.*NoneType")),
     C("textdir-bad-encoding", lambda tmp: read_text_dir(_textdir({"a.txt": "hello world"})(tmp), encoding="nope"),
-      Raises(ValueError, r"encoding must be a known codec name, got 'nope'"),
-      "read_text_dir(..., encoding='nope') raises a bare LookupError 'unknown encoding: nope'; expected "
-      "ValueError 'encoding must be a known codec name, got 'nope'.' as Tokenizer and Vectorizer give"),
+      Raises(ValueError, r"encoding must be a known codec name, got 'nope'")),
     # read_csv
     C("csv-ok", _csv("text,label\nhello world,a\nworld peace,b\n", "text"), _shape((2, 3))),
     C("csv-empty", _csv("", "text"), Raises(ValueError, r"read_csv: .* is empty")),
@@ -1012,9 +962,7 @@ DATASET_CASES = [
     C("jsonl-png", _jsonl(PNG, "text"), Raises(ValueError, r"is not valid utf-8 text")),
     C("jsonl-non-utf8", _jsonl(b'{"text": "caf\xe9"}\n', "text"), Raises(ValueError, r"is not valid utf-8 text")),
     C("jsonl-empty-text", _jsonl('{"text": ""}\n', "text"), Raises(ValueError, r"found no terms")),
-    C("jsonl-field-None", _jsonl('{"text": "a b"}\n', None), Raises(TypeError, r"text_field must be a str.*None"),
-      "read_jsonl(path, text_field=None) raises a bare KeyError None; expected TypeError 'text_field must be a str "
-      "(a field name), got None.'"),
+    C("jsonl-field-None", _jsonl('{"text": "a b"}\n', None), Raises(TypeError, r"text_field must be a str.*None")),
     C("jsonl-label-missing", _jsonl('{"text": "a b"}\n', "text", "nolabel"), Raises(ValueError, r"has no field 'nolabel'")),
     # writers
     *[C(f"{w.__name__}-{i}", (lambda w, x, v: lambda tmp: w(x, v, tmp / "out.txt"))(w, x, v), Raises(e, m), r)
@@ -1032,9 +980,7 @@ DATASET_CASES = [
           ("vocab-newline", X3, ["a", "b\nc", "d"], ValueError, r"must not contain line breaks", None),
           ("complex", np.ones((2, 3)) + 1j, V3, TypeError, r"expects numeric term counts, got dtype complex128", None),
           ("object", np.array([[1, "a", 2], [1, 2, 3]], dtype=object), V3, TypeError, w.__name__ + r" expects numeric term counts",
-           f"{w.__name__}(object array holding a str, ...) raises scipy's 'scipy.sparse does not support dtype object. "
-           "The only supported types are: ...' (does not name the writer or X); expected TypeError "
-           f"'{w.__name__} expects numeric term counts, got dtype object.'"),
+           None),
       ]],
     C("write_uci-huge", lambda tmp: write_uci(np.array([[1e9, 0, 1e15]]), V3, tmp / "d.txt"), Works()),
     C("write_uci-all-empty", lambda tmp: write_uci(np.zeros((2, 3)), V3, tmp / "d.txt"), Works()),
@@ -1051,21 +997,15 @@ DATASET_CASES = [
     C("Corpus-nan", lambda tmp: Corpus(np.full((2, 3), np.nan), V3), Raises(ValueError, r"Corpus X must hold finite term counts")),
     C("Corpus-negative", lambda tmp: Corpus(-np.ones((2, 3)), V3), Raises(ValueError, r"non-negative, but X has 6 negative")),
     C("Corpus-complex", lambda tmp: Corpus(np.ones((2, 3)) + 1j, V3), Raises(TypeError, r"Corpus X must hold real numbers")),
-    C("Corpus-object", lambda tmp: Corpus(np.array([[1, "a", 2]], dtype=object), V3), Raises(TypeError, r"Corpus X must hold real numbers"),
-      "Corpus(object array holding a str, ...) raises scipy's 'scipy.sparse does not support dtype object ...'; "
-      "expected TypeError 'Corpus X must hold real numbers (term counts), got dtype object.'"),
+    C("Corpus-object", lambda tmp: Corpus(np.array([[1, "a", 2]], dtype=object), V3), Raises(TypeError, r"Corpus X must hold real numbers")),
     C("Corpus-vocab-size", lambda tmp: Corpus(X3, ["a"]), Raises(ValueError, r"vocabulary has 1 terms, but X has 3 columns")),
-    C("Corpus-vocab-None", lambda tmp: Corpus(X3, None), Raises(TypeError, r"vocabulary.*NoneType"),
-      "Corpus(X, vocabulary=None) raises \"'NoneType' object is not iterable\"; expected TypeError 'Corpus "
-      "vocabulary must be a list of str (one per column of X), got NoneType.'"),
+    C("Corpus-vocab-None", lambda tmp: Corpus(X3, None), Raises(TypeError, r"vocabulary.*NoneType")),
     C("Corpus-labels-length", lambda tmp: Corpus(X3, V3, labels=[1]), Raises(ValueError, r"labels has 1 entries, but X has 2 documents")),
     C("Corpus-0-docs", lambda tmp: Corpus(np.zeros((0, 3)), V3), Works(lambda c: c.n_docs == 0)),
     C("Corpus-fractional", lambda tmp: Corpus(np.full((2, 3), 0.5), V3), Works(lambda c: c.X.sum() == 3.0)),
     C("Corpus.save-unwritable", lambda tmp: Corpus(X3, V3).save(_afile(tmp) / "c.npz"), Raises(FileNotFoundError, r"Cannot write .*afile")),
     C("Corpus.save-folder", lambda tmp: Corpus(X3, V3).save(tmp), Raises(ValueError, r"it is a folder")),
-    C("Corpus.save-None", lambda tmp: Corpus(X3, V3).save(None), Raises(TypeError, r"path must be a path .*NoneType"),
-      "Corpus.save(None) raises a bare 'expected str, bytes or os.PathLike object, not NoneType'; expected "
-      "TypeError 'path must be a path (str or os.PathLike), got NoneType.' as Corpus.load gives"),
+    C("Corpus.save-None", lambda tmp: Corpus(X3, V3).save(None), Raises(TypeError, r"path must be a path .*NoneType")),
     C("Corpus.load-truncated", lambda tmp: Corpus.load(_write(tmp, "t.npz", (Corpus(X3, V3).save(tmp / "c.npz"),
                                                                          (tmp / "c.npz").read_bytes())[1][:200])),
       Raises(ValueError, r"Corpus.load could not read .*t\.npz' as a \.npz file")),
@@ -1078,20 +1018,13 @@ DATASET_CASES = [
     C("Corpus.load-model-file", lambda tmp: Corpus.load(persistence.save(fitted("BatchLDA"), tmp / "m.npz")),
       Raises(ValueError, r"not a topicvb corpus")),
     C("Corpus.load-meta-wrong-keys", lambda tmp: Corpus.load(_corpus_file(tmp, meta_json=_meta({"format": "topicvb.Corpus", "version": 1}))),
-      Raises(ValueError, r"bad\.npz"),
-      "Corpus.load of a .npz whose metadata lacks keys raises a bare KeyError (e.g. 'labels' or 'X_shape'); "
-      "expected ValueError naming the file ('... is not a valid topicvb corpus: missing ...')"),
+      Raises(ValueError, r"bad\.npz")),
     C("Corpus.load-meta-not-json", lambda tmp: Corpus.load(_corpus_file(tmp, meta_json=_meta(b"not json"))),
-      Raises(ValueError, r"bad\.npz"),
-      "Corpus.load of a .npz whose meta_json is not JSON raises a bare JSONDecodeError 'Expecting value: line 1 "
-      "column 1 (char 0)' that does not name the file"),
+      Raises(ValueError, r"bad\.npz")),
     C("Corpus.load-meta-list", lambda tmp: Corpus.load(_corpus_file(tmp, meta_json=_meta([1]))),
-      Raises(ValueError, r"bad\.npz"),
-      "Corpus.load of a .npz whose meta_json is a JSON list raises AttributeError \"'list' object has no attribute "
-      "'get'\"; expected ValueError naming the file"),
+      Raises(ValueError, r"bad\.npz")),
     C("Corpus.load-meta-non-utf8", lambda tmp: Corpus.load(_corpus_file(tmp, meta_json=_meta(b"\xff\xfe"))),
-      Raises(ValueError, r"bad\.npz"),
-      "Corpus.load of a .npz whose meta_json is not UTF-8 raises a bare UnicodeDecodeError that does not name the file"),
+      Raises(ValueError, r"bad\.npz")),
     C("Corpus.load-index-out-of-range", lambda tmp: Corpus.load(_corpus_file(tmp, X_indices=np.array([0, 700000, 1], dtype=np.int32))),
       Raises(ValueError, r"bad\.npz")),  # fixed: Corpus.load checks the sparse structure
     C("Corpus.load-nan-data", lambda tmp: Corpus.load(_corpus_file(tmp, X_data=np.array([1.0, np.nan, 2.0]))),
@@ -1189,14 +1122,9 @@ EVAL_CASES = [
     C("heldout_perplexity-fraction-1.5", lambda tmp: heldout_perplexity(_m(), train_matrix(), observed_fraction=1.5), Raises(ValueError, r"observed_fraction == 1.5")),
     C("heldout_perplexity-fraction-0", lambda tmp: heldout_perplexity(_m(), train_matrix(), observed_fraction=0), Raises(ValueError, r"observed_fraction == 0")),
     C("heldout_perplexity-fraction-nan", lambda tmp: heldout_perplexity(_m(), train_matrix(), observed_fraction=np.nan),
-      Raises(ValueError, r"observed_fraction.*nan"),
-      "heldout_perplexity(model, X, observed_fraction=nan) raises numpy's 'p < 0, p > 1 or p contains NaNs' (does not "
-      "name observed_fraction); expected ValueError 'observed_fraction must be in (0, 1), got nan.'"),
+      Raises(ValueError, r"observed_fraction.*nan")),
     C("heldout_perplexity-X_heldout-rows", lambda tmp: heldout_perplexity(_m(), train_matrix(), X_heldout=np.ones((3, N_TERMS))),
-      Raises(ValueError, r"X_test has 12 documents but X_heldout has 3"),
-      "heldout_perplexity(model, X (12 docs), X_heldout=3 docs) raises numpy's 'operands could not be broadcast "
-      "together with shapes (12,) (3,)'; expected the check heldout_log_likelihood has ('X_observed has 12 "
-      "documents but X_heldout has 3; they must be the same documents')"),
+      Raises(ValueError, r"X_test has 12 documents but X_heldout has 3")),
     C("per_word_bound-fractional", lambda tmp: per_word_bound(_m(), np.full((2, N_TERMS), 0.3)), Works(np.isfinite)),
     C("per_word_bound-all-empty", lambda tmp: per_word_bound(_m(), np.zeros((2, N_TERMS))), Raises(ValueError, r"at least one token in X")),
     C("per_word_bound-PLSA", lambda tmp: per_word_bound(fitted("PLSA"), train_matrix()),
@@ -1214,12 +1142,8 @@ EVAL_CASES = [
     C("coherence-ref-str", lambda tmp: coherence(TOPICS, "abc"), Raises(TypeError, r"reference must be a ReferenceCorpus.*got str")),
     C("coherence-ref-all-zero", lambda tmp: coherence(TOPICS, (np.zeros((3, N_TERMS)), VOCAB)), Works(lambda s: np.all(np.isfinite(s.per_topic)))),
     C("coherence-ref-nan", lambda tmp: coherence(TOPICS, (np.full((3, N_TERMS), np.nan), VOCAB)), Raises(ValueError, r"X has NaN or infinite counts")),
-    C("coherence-ref-negative", lambda tmp: coherence(TOPICS, (-np.ones((3, N_TERMS)), VOCAB)), Raises(ValueError, r"negative"),
-      "coherence(topics, (-np.ones((3, 6)), vocab)) accepts negative reference counts silently (scores 0); NaN is "
-      "refused, so negative counts should be too: expected ValueError 'ReferenceCorpus: X has 18 negative counts.'"),
-    C("coherence-ref-3d", lambda tmp: coherence(TOPICS, (np.ones((2, 2, 2)), VOCAB)), Raises(ValueError, r"2-D"),
-      "coherence(topics, (np.ones((2, 2, 2)), vocab)) raises \"unhashable type: 'numpy.ndarray'\"; expected "
-      "ValueError 'ReferenceCorpus: X must be 2-D (n_docs, n_terms), got shape (2, 2, 2).'"),
+    C("coherence-ref-negative", lambda tmp: coherence(TOPICS, (-np.ones((3, N_TERMS)), VOCAB)), Raises(ValueError, r"negative")),
+    C("coherence-ref-3d", lambda tmp: coherence(TOPICS, (np.ones((2, 2, 2)), VOCAB)), Raises(ValueError, r"2-D")),
     C("coherence-ref-vocab-size", lambda tmp: coherence(TOPICS, (train_matrix(), VOCAB[:3])), Raises(ValueError, r"vocabulary has 3 terms but X has 6 columns")),
     C("coherence-ref-no-docs", lambda tmp: coherence(TOPICS, []), Raises(ValueError, r"reference corpus has no documents")),
     C("coherence-ref-untokenised", lambda tmp: coherence(TOPICS, ["a b"]), Raises(TypeError, r"document 0 is a str. Tokenise it first")),
@@ -1330,16 +1254,11 @@ PERSISTENCE_CASES = [
     C("load-newer-version", lambda tmp: persistence.load(_model_file(tmp, meta={"format": "topicvb-model", "version": 99})),
       Raises(ValueError, r"newer topicvb \(model format 99\)")),
     C("load-version-str", lambda tmp: persistence.load(_model_file(tmp, meta={"format": "topicvb-model", "version": "1"})),
-      Raises(ValueError, r"(?i)version.*'1'"),
-      "persistence.load of a file whose metadata has version '1' (a str) says \"was written by a newer topicvb "
-      "(model format 1); this version reads format 1 and older\" (self-contradictory); expected ValueError "
-      "'... has an invalid format version '1''"),
+      Raises(ValueError, r"(?i)version.*'1'")),
     C("load-unknown-class", lambda tmp: persistence.load(_model_file(tmp, meta={"format": "topicvb-model", "class": "Evil"})),
       Raises(ValueError, r"unknown model class 'Evil'")),
     C("load-params-list", lambda tmp: persistence.load(_model_file(tmp, meta={"format": "topicvb-model", "params": [1]})),
-      Raises(ValueError, r"model\.npz"),
-      "persistence.load of a file whose metadata 'params' is a list raises AttributeError \"'list' object has no "
-      "attribute 'items'\"; expected ValueError naming the file"),
+      Raises(ValueError, r"model\.npz")),
     C("load-bad-param-value", lambda tmp: persistence.load(_model_file(tmp, meta={"format": "topicvb-model", "params": {"n_components": "two"}})),
       Raises(ValueError, r"inconsistent")),
     C("load-components-wrong-shape", lambda tmp: persistence.load(_model_file(tmp, attr__components_=np.ones((3, 3)))),
@@ -1347,19 +1266,12 @@ PERSISTENCE_CASES = [
     C("load-components-nan", lambda tmp: persistence.load(_model_file(tmp, attr__components_=np.array([[1, np.nan, 1], [1, 1, 1]]))),
       Raises(ValueError, r"inconsistent shapes or values")),
     C("load-components-str", lambda tmp: persistence.load(_model_file(tmp, attr__components_=np.array([["a", "b", "c"]] * 2))),
-      Raises(ValueError, r"model\.npz.*components_"),
-      "persistence.load of a file whose components_ holds strings raises TypeError \"ufunc 'isfinite' not supported "
-      "for the input types ...\"; expected ValueError naming the file and components_"),
+      Raises(ValueError, r"model\.npz.*components_")),
     C("load-components-negative", lambda tmp: persistence.load(_model_file(tmp, attr__components_=np.array([[1.0, -1.0, 1.0]] * 2),
                                                                              attr__doc_topic_prior_=np.full(2, 0.5))),
-      Raises(ValueError, r"model\.npz.*components_"),
-      "persistence.load accepts a file whose components_ has negative entries (then transform/score compute with "
-      "them); expected ValueError naming the file and components_"),
+      Raises(ValueError, r"model\.npz.*components_")),
     C("load-missing-fitted-attributes", lambda tmp: persistence.load(_model_file(tmp)).transform(np.ones((1, 3))),
-      Raises(ValueError, r"model\.npz.*doc_topic_prior_"),
-      "persistence.load accepts a BatchLDA file without doc_topic_prior_/topic_word_prior_; the loaded model then "
-      "fails in transform with AttributeError \"'BatchLDA' object has no attribute 'doc_topic_prior_'\". Expected "
-      "load to refuse the file (ValueError naming the file and the missing attribute)"),
+      Raises(ValueError, r"model\.npz.*doc_topic_prior_")),
     C("load-doc_topic_prior-shape", lambda tmp: persistence.load(_model_file(tmp, attr__doc_topic_prior_=np.ones(5))),
       Raises(ValueError, r"doc_topic_prior_ is \(5,\)")),
     C("load-vocab-size", lambda tmp: persistence.load(_model_file(tmp, vocabulary=np.array(["a"]))),
@@ -1373,16 +1285,12 @@ def test_persistence_bad_input(fn, expect, tmp_path):
 
 
 # ============================================================================= command line
-_USAGE_BUG = ("argparse usage errors print the usage block plus the error (2 to 14 lines on stderr); the README "
-              "promises 'errors are one line on stderr'. Expected a single 'topicvb <cmd>: error: ...' line (e.g. "
-              "override ArgumentParser.error to print one line and exit 2)")
-
 CLI_CASES = [
     # (id, argv, match on the one stderr line, bug reason or None)
-    ("no-command", [], r"required: COMMAND", _USAGE_BUG),
-    ("unknown-command", ["bogus"], r"invalid choice: 'bogus'", _USAGE_BUG),
-    ("fit-missing-args", ["fit"], r"the following arguments are required", _USAGE_BUG),
-    ("fit-k-not-int", ["fit", "c.npz", "-k", "x", "-o", "m.npz"], r"invalid int value: 'x'", _USAGE_BUG),
+    ("no-command", [], r"required: COMMAND", None),  # fixed: usage errors are one line too
+    ("unknown-command", ["bogus"], r"invalid choice: 'bogus'", None),
+    ("fit-missing-args", ["fit"], r"the following arguments are required", None),
+    ("fit-k-not-int", ["fit", "c.npz", "-k", "x", "-o", "m.npz"], r"invalid int value: 'x'", None),
     ("fit-missing-corpus", ["fit", "nope.npz", "-k", "2", "-o", "m.npz"], r"nope\.npz' does not exist", None),
     ("fit-png", ["fit", "img.png", "-k", "2", "-o", "m.npz"], r"cannot tell the format of 'img\.png'", None),
     ("fit-png-as-uci", ["fit", "img.png", "--format", "uci", "-k", "2", "-o", "m.npz"], r"UCI file 'img\.png', line 1", None),
@@ -1394,9 +1302,7 @@ CLI_CASES = [
     ("fit-max-iter-0", ["fit", "c.npz", "-k", "2", "--max-iter", "0", "-o", "m.npz"], r"max_iter == 0", None),
     ("fit-output-under-file", ["fit", "c.npz", "-k", "2", "--max-iter", "2", "-o", "afile/m.npz"], r"afile", None),
     ("vectorize-empty-folder", ["vectorize", "empty_dir", "-o", "c2.npz"], r"found no files matching pattern", None),
-    ("vectorize-missing-path", ["vectorize", "nope_dir", "-o", "c2.npz"], r"nope_dir' does not exist",
-     "topicvb vectorize <a path that does not exist> says \"cannot tell the format of 'nope_dir' from its name; "
-     "pass --format ...\"; expected \"'nope_dir' does not exist\" (the format guess should not hide the typo)"),
+    ("vectorize-missing-path", ["vectorize", "nope_dir", "-o", "c2.npz"], r"nope_dir' does not exist", None),
     ("vectorize-output-under-file", ["vectorize", "tdir", "--min-df", "1", "--max-df", "1.0", "-o", "afile/c.npz"], r"Cannot write .*afile", None),
     ("vectorize-pruned-all", ["vectorize", "tdir", "-o", "c3.npz", "--min-df", "5"], r"min_df=5 asks for more documents", None),
     ("vectorize-jsonl-no-column", ["vectorize", "wrong.jsonl", "-o", "c4.npz"], r"--text-column is required", None),

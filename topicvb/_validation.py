@@ -6,10 +6,13 @@ user never meets a numba traceback or a silent NaN. Kernels assume these checks 
 
 from __future__ import annotations
 
+import codecs
+import math
 import numbers
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils import check_scalar
 
 
 def check_choice(value, name: str, choices) -> None:
@@ -42,9 +45,66 @@ def check_positive_prior(value, name: str, *, allow_none: bool = True, length: i
     if arr.ndim != 1 or (length is not None and arr.shape[0] != length):
         want = f"a vector of length {length}" if length is not None else "a 1-D vector"
         raise ValueError(f"{name} must be a positive number or {want}, got shape {arr.shape}.")
-    if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
-        raise ValueError(f"{name} must have positive finite entries; got min {np.nanmin(arr)!r}.")
+    bad = ~np.isfinite(arr) | (arr <= 0)
+    if np.any(bad):
+        i = int(np.argmax(bad))
+        raise ValueError(f"{name} must have positive finite entries; entry {i} is {float(arr[i])!r}.")
     return arr
+
+
+def check_finite_real(value, name: str, *, min_val=None, max_val=None, include_boundaries="both",
+                      allow_none: bool = False):
+    """``sklearn.utils.check_scalar`` for a real number that must also be finite.
+
+    check_scalar lets NaN through its bounds (every comparison with NaN is False), and infinities
+    where a side is unbounded; this refuses both. Returns ``value``.
+    """
+    if value is None and allow_none:
+        return value
+    check_scalar(value, name, numbers.Real, min_val=min_val, max_val=max_val, include_boundaries=include_boundaries)
+    if not math.isfinite(value):
+        if min_val is not None and max_val is not None:
+            left = "[" if include_boundaries in ("left", "both") else "("
+            right = "]" if include_boundaries in ("right", "both") else ")"
+            bounds = f" in {left}{min_val:g}, {max_val:g}{right}"
+        elif min_val is not None:
+            bounds = f" {'>=' if include_boundaries in ('left', 'both') else '>'} {min_val:g}"
+        elif max_val is not None:
+            bounds = f" {'<=' if include_boundaries in ('right', 'both') else '<'} {max_val:g}"
+        else:
+            bounds = ""
+        raise ValueError(f"{name} must be a finite number{bounds}{' or None' if allow_none else ''}, "
+                         f"got {float(value)!r}.")
+    return value
+
+
+def check_encoding(encoding, name: str = "encoding") -> None:
+    """Raise unless ``encoding`` names a codec Python knows (``TypeError`` if it is not a str)."""
+    if not isinstance(encoding, str):
+        raise TypeError(f"{name} must be a codec name (str), got {type(encoding).__name__}.")
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        raise ValueError(f"{name} must be a known codec name, got {encoding!r}.") from None
+
+
+def check_positive_int(value, name: str, *, allow_none: bool = False):
+    """Raise unless ``value`` is a positive int (or None, when allowed); returns it as an int (or None)."""
+    if value is None and allow_none:
+        return None
+    expected = "a positive int or None" if allow_none else "a positive int"
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be {expected}, got {value!r}.")
+    if value < 1:
+        raise ValueError(f"{name} must be {expected}, got {value!r}.")
+    return int(value)
+
+
+def check_not_single_str(value, name: str, expected: str, *, caller: str = "") -> None:
+    """Raise ``TypeError`` when one str (or bytes) arrives where ``expected``, a sequence of them, is due."""
+    if isinstance(value, (str, bytes)):
+        prefix = f"{caller}: " if caller else ""
+        raise TypeError(f"{prefix}{name} must be {expected}, got a single {type(value).__name__}.")
 
 
 def check_nonnegative_counts(X, caller: str) -> None:
@@ -111,6 +171,29 @@ def check_count_range(X, caller: str) -> None:
     if data.size and float(data.max()) > MAX_COUNT:
         raise ValueError(f"{caller} got a count of {float(data.max()):.3g} in X; counts above {MAX_COUNT:.0e} are "
                          "not supported (products of counts overflow float64). Rescale X.")
+
+
+MIN_COUNT = 1e-200  # smaller positive weights count as 0 (see drop_negligible_counts)
+
+
+def drop_negligible_counts(X: sp.csr_matrix) -> sp.csr_matrix:
+    """Treat positive weights below ``MIN_COUNT`` (subnormal numbers among them) as 0.
+
+    Next to any usable prior such a weight changes nothing (alpha + 1e-200 == alpha in float64 for
+    alpha above 1e-184), but a corpus made only of them has initial topics that underflow to 0 and
+    per-token quantities (1 / total weight) that overflow, which turns a fit into NaN. ``X`` is
+    returned as is when it has none (one pass over ``X.data``), else a copy without them.
+    """
+    data = X.data
+    if not data.size or float(data.min()) >= MIN_COUNT:
+        return X
+    negligible = (data > 0) & (data < MIN_COUNT)
+    if not negligible.any():
+        return X
+    X = X.copy()
+    X.data[negligible] = 0
+    X.eliminate_zeros()
+    return X
 
 
 def as_csr(X, dtype=np.float64) -> sp.csr_matrix:

@@ -69,6 +69,8 @@ def _read_corpus(path: str, args):
     if fmt == "auto":
         if path.lower() in ("20newsgroups", "20ng"):
             fmt = "20ng"
+        elif not p.exists():  # say so, rather than fail to guess the format of a mistyped name
+            raise FileNotFoundError(f"{path!r} does not exist. Check the path.")
         elif p.is_dir():
             fmt = "textdir"
         elif name.endswith(".npz"):
@@ -307,8 +309,19 @@ def _add_model_options(p, k_default=None):
     p.add_argument("-v", "--verbose", action="count", default=0, help="progress on stderr")
 
 
+class _ArgumentParser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one line on stderr, like every other topicvb error.
+
+    ``add_subparsers`` creates the sub-command parsers with the class of their parent, so they
+    report ``topicvb fit: error: ...`` the same way. The exit status stays 2 (a usage error).
+    """
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}; see '{self.prog} --help'.\n")
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(prog="topicvb", description="Topic models by variational inference.")
+    parser = _ArgumentParser(prog="topicvb", description="Topic models by variational inference.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("demo", help="fit a topic model on the built-in corpus and print its topics",

@@ -67,22 +67,52 @@ def _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, phinorm):
 
 
 @njit(cache=True, nogil=True)
-def _doc_objective(g, elog, et, indices, data, start, end, ebeta_t, phinorm, alpha):
-    """Document part of the ELBO for gamma_d = g, up to the term sum_w c_dw s_w (same for every g)."""
-    n_topics = g.shape[0]
-    _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, phinorm)
-    m = elog[0]
-    for k in range(1, n_topics):
-        if elog[k] > m:
-            m = elog[k]
-    total = 0.0
-    for p in range(start, end):
-        total += data[p] * (np.log(phinorm[p]) + m)
+def _objective_from(g, elog, words, alpha):
+    """Document part of the ELBO given elog = E[log theta] for g and words = sum_w c_dw (log
+    phinorm_dw + max_k elog_k), up to the term sum_w c_dw s_w (the same for every g)."""
+    total = words
     gsum = 0.0
-    for k in range(n_topics):
+    for k in range(g.shape[0]):
         gsum += g[k]
         total += (alpha[k] - g[k]) * elog[k] + math.lgamma(g[k])
     return total - math.lgamma(gsum)
+
+
+@njit(cache=True, nogil=True)
+def _max(x):
+    m = x[0]
+    for k in range(1, x.shape[0]):
+        if x[k] > m:
+            m = x[k]
+    return m
+
+
+@njit(cache=True, nogil=True)
+def _current_objective(g, elog, data, start, end, phinorm, alpha):
+    """The document objective of g when elog and phinorm already hold g's values (after _iterate)."""
+    m = _max(elog)
+    words = 0.0
+    for p in range(start, end):
+        words += data[p] * (np.log(phinorm[p]) + m)
+    return _objective_from(g, elog, words, alpha)
+
+
+@njit(cache=True, nogil=True)
+def _fresh_objective(g, elog, et, indices, data, start, end, ebeta_t, alpha):
+    """The document objective of g, computed from scratch into elog and et (phinorm not stored)."""
+    n_topics = g.shape[0]
+    dirichlet_expectation_row(g, elog)
+    m = _max(elog)
+    for k in range(n_topics):
+        et[k] = np.exp(elog[k] - m)
+    words = 0.0
+    for p in range(start, end):
+        w = indices[p]
+        s = 0.0
+        for k in range(n_topics):
+            s += et[k] * ebeta_t[w, k]
+        words += data[p] * (np.log(s if s > 1e-300 else 1e-300) + m)
+    return _objective_from(g, elog, words, alpha)
 
 
 @njit(cache=True, nogil=True)
@@ -116,13 +146,15 @@ def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, ethet
     n_docs = indptr.shape[0] - 1
     n_topics = alpha.shape[0]
     n_chunks = (n_docs + CHUNK - 1) // CHUNK
-    scratch = np.empty((n_chunks, 3, n_topics), dtype=np.float64)
+    scratch = np.empty((n_chunks, 5, n_topics), dtype=np.float64)
     n_iter = np.zeros(n_docs, dtype=np.int64)
     compare = gamma_prev.shape[0] == n_docs
     for c in prange(n_chunks):
         elog = scratch[c, 0]
         et = scratch[c, 1]
         acc = scratch[c, 2]
+        elog_prev = scratch[c, 3]
+        et_prev = scratch[c, 4]
         for d in range(c, n_docs, n_chunks):  # strided: see _kernels/__init__.py
             start = indptr[d]
             end = indptr[d + 1]
@@ -133,16 +165,15 @@ def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, ethet
                     etheta[d, k] = 0.0
                 continue
             n_iter[d] = _iterate(g, elog, et, acc, indices, data, start, end, ebeta_t, alpha, phinorm, max_iter, tol)
-            if compare:
-                fresh = _doc_objective(g, elog, et, indices, data, start, end, ebeta_t, phinorm, alpha)
-                old = _doc_objective(gamma_prev[d], elog, et, indices, data, start, end, ebeta_t, phinorm, alpha)
+            if compare:  # elog, et and phinorm hold g's values; the previous solution's go to scratch
+                fresh = _current_objective(g, elog, data, start, end, phinorm, alpha)
+                old = _fresh_objective(gamma_prev[d], elog_prev, et_prev, indices, data, start, end, ebeta_t,
+                                       alpha)
                 if old > fresh:  # keep improving the previous solution instead
                     for k in range(n_topics):
                         g[k] = gamma_prev[d, k]
                     n_iter[d] += _iterate(g, elog, et, acc, indices, data, start, end, ebeta_t, alpha, phinorm,
                                           max_iter, tol)
-                else:  # refresh et and phinorm for g (the comparison overwrote them)
-                    _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, phinorm)
             for k in range(n_topics):
                 etheta[d, k] = et[k]
     return n_iter

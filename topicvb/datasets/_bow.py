@@ -18,6 +18,7 @@ import numpy as np
 import scipy.io
 import scipy.sparse as sp
 
+from .._validation import check_positive_int
 from ._corpus import Corpus
 from ._files import atomic_paths, check_input_file, open_binary, open_text, open_text_for_write
 
@@ -25,6 +26,8 @@ logger = logging.getLogger(__name__)
 
 # Bytes of text read (and parsed with numpy) at a time by the streaming UCI reader.
 _CHUNK_BYTES = 8 * 1024 * 1024
+_MAX_COUNT = np.iinfo(np.int64).max  # counts are stored as int64
+_MAX_TERMS = np.iinfo(np.int32).max  # column ids are stored as int32
 
 
 # --------------------------------------------------------------------------- helpers
@@ -97,9 +100,9 @@ def _as_counts(corpus_or_X, vocabulary, caller: str):
         X = np.asarray(X)
         if X.ndim != 2:
             raise ValueError(f"{caller} expects a 2-D count matrix (n_docs, n_terms), got shape {X.shape}.")
-    X = sp.csr_matrix(X, copy=True)
     if X.dtype.kind not in "biuf":
         raise TypeError(f"{caller} expects numeric term counts, got dtype {X.dtype}.")
+    X = sp.csr_matrix(X, copy=True)
     if X.dtype.kind == "f":
         if not np.all(np.isfinite(X.data)):
             raise ValueError(f"{caller} expects finite term counts; X has NaN or infinite entries.")
@@ -381,7 +384,8 @@ def read_ldac(
     vocab_path : str or os.PathLike, default=None
         The vocabulary file, one term per line. When None, terms are named ``w0000``, ...
     n_terms : int, default=None
-        Number of terms when no vocabulary is given; by default the largest id plus one.
+        Number of terms when no vocabulary is given; by default the largest id plus one (ids must
+        then be below 2**31 - 1).
     encoding : str, default="utf-8"
         Encoding of the vocabulary file.
     name : str, default=None
@@ -396,10 +400,14 @@ def read_ldac(
     ------
     FileNotFoundError
         If a file does not exist.
+    TypeError
+        If ``n_terms`` is not an int or None.
     ValueError
-        If a line is malformed or blank (blank lines are ignored only at the end of the file), ``M`` disagrees with the pairs that follow, an id is out
-        of range or a count is negative.
+        If ``n_terms`` is not positive, a line is malformed or blank (blank lines are ignored only
+        at the end of the file), ``M`` disagrees with the pairs that follow, an id is out of range,
+        a count is negative or does not fit in 64 bits, or the corpus has no terms.
     """
+    check_positive_int(n_terms, "n_terms", allow_none=True)
     p = check_input_file(path, "path")
     vocabulary = read_vocabulary(vocab_path, "vocab_path", encoding) if vocab_path is not None else None
     if vocabulary is not None:
@@ -440,10 +448,10 @@ def read_ldac(
                 ids, cnts = pairs[0::2], pairs[1::2]
                 if ids:
                     lo, hi = min(ids), max(ids)
-                    if lo < 0 or (n_terms is not None and hi >= n_terms):
+                    if lo < 0 or hi >= (_MAX_TERMS if n_terms is None else n_terms):
                         bad = lo if lo < 0 else hi
                         if n_terms is None:
-                            allowed = "non-negative"
+                            allowed = f"between 0 and {_MAX_TERMS - 1}"
                         else:
                             where = " in vocab_path" if vocabulary is not None else ""
                             allowed = f"between 0 and {n_terms - 1} ({n_terms} terms{where})"
@@ -454,6 +462,11 @@ def read_ldac(
                 if cnts and min(cnts) < 0:
                     raise ValueError(
                         f"LDA-C file {str(p)!r}, line {line_no}: counts must be non-negative, got {min(cnts)}."
+                    )
+                if cnts and max(cnts) > _MAX_COUNT:
+                    raise ValueError(
+                        f"LDA-C file {str(p)!r}, line {line_no}: count {max(cnts)} is too large; counts must "
+                        f"fit in a 64-bit integer (at most {_MAX_COUNT})."
                     )
                 indices.extend(ids)
                 data.extend(cnts)
@@ -466,6 +479,13 @@ def read_ldac(
     indices_a = np.frombuffer(indices, dtype=np.int64)
     if n_terms is None:
         n_terms = int(indices_a.max()) + 1 if indices_a.size else 0
+    if n_terms == 0:
+        if vocabulary is not None:
+            raise ValueError(f"vocab_path {str(vocab_path)!r} is empty; expected at least one term.")
+        raise ValueError(
+            f"LDA-C file {str(p)!r} describes a corpus with no terms (every document is empty); expected at "
+            "least one term. Pass n_terms= or vocab_path= to give the vocabulary size."
+        )
     X = sp.csr_matrix(
         (np.frombuffer(data, dtype=np.int64).copy(), indices_a.astype(np.int32), indptr_a.copy()),
         shape=(indptr_a.size - 1, n_terms),
@@ -579,6 +599,9 @@ def read_matrix_market(
         X = X.T.tocsr()
     if X.dtype.kind == "c":
         raise ValueError(f"MatrixMarket file {str(p)!r} holds complex values; expected non-negative term counts.")
+    if X.dtype.kind == "f" and not np.all(np.isfinite(X.data)):
+        raise ValueError(f"MatrixMarket file {str(p)!r} holds NaN or infinite values; expected finite, "
+                         "non-negative term counts.")
     X.sum_duplicates()
     n_neg = int(np.count_nonzero(X.data < 0))
     if n_neg:

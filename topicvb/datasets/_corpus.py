@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,12 +13,14 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_nonnegative_counts
-from ._files import atomic_paths, check_input_file
+from ._files import atomic_paths, check_input_file, check_path_type
 
 logger = logging.getLogger(__name__)
 
 _FORMAT = "topicvb.Corpus"
 _FORMAT_VERSION = 1
+_META_KEYS = ("name", "description", "has_doc_ids", "has_texts", "labels", "label_names")
+_ARRAY_KEYS = ("X_data", "X_indices", "X_indptr", "X_shape", "vocab_bytes", "vocab_offsets")
 
 
 def _pack_strings(strings) -> tuple[np.ndarray, np.ndarray]:
@@ -114,15 +117,18 @@ class Corpus:
                 ) from None
             if X.ndim != 2:
                 raise ValueError(f"Corpus X must be 2-D (n_docs, n_terms), got shape {X.shape}.")
-        X = sp.csr_matrix(X)
         if not np.issubdtype(X.dtype, np.number) or np.issubdtype(X.dtype, np.complexfloating):
             raise TypeError(f"Corpus X must hold real numbers (term counts), got dtype {X.dtype}.")
+        X = sp.csr_matrix(X)
         if X.nnz and not np.all(np.isfinite(X.data)):
             raise ValueError("Corpus X must hold finite term counts; it has NaN or infinite entries.")
         check_nonnegative_counts(X, "Corpus")
         if not X.has_canonical_format:
             X.sum_duplicates()
         self.X = X
+        if isinstance(self.vocabulary, (str, bytes)) or not isinstance(self.vocabulary, Iterable):
+            raise TypeError(f"Corpus vocabulary must be a list of str (one per column of X), got "
+                            f"{type(self.vocabulary).__name__}.")
         self.vocabulary = [str(t) for t in self.vocabulary]
         if len(self.vocabulary) != X.shape[1]:
             raise ValueError(
@@ -266,8 +272,10 @@ class Corpus:
         Raises
         ------
         TypeError
-            If the labels are Python objects that cannot be stored without pickling.
+            If ``path`` is not a path, or the labels are Python objects that cannot be stored
+            without pickling.
         """
+        check_path_type(path, "path")
         X = self.X
         arrays: dict[str, np.ndarray] = {
             "X_data": X.data,
@@ -338,34 +346,54 @@ class Corpus:
             raise ValueError(f"Corpus.load could not read {str(p)!r} as a .npz file: {exc}.") from exc
         if "meta_json" not in arrays:
             raise ValueError(f"{str(p)!r} is a .npz file but not a topicvb corpus (no 'meta_json' entry).")
-        meta = json.loads(arrays["meta_json"].tobytes().decode("utf-8"))
+        invalid = f"{str(p)!r} is not a valid topicvb corpus"
+        try:
+            meta = json.loads(arrays["meta_json"].tobytes().decode("utf-8"))
+        except ValueError as exc:  # not UTF-8, or not JSON
+            raise ValueError(f"{invalid}: its metadata (meta_json) is not UTF-8 JSON ({exc}).") from None
+        if not isinstance(meta, dict):
+            raise ValueError(f"{invalid}: its metadata (meta_json) is a JSON {type(meta).__name__}, not an object.")
         if meta.get("format") != _FORMAT:
             raise ValueError(f"{str(p)!r} is not a topicvb corpus (format {meta.get('format')!r}).")
-        if meta.get("version", 0) > _FORMAT_VERSION:
+        version = meta.get("version", 0)
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise ValueError(f"{invalid}: it has an invalid format version {version!r} (expected an int).")
+        if version > _FORMAT_VERSION:
             raise ValueError(
-                f"{str(p)!r} was written by a newer topicvb (corpus format {meta['version']}); "
+                f"{str(p)!r} was written by a newer topicvb (corpus format {version}); "
                 f"this one reads up to {_FORMAT_VERSION}. Upgrade topicvb."
             )
-        shape = tuple(int(s) for s in arrays["X_shape"])
+        missing = [f"metadata {k!r}" for k in _META_KEYS if k not in meta]
+        needed = list(_ARRAY_KEYS)
+        needed += ["doc_ids_bytes", "doc_ids_offsets"] if meta.get("has_doc_ids") else []
+        needed += ["texts_bytes", "texts_offsets"] if meta.get("has_texts") else []
+        needed += {"array": ["labels"], "strings": ["labels_bytes", "labels_offsets"]}.get(meta.get("labels"), [])
+        missing += [f"array {k!r}" for k in needed if k not in arrays]
+        if missing:
+            raise ValueError(f"{invalid}: missing {', '.join(missing)}.")
         try:
+            shape = tuple(int(s) for s in arrays["X_shape"])
             X = sp.csr_matrix((arrays["X_data"], arrays["X_indices"], arrays["X_indptr"]), shape=shape)
             X.check_format(full_check=True)
-        except ValueError as exc:
+        except (TypeError, ValueError) as exc:
             raise ValueError(f"{str(p)!r} holds an invalid document-term matrix (bad index structure: {exc}).") from None
         labels = None
-        if meta["labels"] == "array":
-            labels = arrays["labels"]
-        elif meta["labels"] == "strings":
-            labels = np.asarray(_unpack_strings(arrays["labels_bytes"], arrays["labels_offsets"]), dtype=object)
+        try:
+            if meta["labels"] == "array":
+                labels = arrays["labels"]
+            elif meta["labels"] == "strings":
+                labels = np.asarray(_unpack_strings(arrays["labels_bytes"], arrays["labels_offsets"]), dtype=object)
+            strings = {key: _unpack_strings(arrays[f"{key}_bytes"], arrays[f"{key}_offsets"])
+                       for key in ("vocab", "doc_ids", "texts") if f"{key}_bytes" in needed}
+        except (TypeError, ValueError) as exc:  # corrupt string tables (offsets, UTF-8)
+            raise ValueError(f"{invalid}: its string tables are corrupt ({exc}).") from None
         return cls(
             X=X,
-            vocabulary=_unpack_strings(arrays["vocab_bytes"], arrays["vocab_offsets"]),
-            doc_ids=_unpack_strings(arrays["doc_ids_bytes"], arrays["doc_ids_offsets"])
-            if meta["has_doc_ids"]
-            else None,
+            vocabulary=strings["vocab"],
+            doc_ids=strings.get("doc_ids"),
             labels=labels,
             label_names=meta["label_names"],
-            texts=_unpack_strings(arrays["texts_bytes"], arrays["texts_offsets"]) if meta["has_texts"] else None,
+            texts=strings.get("texts"),
             name=meta["name"],
             description=meta["description"],
         )

@@ -22,6 +22,12 @@ logger = logging.getLogger(__name__)
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
+def check_path_type(path, what: str) -> None:
+    """Raise ``TypeError`` naming ``what`` unless ``path`` is a str or an ``os.PathLike``."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{what} must be a path (str or os.PathLike), got {type(path).__name__}.")
+
+
 def check_input_file(path, what: str) -> Path:
     """Return ``path`` as a :class:`~pathlib.Path`, raising a clear error unless it is a readable file.
 
@@ -44,8 +50,7 @@ def check_input_file(path, what: str) -> Path:
     ValueError
         If ``path`` is a folder or cannot be read.
     """
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"{what} must be a path (str or os.PathLike), got {type(path).__name__}.")
+    check_path_type(path, what)
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"{what} {str(p)!r} does not exist. Check the path.")

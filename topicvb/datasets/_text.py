@@ -17,9 +17,9 @@ import tarfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from .._validation import check_choice
+from .._validation import check_choice, check_encoding
 from ._corpus import Corpus, encode_labels
-from ._files import check_input_file, find_corpora_dir, open_text
+from ._files import check_input_file, check_path_type, find_corpora_dir, open_text
 
 logger = logging.getLogger(__name__)
 
@@ -107,11 +107,16 @@ def read_text_dir(
 
     Raises
     ------
+    TypeError
+        If ``path`` is not a path.
     FileNotFoundError
         If ``path`` does not exist.
     ValueError
-        If ``path`` is not a folder, no file matches ``pattern``, or a file cannot be read.
+        If ``path`` is not a folder, ``encoding`` is unknown, no file matches ``pattern``, or a file
+        cannot be read.
     """
+    check_path_type(path, "read_text_dir: path")
+    check_encoding(encoding)
     root = Path(path)
     if not root.exists():
         raise FileNotFoundError(f"read_text_dir: folder {str(root)!r} does not exist.")
@@ -224,6 +229,7 @@ def read_csv(
         If a column is missing, a row is too short, the file cannot be decoded, or it holds no rows.
     """
     p = check_input_file(path, "path")
+    check_encoding(encoding)
     texts, labels, ids = [], [], []
     old_limit = csv.field_size_limit()
     csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
@@ -311,13 +317,21 @@ def read_jsonl(
 
     Raises
     ------
+    TypeError
+        If ``text_field`` is not a str, or ``label_field`` / ``id_field`` not a str or None.
     FileNotFoundError
         If the file does not exist.
     ValueError
         If a line is not a JSON object, lacks a field, has a text that is not a string, or the file
         holds no documents.
     """
+    if not isinstance(text_field, str):
+        raise TypeError(f"text_field must be a str (a field name), got {text_field!r}.")
+    for what, field in (("label_field", label_field), ("id_field", id_field)):
+        if field is not None and not isinstance(field, str):
+            raise TypeError(f"{what} must be a str (a field name) or None, got {field!r}.")
     p = check_input_file(path, "path")
+    check_encoding(encoding)
     texts, labels, ids = [], [], []
     try:
         with open_text(p, encoding=encoding) as f:

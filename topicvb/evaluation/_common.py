@@ -15,7 +15,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import as_csr
+from .._validation import as_csr, check_not_single_str
 
 
 def check_model(model, caller: str) -> None:
@@ -118,8 +118,7 @@ def resolve_vocabulary(model, vocabulary, *, caller: str) -> list[str]:
         vocabulary = getattr(model, "feature_names_in_", None)
         if vocabulary is None:
             return [str(j) for j in range(n)]
-    if isinstance(vocabulary, (str, bytes)):
-        raise TypeError(f"{caller}: vocabulary must be a sequence of terms, got a single str.")
+    check_not_single_str(vocabulary, "vocabulary", "a sequence of terms", caller=caller)
     to_list = getattr(vocabulary, "to_list", None)
     terms = list(to_list()) if callable(to_list) else [str(t) for t in vocabulary]
     if len(terms) != n:

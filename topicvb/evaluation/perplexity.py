@@ -32,7 +32,7 @@ from .._config import threads
 from .._kernels.bounds import lda_topic_bound, topic_expectations
 from .._kernels.estep import e_step
 from .._kernels.plsa import log_likelihood
-from .._validation import check_positive_prior, csr_arrays
+from .._validation import check_finite_real, check_positive_prior, csr_arrays
 from ._common import check_counts, check_model, doc_topic, topic_word
 
 logger = logging.getLogger(__name__)
@@ -77,8 +77,7 @@ def split_tokens(X, observed_fraction: float = 0.5, random_state=0):
         If ``observed_fraction`` is not in (0, 1), or ``X`` has negative or non-integer counts
         (split fractional weights yourself and pass both parts to :func:`heldout_perplexity`).
     """
-    check_scalar(observed_fraction, "observed_fraction", numbers.Real, min_val=0.0, max_val=1.0,
-                 include_boundaries="neither")
+    check_finite_real(observed_fraction, "observed_fraction", min_val=0.0, max_val=1.0, include_boundaries="neither")
     X = check_counts(X, None, name="X", caller="split_tokens")
     if np.any(X.data != np.round(X.data)):
         raise ValueError(
@@ -92,6 +91,15 @@ def split_tokens(X, observed_fraction: float = 0.5, random_state=0):
     X_obs.eliminate_zeros()
     X_held.eliminate_zeros()
     return X_obs, X_held
+
+
+def _check_same_documents(X_observed, X_heldout, observed_name: str) -> None:
+    """Raise ``ValueError`` unless the observed and held-out parts have the same number of documents."""
+    if X_observed.shape[0] != X_heldout.shape[0]:
+        raise ValueError(
+            f"{observed_name} has {X_observed.shape[0]} documents but X_heldout has {X_heldout.shape[0]}; they must "
+            "be the two parts of the same documents, row for row."
+        )
 
 
 def heldout_log_likelihood(model, X_observed, X_heldout, *, n_jobs=None) -> np.ndarray:
@@ -119,11 +127,7 @@ def heldout_log_likelihood(model, X_observed, X_heldout, *, n_jobs=None) -> np.n
     check_model(model, "heldout_log_likelihood")
     X_obs = check_counts(X_observed, model, name="X_observed", caller="heldout_log_likelihood")
     X_held = check_counts(X_heldout, model, name="X_heldout", caller="heldout_log_likelihood")
-    if X_obs.shape[0] != X_held.shape[0]:
-        raise ValueError(
-            f"X_observed has {X_obs.shape[0]} documents but X_heldout has {X_held.shape[0]}; they must be the "
-            "two parts of the same documents, row for row."
-        )
+    _check_same_documents(X_obs, X_held, "X_observed")
     out = np.zeros(X_obs.shape[0], dtype=np.float64)
     rows = np.flatnonzero(np.diff(X_held.indptr) > 0)
     if rows.size == 0:
@@ -187,7 +191,8 @@ def heldout_perplexity(model, X_test, *, observed_fraction: float = 0.5, random_
         If the model is not fitted.
     ValueError
         If ``X_test`` has the wrong number of terms, negative or (without ``X_heldout``)
-        non-integer counts, or no held-out token at all.
+        non-integer counts, a different number of documents than ``X_heldout``, or no held-out
+        token at all; or if ``observed_fraction`` is not a number in (0, 1).
 
     References
     ----------
@@ -211,6 +216,7 @@ def heldout_perplexity(model, X_test, *, observed_fraction: float = 0.5, random_
     else:
         X_obs = X_test
         X_held = check_counts(X_heldout, model, name="X_heldout", caller="heldout_perplexity")
+        _check_same_documents(X_obs, X_held, "X_test")
     n_held = float(X_held.sum())
     if n_held <= 0:
         raise ValueError(
@@ -341,7 +347,7 @@ class FixedTopicModel:
         self.doc_topic_prior_ = (np.full(K, 1.0 / K) if a is None
                                  else np.broadcast_to(np.asarray(a, dtype=np.float64), (K,)).copy())
         check_scalar(max_iter, "max_iter", numbers.Integral, min_val=1)
-        check_scalar(tol, "tol", numbers.Real, min_val=0.0)
+        check_finite_real(tol, "tol", min_val=0.0)
         self.max_iter = int(max_iter)
         self.tol = float(tol)
         self.n_features_in_ = phi.shape[1]

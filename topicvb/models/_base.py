@@ -21,8 +21,9 @@ from sklearn.utils import check_scalar
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._checkpoint import fingerprint, load_checkpoint, rng_state_arrays, save_checkpoint
-from .._validation import (as_csr, check_choice, check_count_range, check_matrix_type, check_n_terms, check_nonnegative_counts,
-                           check_positive_prior, check_sparse_structure)
+from .._validation import (as_csr, check_choice, check_count_range, check_finite_real, check_matrix_type, check_n_terms,
+                           check_nonnegative_counts, check_not_single_str, check_positive_prior, check_sparse_structure,
+                           drop_negligible_counts)
 
 logger = logging.getLogger("topicvb.models")
 
@@ -48,7 +49,7 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
     def _check_common_params(self):
         check_scalar(self.n_components, "n_components", numbers.Integral, min_val=1)
         check_scalar(self.max_iter, "max_iter", numbers.Integral, min_val=1)
-        check_scalar(self.tol, "tol", numbers.Real, min_val=0.0)
+        check_finite_real(self.tol, "tol", min_val=0.0)
         check_scalar(self.verbose, "verbose", numbers.Integral, min_val=0)
         check_choice(self.dtype, "dtype", set(_DTYPES))
         if self.n_jobs is not None and (
@@ -110,7 +111,7 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         X = as_csr(X, dtype=self._float)
         check_nonnegative_counts(X, f"{type(self).__name__}.{caller}")
         check_count_range(X, f"{type(self).__name__}.{caller}")
-        return X
+        return drop_negligible_counts(X)
 
     def _resolve_priors(self):
         """Default priors 1 / n_components, as in scikit-learn; alpha as a vector of length K."""
@@ -128,7 +129,8 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_docs, n_terms)
-            Non-negative term counts (fractional values are used as weights).
+            Non-negative term counts (fractional values are used as weights; weights below
+            1e-200, negligible next to the priors, count as 0).
         y : Ignored
             Not used, present for API consistency.
         resume : bool, default=False
@@ -237,6 +239,7 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         """
         check_is_fitted(self)
         check_scalar(n, "n", numbers.Integral, min_val=1)
+        check_not_single_str(vocabulary, "vocabulary", "a sequence of terms")
         if vocabulary is None:
             vocabulary = getattr(self, "feature_names_in_", None)
         if vocabulary is None:

@@ -24,18 +24,41 @@ from __future__ import annotations
 import numbers
 from collections import defaultdict
 from collections.abc import Iterable
+from itertools import islice
 
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, check_scalar
 
-from .._validation import check_choice
+from .._validation import check_choice, check_finite_real
 
 __all__ = ["PhraseDetector"]
 
 _DEFAULT_THRESHOLD = {"npmi": 0.5, "pmi": 8.0, "likelihood": 10.83}
 _MERGE_EVERY = 2_000_000  # pending pair keys before they are merged into the sorted counts
 _SHIFT = np.int64(32)
+_STR_ONLY = frozenset([str])
+_TOKENISE_HINT = " Tokenise first, for example with topicvb.text.Tokenizer."
+
+
+def _check_tokens(tokens, caller: str, position: int | None = None) -> None:
+    """Raise ``TypeError`` unless ``tokens`` is one tokenised document, an iterable of str.
+
+    ``position`` is the document's index when it is one of several (it goes into the message).
+    """
+    if isinstance(tokens, (str, bytes)) or not isinstance(tokens, Iterable):
+        hint = _TOKENISE_HINT if isinstance(tokens, (str, bytes)) else ""
+        if position is None:
+            article = "a " if hint else ""
+            raise TypeError(f"{caller} expects one tokenised document (a list of str tokens), got "
+                            f"{article}{type(tokens).__name__}.{hint}")
+        raise TypeError(f"{caller} expects each document as a list of str tokens; document {position} is "
+                        f"{type(tokens).__name__}.{hint}")
+    for j, token in enumerate(tokens):
+        if not isinstance(token, str):
+            where = f"token {j} is" if position is None else f"document {position} has"
+            raise TypeError(f"{caller} expects each token to be a str; {where} {token!r} of type "
+                            f"{type(token).__name__}.")
 
 
 def _score(scoring: str, n_ab, n_a, n_b, n: float) -> np.ndarray:
@@ -115,8 +138,7 @@ class PhraseDetector(BaseEstimator):
     def _check_params(self) -> None:
         check_choice(self.scoring, "scoring", set(_DEFAULT_THRESHOLD))
         check_scalar(self.min_count, "min_count", numbers.Integral, min_val=1)
-        if self.threshold is not None:
-            check_scalar(self.threshold, "threshold", numbers.Real)
+        check_finite_real(self.threshold, "threshold", allow_none=True)
         if not isinstance(self.delimiter, str):
             raise TypeError(f"delimiter must be a str, got {type(self.delimiter).__name__}.")
 
@@ -155,18 +177,40 @@ class PhraseDetector(BaseEstimator):
             )
 
     def _count_chunk(self, docs) -> tuple[np.ndarray, np.ndarray]:
-        """Count the tokens and adjacent pairs of ``docs``; return their token ids and lengths."""
-        get = self._index.__getitem__
+        """Count the tokens and adjacent pairs of ``docs``; return their token ids and lengths.
+
+        On bad input nothing is counted: the terms new in this chunk leave the index again.
+        """
+        index = self._index
+        get = index.__getitem__
+        n_known = len(index)
         flat, lengths = [], []
-        for i, doc in enumerate(docs):
-            if isinstance(doc, (str, bytes)):
-                raise TypeError(
-                    f"PhraseDetector expects each document as a list of tokens, got a {type(doc).__name__} "
-                    f"at position {i}. Tokenise first, for example with topicvb.text.Tokenizer."
-                )
-            n0 = len(flat)
-            flat.extend(map(get, doc))
-            lengths.append(len(flat) - n0)
+        try:
+            for i, doc in enumerate(docs):
+                if isinstance(doc, (str, bytes)):
+                    raise TypeError(
+                        f"PhraseDetector expects each document as a list of tokens, got a {type(doc).__name__} "
+                        f"at position {i}. Tokenise first, for example with topicvb.text.Tokenizer."
+                    )
+                n0 = len(flat)
+                try:
+                    flat.extend(map(get, doc))
+                except TypeError:  # a document that is not iterable, or an unhashable token
+                    _check_tokens(doc, "PhraseDetector", i)
+                    raise
+                lengths.append(len(flat) - n0)
+            # only the terms new in this chunk (the last ones in the index) can be of a wrong type
+            bad = [t for t in islice(reversed(index), len(index) - n_known) if not isinstance(t, str)]
+            if bad:
+                bad = bad[-1]  # the first one met
+                at = flat.index(index[bad])
+                doc = int(np.searchsorted(np.cumsum(lengths), at, side="right"))
+                raise TypeError(f"PhraseDetector expects each token to be a str; document {doc} has {bad!r} of "
+                                f"type {type(bad).__name__}.")
+        except BaseException:
+            for term in list(islice(reversed(index), len(index) - n_known)):
+                del index[term]
+            raise
         ids = np.array(flat, dtype=np.int64)
         lengths = np.array(lengths, dtype=np.int64)
         n_terms = len(self._index)
@@ -292,8 +336,22 @@ class PhraseDetector(BaseEstimator):
         -------
         list of str
             The tokens with each learned pair replaced by one joined term.
+
+        Raises
+        ------
+        TypeError
+            If ``tokens`` is not a list of str (a single string, for example).
         """
+        return self._join(tokens, "PhraseDetector.apply")
+
+    __call__ = apply
+
+    def _join(self, tokens, caller: str, position: int | None = None) -> list[str]:
+        """``apply``, with ``caller`` and the document's ``position`` for the error messages."""
         lookup = self.__dict__.get("_lookup") or self._get_lookup()
+        if type(tokens) is not list or not set(map(type, tokens)) <= _STR_ONLY:  # the usual case costs one pass
+            _check_tokens(tokens, caller, position)
+            tokens = list(tokens)
         if not lookup:
             return list(tokens)
         out, i, n = [], 0, len(tokens)
@@ -311,8 +369,6 @@ class PhraseDetector(BaseEstimator):
             i += 1
         return out
 
-    __call__ = apply
-
     def transform(self, docs) -> list[list[str]]:
         """Join the learned pairs in every document.
 
@@ -325,10 +381,15 @@ class PhraseDetector(BaseEstimator):
         -------
         list of list of str
             The documents with phrases joined.
+
+        Raises
+        ------
+        TypeError
+            If ``docs`` is not an iterable of lists of str.
         """
         self._check_docs(docs, "PhraseDetector.transform")
         self._get_lookup()
-        return [self.apply(doc) for doc in docs]
+        return [self._join(doc, "PhraseDetector.transform", i) for i, doc in enumerate(docs)]
 
     def fit_transform(self, docs, y=None):
         """Learn phrases and join them; ``docs`` must be re-iterable (a list, not a generator).

@@ -28,7 +28,7 @@ from collections.abc import Iterable
 
 from sklearn.base import BaseEstimator
 
-from .._validation import check_choice
+from .._validation import check_choice, check_encoding
 from .clean import strip_headers, strip_quotes, strip_signature
 from .stopwords import ENGLISH_STOP_WORDS
 
@@ -273,14 +273,7 @@ class Tokenizer(BaseEstimator):
                 raise TypeError(f"stop_words must contain only str, got {bad[0]!r}.")
         check_choice(self.stemmer, "stemmer", {"porter", "snowball", None})
         check_choice(self.clean, "clean", {"email", None})
-        if not isinstance(self.encoding, str):
-            raise TypeError(f"encoding must be a codec name (str), got {type(self.encoding).__name__}.")
-        import codecs
-
-        try:
-            codecs.lookup(self.encoding)
-        except LookupError:
-            raise ValueError(f"encoding must be a known codec name, got {self.encoding!r}.") from None
+        check_encoding(self.encoding)
 
     def _compile(self) -> _Compiled:
         self._check_params()

@@ -28,7 +28,7 @@ from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, check_scalar
 
-from .._validation import check_choice
+from .._validation import check_choice, check_encoding
 from .phrases import PhraseDetector
 from .tokenize import Tokenizer, _decode_counted
 from .vocabulary import Vocabulary, check_df
@@ -275,14 +275,7 @@ class Vectorizer(TransformerMixin, BaseEstimator):
         if self.max_features is not None:
             check_scalar(self.max_features, "max_features", numbers.Integral, min_val=1)
         check_choice(self.input, "input", {"content", "filename"})
-        if not isinstance(self.encoding, str):
-            raise TypeError(f"encoding must be a codec name (str), got {type(self.encoding).__name__}.")
-        import codecs
-
-        try:
-            codecs.lookup(self.encoding)
-        except LookupError:
-            raise ValueError(f"encoding must be a known codec name, got {self.encoding!r}.") from None
+        check_encoding(self.encoding)
         try:
             dtype = np.dtype(self.dtype)
         except TypeError:

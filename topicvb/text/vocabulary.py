@@ -8,6 +8,7 @@ import os
 from collections.abc import Iterable, Mapping
 
 import numpy as np
+from sklearn.utils import check_scalar
 
 __all__ = ["Vocabulary", "check_df", "resolve_df_bounds"]
 
@@ -90,6 +91,8 @@ class Vocabulary:
     def __init__(self, terms: Iterable[str] = (), doc_freq=None, term_freq=None, n_docs: int | None = None):
         if isinstance(terms, (str, bytes)):
             raise TypeError("terms must be an iterable of str, got a single str. Wrap it in a list: [term].")
+        if not isinstance(terms, Iterable):
+            raise TypeError(f"terms must be an iterable of str, got {type(terms).__name__}.")
         terms = list(terms)
         bad = next((t for t in terms if not isinstance(t, str)), None)
         if bad is not None:
@@ -107,15 +110,28 @@ class Vocabulary:
         self.index = index
         self.doc_freq = self._check_freq(doc_freq, "doc_freq")
         self.term_freq = self._check_freq(term_freq, "term_freq")
+        if n_docs is not None:
+            check_scalar(n_docs, "n_docs", numbers.Integral, min_val=0)
         self.n_docs = None if n_docs is None else int(n_docs)
 
     def _check_freq(self, values, name):
+        """``values`` as an int64 array of non-negative counts, one per term (or None)."""
         if values is None:
             return None
-        arr = np.asarray(values, dtype=np.int64)
+        try:
+            arr = np.asarray(values)
+        except (TypeError, ValueError):  # ragged
+            arr = np.asarray(values, dtype=object)
         if arr.shape != (len(self.terms),):
             raise ValueError(f"{name} must have one entry per term ({len(self.terms)}), got shape {arr.shape}.")
-        return arr
+        if arr.dtype.kind not in "biuf":
+            raise TypeError(f"{name} must hold integer counts, got dtype {arr.dtype}.")
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(arr) | (arr < 0) | (arr != np.round(arr)) if arr.dtype.kind == "f" else arr < 0
+        if np.any(bad):
+            i = int(np.argmax(bad))
+            raise ValueError(f"{name} must hold non-negative integer counts; entry {i} is {arr[i].item()!r}.")
+        return arr.astype(np.int64)
 
     # ------------------------------------------------------------------ mapping protocol
     def __len__(self) -> int:
@@ -160,6 +176,9 @@ class Vocabulary:
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, int]) -> Vocabulary:
         """Build a vocabulary from ``term -> column id`` (ids must be 0, 1, ..., n - 1)."""
+        if not isinstance(mapping, Mapping):
+            raise TypeError(f"mapping must be a Mapping of str to int (term -> column id), got "
+                            f"{type(mapping).__name__}. Use Vocabulary.from_list for terms in column order.")
         terms = [None] * len(mapping)
         for term, j in mapping.items():
             if not isinstance(j, numbers.Integral) or not 0 <= j < len(mapping) or terms[j] is not None:
@@ -289,28 +308,34 @@ class Vocabulary:
             If the file is malformed.
         """
         path = os.fspath(path)
-        if path.endswith(".json"):
+        try:
             with open(path, encoding="utf-8") as fh:
-                payload = json.load(fh)
+                text = fh.read()
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{path!r} is not a topicvb vocabulary file: it is not UTF-8 text "
+                             f"({exc.reason} at byte {exc.start}).") from None
+        if path.endswith(".json"):
+            try:
+                payload = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path!r} is not a topicvb vocabulary file: it is not valid JSON ({exc}).") from None
             if not isinstance(payload, dict) or "terms" not in payload:
                 raise ValueError(f"{path!r} is not a topicvb vocabulary file: it has no 'terms' list.")
             return cls(payload["terms"], payload.get("doc_freq"), payload.get("term_freq"), payload.get("n_docs"))
         terms, df, tf = [], [], []
-        with open(path, encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                line = line.rstrip("\n")
-                if not line:
-                    continue
-                fields = line.split("\t")
-                terms.append(fields[0])
-                if len(fields) == 3:
-                    try:
-                        df.append(int(fields[1]))
-                        tf.append(int(fields[2]))
-                    except ValueError:
-                        raise ValueError(f"{path!r} line {lineno}: frequencies must be integers, got {line!r}.") from None
-                elif len(fields) != 1:
-                    raise ValueError(f"{path!r} line {lineno}: expected 'term' or 'term<TAB>df<TAB>count', got {line!r}.")
+        for lineno, line in enumerate(text.split("\n"), 1):  # universal newlines: \r and \r\n are \n here
+            if not line:
+                continue
+            fields = line.split("\t")
+            terms.append(fields[0])
+            if len(fields) == 3:
+                try:
+                    df.append(int(fields[1]))
+                    tf.append(int(fields[2]))
+                except ValueError:
+                    raise ValueError(f"{path!r} line {lineno}: frequencies must be integers, got {line!r}.") from None
+            elif len(fields) != 1:
+                raise ValueError(f"{path!r} line {lineno}: expected 'term' or 'term<TAB>df<TAB>count', got {line!r}.")
         has_freq = len(df) == len(terms) and terms
         if df and not has_freq:
             raise ValueError(f"{path!r}: either every line or no line must carry frequencies.")
