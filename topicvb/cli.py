@@ -1,4 +1,4 @@
-"""The ``topicvb`` command: demo, vectorize, fit, topics, evaluate, report, select-k.
+"""The ``topicvb`` command: demo, vectorize, fit, topics, evaluate, report, infer, select-k.
 
 Errors are reported as one line on stderr with a non-zero exit status (1 for a failed command,
 2 for a usage error), never as a traceback.
@@ -56,12 +56,34 @@ def _vectorizer(args, extra_stop_words=()):
         clean="email" if args.clean_email else None,
     )
     return Vectorizer(tokenizer=tokenizer, phrases=args.phrases, min_df=args.min_df, max_df=args.max_df,
-                      max_features=args.max_features, n_jobs=args.n_jobs, verbose=int(args.verbose))
+                      max_features=args.max_features, n_jobs=getattr(args, "n_jobs", None),
+                      verbose=int(getattr(args, "verbose", 0)))
 
 
-def _read_corpus(path: str, args):
-    """Read any supported input: a saved corpus, a bag-of-words file, a text folder or table."""
+class _FittedVectorizer:
+    """A fitted vectorizer whose ``fit_transform`` only transforms, so the dataset readers count a
+    new corpus in a saved model's terms (its vocabulary, tokenizer settings and phrases)."""
+
+    def __init__(self, vectorizer):
+        self.vectorizer = vectorizer
+
+    def fit_transform(self, texts, y=None):
+        return self.vectorizer.transform(texts)
+
+    def get_feature_names_out(self):
+        return self.vectorizer.get_feature_names_out()
+
+
+def _read_corpus(path: str, args, vectorizer=None):
+    """Read any supported input: a saved corpus, a bag-of-words file, a text folder or table.
+
+    Raw text is counted with ``vectorizer`` (a fitted one, e.g. a saved model's) when given, else
+    with a new vectorizer built from the text options; ``args.fitted_vectorizer`` is set to the
+    vectorizer that counted it (None for count-matrix input).
+    """
     from topicvb import datasets
+
+    args.fitted_vectorizer = None
 
     fmt = args.format
     p = Path(path)
@@ -96,7 +118,8 @@ def _read_corpus(path: str, args):
         return datasets.read_ldac(p, args.vocab)
     if fmt == "mm":
         return datasets.read_matrix_market(p, args.vocab)
-    vec = _vectorizer(args)
+    vec = _vectorizer(args) if vectorizer is None else _FittedVectorizer(vectorizer)
+    args.fitted_vectorizer = vectorizer if vectorizer is not None else vec
     if fmt == "20ng":
         return datasets.load_20newsgroups(subset=args.subset, vectorizer=vec)
     if fmt == "textdir":
@@ -157,18 +180,70 @@ def cmd_fit(args):
     model = _model(args.model, args.k, args)
     t0 = time.perf_counter()
     model.fit(corpus.X)
-    path = save(model, args.output, vocabulary=corpus.vocabulary)
+    vec = args.fitted_vectorizer
+    if vec is not None:  # raw text: keep the vectorizer, so the saved model reads new text
+        path = save(model, args.output, vectorizer=vec)
+    else:
+        path = save(model, args.output, vocabulary=corpus.vocabulary)
     print(f"{type(model).__name__} with {args.k} topics on {corpus.n_docs} documents: {model.n_iter_} iterations "
-          f"in {time.perf_counter() - t0:.1f} s; saved to {path}")
+          f"in {time.perf_counter() - t0:.1f} s; saved to {path}"
+          + (" (with its vectorizer)" if vec is not None else ""))
+    return 0
+
+
+def _load_model(path):
+    """(model, vocabulary, vectorizer or None) from a model file."""
+    from topicvb.persistence import load
+    from topicvb.pipeline import TopicPipeline
+
+    obj, vocabulary = load(path, return_vocabulary=True)
+    if isinstance(obj, TopicPipeline):
+        return obj.model, vocabulary, obj.vectorizer
+    return obj, vocabulary, None
+
+
+def _check_same_terms(vocabulary, corpus, what):
+    if vocabulary is not None and list(vocabulary) != list(corpus.vocabulary):
+        raise ValueError(f"the corpus {what!r} has a different vocabulary from the model's; vectorise it "
+                         "with the model's vocabulary (or fit the model on raw text, so it keeps its vectorizer).")
+
+
+def cmd_infer(args):
+    import csv
+
+    import numpy as np
+
+    model, vocabulary, vectorizer = _load_model(args.model)
+    corpus = _read_corpus(args.input, args, vectorizer=vectorizer)
+    _check_same_terms(vocabulary, corpus, args.input)
+    theta = model.transform(corpus.X)
+    ids = corpus.doc_ids or [str(i) for i in range(corpus.n_docs)]
+    if args.output:
+        import io
+
+        buf = io.StringIO()
+        writer = csv.writer(buf)
+        writer.writerow(["document"] + [f"topic_{k}" for k in range(theta.shape[1])])
+        for doc, row in zip(ids, theta):
+            writer.writerow([doc] + [f"{v:.6g}" for v in row])
+        _write_text(args.output, buf.getvalue())
+        print(f"document-topic proportions of {corpus.n_docs} documents written to {args.output}")
+    shown = min(corpus.n_docs, args.show)
+    for doc, row in zip(ids[:shown], theta[:shown]):
+        top = np.argsort(-row, kind="stable")[: args.top]
+        print(f"{doc}: " + ", ".join(f"topic {k} {100 * row[k]:.0f}%" for k in top))
+    if shown < corpus.n_docs:
+        print(f"... {corpus.n_docs - shown} more (--show N, or --output FILE for all)")
     return 0
 
 
 def cmd_topics(args):
     from topicvb.inspection import summary
-    from topicvb.persistence import load
 
-    model, vocabulary = load(args.model, return_vocabulary=True)
-    corpus = _read_corpus(args.corpus, args) if args.corpus else None
+    model, vocabulary, vectorizer = _load_model(args.model)
+    corpus = _read_corpus(args.corpus, args, vectorizer=vectorizer) if args.corpus else None
+    if corpus is not None:
+        _check_same_terms(vocabulary, corpus, args.corpus)
     table = summary(model, X=None if corpus is None else corpus.X, vocabulary=vocabulary, n=args.n,
                     coherence=corpus)
     print(table)
@@ -201,13 +276,10 @@ def _write_text(path, text):
 def cmd_evaluate(args):
     from topicvb.evaluation import coherence, heldout_perplexity, per_word_bound, topic_diversity
     from topicvb.inspection import top_words
-    from topicvb.persistence import load
 
-    model, vocabulary = load(args.model, return_vocabulary=True)
-    corpus = _read_corpus(args.corpus, args)
-    if vocabulary is not None and list(vocabulary) != list(corpus.vocabulary):
-        raise ValueError(f"the corpus {args.corpus!r} has a different vocabulary from the model's; vectorise it "
-                         "with the model's vocabulary.")
+    model, vocabulary, vectorizer = _load_model(args.model)
+    corpus = _read_corpus(args.corpus, args, vectorizer=vectorizer)
+    _check_same_terms(vocabulary, corpus, args.corpus)
     rows = [("documents", f"{corpus.n_docs}"), ("tokens", f"{corpus.n_tokens}")]
     rows.append(("held-out perplexity (document completion, half the tokens observed)",
                  f"{heldout_perplexity(model, corpus.X, random_state=args.seed):.2f}"))
@@ -225,14 +297,11 @@ def cmd_evaluate(args):
 
 
 def cmd_report(args):
-    from topicvb.persistence import load
     from topicvb.report import report
 
-    model, vocabulary = load(args.model, return_vocabulary=True)
-    corpus = _read_corpus(args.corpus, args)
-    if vocabulary is not None and list(vocabulary) != list(corpus.vocabulary):
-        raise ValueError(f"the corpus {args.corpus!r} has a different vocabulary from the model's; vectorise it "
-                         "with the model's vocabulary.")
+    model, vocabulary, vectorizer = _load_model(args.model)
+    corpus = _read_corpus(args.corpus, args, vectorizer=vectorizer)
+    _check_same_terms(vocabulary, corpus, args.corpus)
     report(model, corpus, vocabulary=vocabulary, n_words=args.n, n_docs=args.docs,
            coherence_reference=corpus if args.coherence else None,
            title=args.title or f"{type(model).__name__} on {corpus.name or Path(args.corpus).name}", path=args.output)
@@ -379,6 +448,18 @@ def build_parser():
     _add_input_options(p)
     _add_text_options(p)
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("infer", help="topic proportions of new documents under a saved model",
+                       description="Count new documents with the model's own vectorizer (saved by 'topicvb fit' "
+                       "on raw text) or read a count matrix over its vocabulary, and give each document's topics.")
+    p.add_argument("model", help="a model file written by 'topicvb fit'")
+    p.add_argument("input", help="new documents: a text folder, CSV, JSON lines, or a corpus over the model's terms")
+    p.add_argument("--top", type=int, default=3, help="topics shown per document (default 3)")
+    p.add_argument("--show", type=int, default=20, help="documents printed (default 20)")
+    p.add_argument("-o", "--output", default=None, help="write every document's proportions to this CSV file")
+    _add_input_options(p)
+    _add_text_options(p)
+    p.set_defaults(func=cmd_infer)
 
     p = sub.add_parser("select-k", help="fit several numbers of topics and choose one")
     p.add_argument("corpus", help="a corpus (.npz from 'topicvb vectorize') or any input it reads")
