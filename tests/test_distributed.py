@@ -1,4 +1,5 @@
-"""Distributed BatchLDA on a Dask LocalCluster: same results as one process, survives a killed worker."""
+"""Distributed BatchLDA and OnlineLDA on a Dask LocalCluster: same results as one process, survives a killed
+worker."""
 
 import logging
 import os
@@ -17,12 +18,13 @@ import dask.bag as db  # noqa: E402
 from distributed import Client, LocalCluster  # noqa: E402
 from sklearn.utils import check_random_state  # noqa: E402
 
-from topicvb import BatchLDA  # noqa: E402
+from topicvb import PLSA, BatchLDA, OnlineLDA  # noqa: E402
 from topicvb._kernels.bounds import lda_doc_bound, lda_topic_bound  # noqa: E402
 from topicvb._kernels.estep import e_step  # noqa: E402
 from topicvb._validation import csr_arrays  # noqa: E402
 from topicvb.datasets import make_lda_corpus, write_uci  # noqa: E402
-from topicvb.distributed import _restart_block, fit_distributed, transform_distributed  # noqa: E402
+from topicvb.distributed import (_restart_block, fit_distributed, interleaved_order,  # noqa: E402
+                                 transform_distributed)
 from topicvb.models.batch_lda import _expectations  # noqa: E402
 
 K, SIZES = 4, (150, 100, 200, 150)  # uneven partitions on purpose
@@ -163,3 +165,123 @@ def test_bad_input_is_reported_and_leaves_model_unchanged(client, corpus):
     np.testing.assert_array_equal(model.components_, before)
     with pytest.raises(ValueError, match="fitted on 80"):
         transform_distributed(model, [parts[0][:, :40]], client)
+
+
+# ---------------------------------------------------------------------------------------------
+# OnlineLDA
+# ---------------------------------------------------------------------------------------------
+def test_interleaved_order_takes_from_every_partition_in_proportion():
+    assert interleaved_order([2, 1]).tolist() == [0, 2, 1]  # positions 0.25, 0.75 | 0.5
+    assert interleaved_order([0, 3, 0]).tolist() == [0, 1, 2]
+    assert interleaved_order([1, 1]).tolist() == [0, 1]  # a tie goes to the first partition
+    order = interleaved_order(SIZES)
+    assert sorted(order) == list(range(sum(SIZES)))
+    part = np.repeat(np.arange(len(SIZES)), SIZES)[order]
+    for b in range(10):  # batches of 60 = 15 + 10 + 20 + 15, each partition's rows in order
+        np.testing.assert_array_equal(np.bincount(part[60 * b:60 * b + 60]), [15, 10, 20, 15])
+    starts = np.cumsum((0,) + SIZES)[:-1]
+    for p in range(len(SIZES)):
+        np.testing.assert_array_equal(order[part == p], starts[p] + np.arange(SIZES[p]))
+    with pytest.raises(ValueError, match="non-negative integers"):
+        interleaved_order([3, -1])
+
+
+def _assert_same_online_fit(got, want):
+    assert (got.n_iter_, got.n_batch_iter_, got.n_docs_seen_) == (want.n_iter_, want.n_batch_iter_,
+                                                                  want.n_docs_seen_)
+    np.testing.assert_allclose(got.components_, want.components_, rtol=1e-9)
+    np.testing.assert_allclose(got.bound_history_, want.bound_history_, rtol=1e-11)
+    np.testing.assert_allclose(got.doc_topic_prior_, want.doc_topic_prior_, rtol=1e-9)
+    np.testing.assert_allclose(got.topic_word_prior_, want.topic_word_prior_, rtol=1e-9)
+
+
+@pytest.mark.parametrize("init, learn_priors, max_iter, tol", [("random", False, 8, 5e-3), ("seeded", True, 3, 0.0)])
+def test_online_global_streams_equal_single_machine_fit(client, corpus, init, learn_priors, max_iter, tol):
+    X, parts, _ = corpus
+    # 70 does not divide the partitions: mini-batches straddle partition boundaries, the last is short
+    params = dict(random_state=0, max_iter=max_iter, tol=tol, batch_size=70, shuffle=False, init=init,
+                  learn_priors=learn_priors)
+    want = OnlineLDA(K, **params).fit(X[interleaved_order(SIZES)])
+    got = fit_distributed(OnlineLDA(K, **params), parts, client, random_streams="global")
+    _assert_same_online_fit(got, want)
+    if tol:
+        assert got.n_iter_ < max_iter  # stopped by tol, on the same pass
+    assert got.n_batch_iter_ == 9 * got.n_iter_ and len(got.bound_history_) == got.n_batch_iter_
+    np.testing.assert_array_equal(got.random_state_.get_state()[1], want.random_state_.get_state()[1])
+    np.testing.assert_allclose(got.transform(X[:20]), want.transform(X[:20]), rtol=1e-8)
+
+
+def _reference_online_partition_streams(parts, batch_size, max_iter, seed=0):
+    """OnlineLDA's loop in one process, with the shuffles and restarts of random_streams="partition"."""
+    model = OnlineLDA(K, random_state=seed, batch_size=batch_size, init="random")
+    sizes = [part.shape[0] for part in parts]
+    rng = check_random_state(seed)
+    alpha, eta = model._resolve_priors()
+    lam = rng.gamma(100.0, 0.01, size=(K, parts[0].shape[1]))
+    entropy = [int(x) for x in rng.randint(0, 2**32, size=4, dtype=np.uint64)]
+    order = interleaved_order(sizes)
+    part_of = np.repeat(np.arange(len(parts)), sizes)[order]
+    t, history = 0, []
+    for it in range(1, max_iter + 1):
+        # every partition shuffled on its own, then interleaved
+        perms = [np.random.default_rng(np.random.SeedSequence(entropy + [1, it], spawn_key=(p,))).permutation(n)
+                 for p, n in enumerate(sizes)]
+        X = sp.vstack([part[perm] for part, perm in zip(parts, perms)], format="csr")[order]
+        for lo in range(0, X.shape[0], batch_size):
+            t += 1
+            batch, ids = X[lo:lo + batch_size], part_of[lo:lo + batch_size]
+            gamma0 = np.empty((batch.shape[0], K))
+            for p in np.unique(ids):
+                gamma0[ids == p] = _restart_block(entropy, t, p, int(np.sum(ids == p)), K, np.float64)
+            _, ebeta_t, _ = _expectations(lam)
+            gamma, sstats_t, _ = e_step(*csr_arrays(batch), ebeta_t, alpha, gamma0, gamma0[:0], 100, 1e-3, True)
+            scale = X.shape[0] / batch.shape[0]
+            history.append(model._elbo(batch, gamma, lam, alpha, eta, doc_scale=scale))
+            lam, alpha, eta, _ = model._svi_update(lam, alpha, eta, sstats_t, t, scale)
+    return lam, np.asarray(history)
+
+
+def test_online_partition_streams_equal_single_process_reference(client, corpus):
+    _, parts, paths = corpus
+    lam, history = _reference_online_partition_streams(parts, batch_size=70, max_iter=2)
+    got = fit_distributed(OnlineLDA(K, random_state=0, max_iter=2, tol=0, batch_size=70, init="random"), paths,
+                          client)
+    assert (got.n_iter_, got.n_batch_iter_, got.n_docs_seen_) == (2, len(history), 2 * sum(SIZES))
+    np.testing.assert_allclose(got.components_, lam, rtol=1e-9)
+    np.testing.assert_allclose(got.bound_history_, history, rtol=1e-11)
+
+
+def test_online_worker_killed_mid_fit_gives_same_result(client, corpus):
+    _, parts, paths = corpus
+    lam, history = _reference_online_partition_streams(parts, batch_size=70, max_iter=2)
+    killed = []
+
+    def kill_a_worker(batch, c):  # called after the mini-batch's tasks were submitted
+        if batch == 8 and not killed:
+            address = sorted(c.nthreads())[0]
+            pid = c.run(os.getpid, workers=[address])[address]
+            os.kill(pid, signal.SIGKILL)  # the nanny starts a fresh worker
+            killed.append(address)
+
+    got = fit_distributed(OnlineLDA(K, random_state=0, max_iter=2, tol=0, batch_size=70, init="random"), paths,
+                          client, _hook=kill_a_worker)
+    assert killed and killed[0] not in client.nthreads()  # the worker died during the fit
+    np.testing.assert_allclose(got.components_, lam, rtol=1e-9)
+    np.testing.assert_allclose(got.bound_history_, history, rtol=1e-11)
+    deadline = time.time() + 30  # leave two workers for the next test
+    while len(client.nthreads()) < 2 and time.time() < deadline:
+        time.sleep(0.2)
+
+
+def test_online_transform_distributed_and_bad_input(client, corpus):
+    X, parts, paths = corpus
+    model = OnlineLDA(K, random_state=0, max_iter=2, tol=0, batch_size=100).fit(X)
+    got = transform_distributed(model, paths, client)
+    assert got.chunks[0] == SIZES
+    np.testing.assert_allclose(got.compute(), model.transform(X), rtol=1e-12)
+    before = model.components_.copy()
+    with pytest.raises(ValueError, match="total_samples=100 is smaller than the 600 documents"):
+        fit_distributed(model.set_params(total_samples=100), parts, client)
+    np.testing.assert_array_equal(model.components_, before)
+    with pytest.raises(TypeError, match="fits a BatchLDA or an OnlineLDA, got PLSA"):
+        fit_distributed(PLSA(K), parts, client)

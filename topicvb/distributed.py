@@ -1,8 +1,8 @@
-"""Fit and apply BatchLDA on a Dask cluster, with the corpus split into partitions on the workers.
+"""Fit and apply BatchLDA and OnlineLDA on a Dask cluster, with the corpus in partitions on the workers.
 
 The corpus never passes through the client: every partition (a shard file that a worker reads
 itself, an in-memory CSR matrix scattered once, or a partition of a dask bag) lives on a worker
-for the whole fit. Each iteration
+for the whole fit. Each BatchLDA iteration
 
 1. broadcasts exp(E[log beta]) (``ebeta_t``, V x K) and its per-term log scale to every worker
    once (``client.scatter(..., broadcast=True)``);
@@ -49,6 +49,32 @@ same result as without the failure. The replay costs (iteration number) E-steps 
 partitions. In-memory partitions (scattered CSR matrices) are not re-readable: losing one stops
 the fit with a message; use shard files for fault tolerance.
 
+OnlineLDA. Stochastic variational inference is sequential over mini-batches (batch t + 1 needs
+the topics after batch t), so the parallelism has to come from inside each mini-batch: the
+documents of all partitions are interleaved evenly (:func:`interleaved_order`) and a mini-batch is
+the next ``batch_size`` documents in that order, so it takes a contiguous run of rows from every
+partition, in proportion to the partition's size. For each mini-batch the client broadcasts the
+topics once, every worker runs the E-step of its partitions' rows in one task per worker thread
+and sums their statistics (and the batch's document ELBO terms), the sums are tree-reduced, and the
+client makes the stochastic step with :meth:`OnlineLDA._svi_update`, the method ``OnlineLDA.fit``
+itself calls (lam <- (1 - rho_t) lam + rho_t (eta + D / |B| sstats), rho_t = (tau0 + t) ** -kappa,
+and the online prior updates). gamma is never kept. ``bound_history_`` (one estimate per
+mini-batch), ``n_iter_`` (passes), ``n_batch_iter_``, ``n_docs_seen_`` and ``random_state_``
+are set as ``fit`` sets them, and convergence is tested on the mean bound of each pass as there.
+Restarts: with "global" streams the client draws every mini-batch's restarts from the model's
+random stream, exactly as ``OnlineLDA.fit`` does, and sends each worker its rows (|B| x K numbers
+per mini-batch); with "partition" streams partition p draws its rows of mini-batch t from
+``SeedSequence(entropy, spawn_key=(t, p))`` on the worker. ``shuffle=True`` permutes each
+partition's rows on its worker at the start of every pass (a permutation seeded from the model's
+stream); documents never move between workers, so there is no global shuffle. With "global"
+streams and ``shuffle=False`` the fit equals ``OnlineLDA(...).fit(X[interleaved_order(sizes)])``
+to floating-point rounding. Every mini-batch costs a broadcast of K x V numbers and a round trip
+(about 50 ms on a LocalCluster), so use mini-batches of thousands of documents per worker. A
+worker that dies mid-batch loses nothing that cannot be recomputed (shards are re-read, the
+shuffles recomputed from their seeds, the restarts are part of the tasks), so Dask reruns the
+lost tasks elsewhere, and the runner re-reads lost partitions and resubmits the mini-batch if a
+task failed for good.
+
 Compilation. The numba kernels are compiled (or loaded from numba's on-disk cache) once per
 worker process, not per task: :func:`warm_up_workers` runs a tiny E-step and bound on every worker
 and is called at the start of every distributed fit. With workers on several machines, point
@@ -92,8 +118,9 @@ from ._kernels.estep import e_step
 from ._validation import check_choice, csr_arrays
 from .models._priors import learn_flags
 from .models.batch_lda import BatchLDA, _expectations, _initial_gamma, _seeded_topics
+from .models.online_lda import OnlineLDA
 
-__all__ = ["fit_distributed", "transform_distributed", "warm_up_workers", "load_shard"]
+__all__ = ["fit_distributed", "transform_distributed", "warm_up_workers", "load_shard", "interleaved_order"]
 
 logger = logging.getLogger(__name__)
 
@@ -198,6 +225,53 @@ def _add_partials(a, b):
     return tuple(x if y is None else y if x is None else x + y for x, y in zip(a, b))
 
 
+def _shuffled_order(entropy, part: int, n_docs: int) -> np.ndarray:
+    """The order in which OnlineLDA visits the documents of partition ``part`` in one pass (shuffle=True)."""
+    seq = np.random.SeedSequence(entropy=entropy, spawn_key=(int(part),))
+    return np.random.default_rng(seq).permutation(n_docs)
+
+
+def _online_step(X, order, start, stop, topics, restart, alpha, max_doc_update_iter, mean_change_tol,
+                 kernel_threads, with_elog_theta):
+    """A partition's share of one OnlineLDA mini-batch, on the worker that holds the partition.
+
+    The rows are ``X[start:stop]``, or ``X[order[start:stop]]`` for a shuffled pass; topics is
+    (ebeta_t, log_scale) of the current topics; restart an ndarray of restarts or the tuple
+    ("partition", entropy, t, part) of a partition stream. Returns the partial (sstats_t, document
+    ELBO terms of the new gamma under the same topics, sum over the rows of E[log theta] or None);
+    gamma itself is not kept (OnlineLDA never reuses it).
+    """
+    ebeta_t, log_scale = topics
+    rows = X[start:stop] if order is None else X[order[start:stop]]
+    indptr, indices, data = csr_arrays(rows)
+    n_docs, n_topics, dtype = rows.shape[0], alpha.shape[0], ebeta_t.dtype
+    if isinstance(restart, tuple):
+        _, entropy, t, part = restart
+        gamma_init = _restart_block(entropy, t, part, n_docs, n_topics, dtype)
+    else:
+        gamma_init = np.asarray(restart, dtype=dtype)
+    with threads(kernel_threads):
+        gamma, sstats_t, _ = e_step(indptr, indices, data, ebeta_t, alpha, gamma_init, gamma_init[:0],
+                                    int(max_doc_update_iter), float(mean_change_tol), True)
+        doc_bound = float(np.sum(lda_doc_bound(indptr, indices, data, gamma, alpha, ebeta_t, log_scale)))
+    elog_theta = None
+    if with_elog_theta:
+        g = np.asarray(gamma, dtype=np.float64)
+        elog_theta = (digamma(g) - digamma(g.sum(axis=1, keepdims=True))).sum(axis=0)
+    return sstats_t, doc_bound, elog_theta
+
+
+def _online_group_step(Xs, orders, slices, restarts, topics, alpha, max_doc_update_iter, mean_change_tol,
+                       kernel_threads, with_elog_theta):
+    """:func:`_online_step` on several partitions held by one worker, summed (fewer tasks per mini-batch)."""
+    total = None
+    for X, order, (start, stop), restart in zip(Xs, orders, slices, restarts):
+        partial = _online_step(X, order, start, stop, topics, restart, alpha, max_doc_update_iter,
+                               mean_change_tol, kernel_threads, with_elog_theta)
+        total = partial if total is None else _add_partials(total, partial)
+    return total
+
+
 def _transform_partition(X, ebeta_t, alpha, max_doc_update_iter, mean_change_tol, kernel_threads, out_dtype):
     """Document-topic proportions of one partition, as ``TopicModelBase.transform`` computes them."""
     indptr, indices, data = csr_arrays(X)
@@ -227,6 +301,7 @@ def _warm_up(dtypes=("float64",)) -> float:
         gamma, partial = _partition_step(Xd, (ebeta_t, log_scale), None, ("partition", 0, 1, 0), alpha, 5, 1e-3,
                                          1, True, False)
         _partition_step(Xd, (ebeta_t, log_scale), gamma, np.ones((2, 2), dtype=name), alpha, 5, 1e-3, 1, True, True)
+        _online_step(Xd, np.array([1, 0]), 0, 2, (ebeta_t, log_scale), ("partition", 0, 1, 0), alpha, 5, 1e-3, 1, True)
         lda_topic_bound(lam, elog, 0.5)
         _transform_partition(Xd, ebeta_t, alpha, 5, 1e-3, 1, name)
     return time.perf_counter() - started
@@ -410,8 +485,19 @@ def _reduce(client, partials, hosts, retries):
     return _tree_sum(client, per_worker, retries, list(groups))
 
 
-class _BatchRunner:
-    """The iteration loop of a distributed BatchLDA fit (see the module notes)."""
+def _seeding_sample(client, parts, init_sample_size):
+    """(X, whole): the stacked partitions when they hold at most ``init_sample_size`` documents
+    (whole=True), else the first rows of every partition in proportion to its size, that many in all."""
+    total = sum(parts.n_docs)
+    if total <= init_sample_size:
+        return sp.vstack(client.gather(parts.futures), format="csr"), True
+    take = [min(n, int(np.ceil(n * init_sample_size / total))) for n in parts.n_docs]
+    heads = [client.submit(operator.getitem, f, slice(0, m), pure=False) for f, m in zip(parts.futures, take)]
+    return sp.vstack(client.gather(heads), format="csr"), False
+
+
+class _Runner:
+    """What the distributed fit loops share: the model, the client, the partitions and the options."""
 
     def __init__(self, model, client, parts, *, random_streams, kernel_threads, retries, max_repairs,
                  init_sample_size, callback, _hook=None):
@@ -421,26 +507,32 @@ class _BatchRunner:
         self.init_sample_size, self.callback, self.hook = init_sample_size, callback, _hook
         self.K, self.V = model.n_components, parts.n_terms
         self.dtype = np.dtype(model._float)
+
+
+class _BatchRunner(_Runner):
+    """The iteration loop of a distributed BatchLDA fit (see the module notes)."""
+
+    def __init__(self, model, client, parts, **options):
+        super().__init__(model, client, parts, **options)
         self.learn_alpha, self.learn_eta = learn_flags(model.learn_priors, "BatchLDA")
         self.history = _TopicHistory()
         self.gamma = [None] * len(parts)
         self.states = {}  # "global" streams: iteration -> generator state at the start of each partition
         self.n_repairs = 0
 
+    def close(self):
+        self.history.close()
+
     # -- initial topics, as BatchLDA draws them
     def _initial_topics(self, rng):
         K, V, dtype, parts = self.K, self.V, self.dtype, self.parts
         if self.model.init == "random":
             return rng.gamma(100.0, 0.01, size=(K, V)).astype(dtype)
-        total = sum(parts.n_docs)
-        if total <= self.init_sample_size:  # the whole corpus: exactly BatchLDA's seeding
-            X = sp.vstack(self.client.gather(parts.futures), format="csr")
+        X, whole = _seeding_sample(self.client, parts, self.init_sample_size)
+        if whole:  # the whole corpus: exactly BatchLDA's seeding
             return _seeded_topics(X, K, rng, dtype)
-        # k-means++ seeding on the first rows of every partition (in proportion to its size); the
-        # scale is then corrected to the whole corpus's token count
-        take = [min(n, int(np.ceil(n * self.init_sample_size / total))) for n in parts.n_docs]
-        heads = [self.client.submit(operator.getitem, f, slice(0, m), pure=False) for f, m in zip(parts.futures, take)]
-        X = sp.vstack(self.client.gather(heads), format="csr")
+        # k-means++ seeding on the first rows of every partition; the scale is then corrected to
+        # the whole corpus's token count
         lam = _seeded_topics(X, K, rng, np.float64)
         sample_tokens = float(X.sum())
         if sample_tokens > 0:
@@ -589,20 +681,232 @@ class _BatchRunner:
         }
 
 
-def fit_distributed(model: BatchLDA, shards, client: Client | None = None, *, random_streams: str = "partition",
-                    kernel_threads: int = 1, retries: int = 3, max_repairs: int = 3, init_sample_size: int = 20000,
-                    callback=None, _hook=None) -> BatchLDA:
-    """Fit a :class:`~topicvb.BatchLDA` on a corpus split into partitions held by Dask workers.
+def interleaved_order(n_docs) -> np.ndarray:
+    """The order in which a distributed OnlineLDA visits the documents in a pass with ``shuffle=False``.
 
-    The model ends up as after ``model.fit(X)`` on the stacked partitions: ``components_``,
-    ``bound_history_``, ``n_iter_``, ``doc_topic_prior_``, ``topic_word_prior_`` and
-    ``n_features_in_`` are set, so ``transform``, ``save`` and the inspection helpers work. Every
-    parameter of the model is honoured except ``n_jobs`` (see ``kernel_threads``) and
-    ``checkpoint_path`` (a distributed fit does not write checkpoints).
+    The documents of all partitions are interleaved evenly: document i of partition p (of n_p
+    documents) sits at position (i + 0.5) / n_p of the pass, and documents are visited by position
+    (ties in partition order). Mini-batches are runs of ``batch_size`` consecutive documents in this
+    order, so every mini-batch takes from every partition in proportion to its size, and every
+    worker works on every mini-batch. ``OnlineLDA(shuffle=False, ...).fit(X[interleaved_order(n_docs)])``
+    on the stacked partitions ``X`` makes the same mini-batches as ``fit_distributed`` with
+    ``random_streams="global"``, and so the same fit.
 
     Parameters
     ----------
-    model : BatchLDA
+    n_docs : sequence of int
+        The number of documents of each partition, in partition order.
+
+    Returns
+    -------
+    order : ndarray of shape (sum(n_docs),)
+        Row indices into the stacked partitions, in visiting order.
+
+    Raises
+    ------
+    ValueError
+        If a count is negative or not an integer.
+
+    Examples
+    --------
+    >>> interleaved_order([2, 1]).tolist()
+    [0, 2, 1]
+    """
+    sizes = np.asarray(n_docs)
+    if sizes.ndim != 1 or (sizes.size and (not np.issubdtype(sizes.dtype, np.integer) or sizes.min() < 0)):
+        raise ValueError(f"n_docs must be a sequence of non-negative integers, got {n_docs!r}.")
+    keys = np.concatenate([(np.arange(n, dtype=np.float64) + 0.5) / n for n in sizes.tolist() if n > 0] or
+                          [np.zeros(0)])
+    return np.argsort(keys, kind="stable")  # stable: equal positions stay in partition order
+
+
+class _OnlineRunner(_Runner):
+    """The mini-batch loop of a distributed OnlineLDA fit (see the module notes)."""
+
+    def __init__(self, model, client, parts, **options):
+        super().__init__(model, client, parts, **options)
+        self.learn_alpha, _ = learn_flags(model.learn_priors, "OnlineLDA")
+        self.n_docs = int(sum(parts.n_docs))
+        self.total = self.n_docs if model.total_samples is None else float(model.total_samples)
+        if self.total < self.n_docs:
+            raise ValueError(f"total_samples={model.total_samples} is smaller than the {self.n_docs} documents in "
+                             "the partitions; use None or the corpus size.")
+        offsets = np.cumsum([0] + list(parts.n_docs))
+        order = interleaved_order(parts.n_docs)
+        # the partition of every document in visiting order (each partition's documents keep their order)
+        self.rank_part = np.searchsorted(offsets[1:], order, side="right").astype(np.min_scalar_type(len(parts)))
+        self.n_repairs, self.bytes_scattered = 0, 0
+        self.orders = [None] * len(parts)
+
+    def close(self):
+        pass
+
+    def _initial_topics(self, rng):
+        """OnlineLDA's initial topics; "seeded" on the corpus in visiting order when it is small enough."""
+        K, V, dtype = self.K, self.V, self.dtype
+        if self.model.init == "random":
+            return rng.gamma(100.0, 0.01, size=(K, V)).astype(dtype)
+        X, whole = _seeding_sample(self.client, self.parts, self.init_sample_size)
+        if whole:  # exactly OnlineLDA.fit on the stacked partitions in visiting order
+            X = X[interleaved_order(self.parts.n_docs)]
+        return (_seeded_topics(X, K, rng, np.float64) * (self.total / X.shape[0])).astype(dtype)
+
+    def _shuffle(self, it, rng, hosts):
+        """With ``shuffle=True``, set ``self.orders`` to futures of the partitions' row orders in pass ``it``."""
+        if not self.model.shuffle:
+            return
+        if self.random_streams == "partition":
+            self.shuffle_entropy = list(self.entropy) + [1, int(it)]
+        else:  # drawn at the start of the pass, where OnlineLDA.fit draws its permutation
+            self.shuffle_entropy = [int(x) for x in rng.randint(0, 2**32, size=4, dtype=np.uint64)]
+        self.orders = [self._order_future(p, hosts[p]) for p in range(len(self.parts))]
+
+    def _order_future(self, p, host=None):
+        opts = {"workers": [host], "allow_other_workers": True} if host else {}
+        return self.client.submit(_shuffled_order, self.shuffle_entropy, p, self.parts.n_docs[p], pure=False,
+                                  retries=self.retries, **opts)
+
+    def _restarts(self, t, ids, counts, rng):
+        """Per partition with rows in mini-batch ``t``: the restart argument of its E-step task."""
+        parts_in = np.flatnonzero(counts)
+        if self.random_streams == "partition":
+            return {p: ("partition", self.entropy, t, int(p)) for p in parts_in}
+        # OnlineLDA's draw for the whole batch, rows in visiting order; each partition gets its rows
+        gamma0 = rng.gamma(100.0, 0.01, size=(ids.shape[0], self.K)).astype(self.dtype)
+        gamma0 = gamma0[np.argsort(ids, kind="stable")]
+        ends = np.cumsum(counts)
+        return {p: gamma0[ends[p] - counts[p]:ends[p]] for p in parts_in}
+
+    def _batch(self, t, slices, restarts, ebeta_t, log_scale, alpha, hosts):
+        """Run the E-steps of mini-batch t on the workers; returns the reduced partial."""
+        client, m = self.client, self.model
+        for attempt in range(self.max_repairs + 1):
+            topics = client.scatter([(ebeta_t, log_scale)], broadcast=True, hash=False)[0]
+            # one task per worker thread at most: a worker's partitions are dealt out to as many tasks
+            # as it has threads, so the scheduling cost of a mini-batch does not grow with the partitions
+            by_host = {}
+            for p in slices:
+                by_host.setdefault(hosts[p], []).append(p)
+            partials, where = [], []
+            for host, ps in by_host.items():
+                n_tasks = min(len(ps), max(1, self.worker_threads.get(host, 1)))
+                for j in range(n_tasks):
+                    group = ps[j::n_tasks]
+                    opts = {"workers": [host], "allow_other_workers": True} if host else {}
+                    partials.append(client.submit(
+                        _online_group_step, [self.parts.futures[p] for p in group], [self.orders[p] for p in group],
+                        [slices[p] for p in group], [restarts[p] for p in group], topics, alpha,
+                        m.max_doc_update_iter, m.mean_change_tol, self.kernel_threads, self.learn_alpha, pure=False,
+                        retries=self.retries, **opts))
+                    where.append(host)
+            total = _reduce(client, partials, where, self.retries)
+            if self.hook is not None:
+                self.hook(t, client)
+            try:
+                partial = total.result()
+                self.bytes_scattered += (ebeta_t.nbytes + log_scale.nbytes) * len(self.worker_threads)
+                return partial
+            except _FAILURES as exc:
+                if attempt == self.max_repairs:
+                    raise RuntimeError(f"The distributed fit failed {attempt + 1} times in mini-batch {t}; "
+                                       f"last error: {exc!r}.") from exc
+                logger.warning("mini-batch %d: %s; re-reading lost partitions and retrying", t, repr(exc))
+            del partials, total
+            self.n_repairs += 1
+            time.sleep(0.5)  # let the scheduler finish marking what the failure took with it
+            self.parts.repair()
+            for p, f in enumerate(self.orders):
+                if f is not None and f.status not in ("finished", "pending"):
+                    self.orders[p] = self._order_future(p)
+            hosts[:] = self.parts.where()
+            self.worker_threads = client.nthreads()
+
+    def run(self):
+        m, P = self.model, len(self.parts)
+        rng = check_random_state(m.random_state)
+        alpha, eta = m._resolve_priors()
+        lam = self._initial_topics(rng)
+        if self.random_streams == "partition":
+            self.entropy = [int(x) for x in rng.randint(0, 2**32, size=4, dtype=np.uint64)]
+        batch_size, n_docs = int(m.batch_size), self.n_docs
+        n_workers = max(1, len(self.client.nthreads()))
+        if min(batch_size, n_docs) < 1000 * n_workers:
+            logger.info("OnlineLDA mini-batches of %d documents on %d workers: each mini-batch costs a broadcast and "
+                        "a round trip (tens of ms), which will dominate; a batch_size of thousands of documents per "
+                        "worker keeps the workers busy", min(batch_size, n_docs), n_workers)
+        t, n_seen, it, converged = 0, 0, 0, False
+        bounds, means, expectations = [], [], None
+        started = time.perf_counter()
+        self.timings = []
+        while it < m.max_iter and not converged:
+            it += 1
+            tick, scattered = time.perf_counter(), self.bytes_scattered
+            hosts = self.parts.where()
+            self.worker_threads = self.client.nthreads()
+            self._shuffle(it, rng, hosts)
+            cursor, first = np.zeros(P, dtype=np.int64), len(bounds)
+            for lo in range(0, n_docs, batch_size):
+                ids = self.rank_part[lo:lo + batch_size]
+                counts = np.bincount(ids, minlength=P)
+                slices = {int(p): (int(cursor[p]), int(cursor[p] + counts[p])) for p in np.flatnonzero(counts)}
+                cursor += counts
+                t += 1
+                elog, ebeta_t, log_scale = _expectations(lam) if expectations is None else expectations
+                restarts = self._restarts(t, ids, counts, rng)
+                sstats_t, doc_bound, elog_theta = self._batch(t, slices, restarts, ebeta_t, log_scale, alpha, hosts)
+                scale = self.total / ids.shape[0]
+                bounds.append(float(scale * doc_bound + np.sum(lda_topic_bound(lam, elog, float(eta)))))
+                lam, alpha, eta, expectations = m._svi_update(
+                    lam, alpha, eta, sstats_t, t, scale, elog_theta / ids.shape[0] if self.learn_alpha else None)
+                n_seen += ids.shape[0]
+                if m.verbose > 1:
+                    m._report(t, bounds[-1], bounds[-2] if len(bounds) > 1 else None, started)
+            means.append(float(np.mean(bounds[first:])))
+            self.timings.append(time.perf_counter() - tick)
+            m._report(it, means[-1], means[-2] if len(means) > 1 else None, started)
+            converged = m._converged(means)
+            if self.callback is not None:
+                self.callback({"iteration": it, "bound": means[-1], "seconds": self.timings[-1],
+                               "n_batches": len(bounds) - first, "bytes_scattered": self.bytes_scattered - scattered})
+        m._warn_not_converged(it, converged)
+        return {
+            "components_": lam,
+            "doc_topic_prior_": alpha,
+            "topic_word_prior_": eta,
+            "bound_history_": np.asarray(bounds, dtype=np.float64),
+            "n_iter_": it,
+            "n_batch_iter_": t,
+            "n_docs_seen_": n_seen,
+            "random_state_": rng,
+            "n_features_in_": self.V,
+        }
+
+
+def fit_distributed(model: BatchLDA | OnlineLDA, shards, client: Client | None = None, *,
+                    random_streams: str = "partition", kernel_threads: int = 1, retries: int = 3,
+                    max_repairs: int = 3, init_sample_size: int = 20000, callback=None,
+                    _hook=None) -> BatchLDA | OnlineLDA:
+    """Fit a :class:`~topicvb.BatchLDA` or an :class:`~topicvb.OnlineLDA` on a corpus split into
+    partitions held by Dask workers.
+
+    The model ends up as after ``model.fit(X)`` on the stacked partitions: ``components_``,
+    ``bound_history_``, ``n_iter_``, ``doc_topic_prior_``, ``topic_word_prior_`` and
+    ``n_features_in_`` are set (and, for OnlineLDA, ``n_batch_iter_``, ``n_docs_seen_`` and
+    ``random_state_``), so ``transform``, ``save`` and the inspection helpers work. Every
+    parameter of the model is honoured except ``n_jobs`` (see ``kernel_threads``) and
+    ``checkpoint_path`` (a distributed fit does not write checkpoints).
+
+    An OnlineLDA's mini-batches take from every partition in proportion to its size (see
+    :func:`interleaved_order`), so every worker works on every mini-batch and the client makes the
+    stochastic step after each one (:meth:`OnlineLDA._svi_update`, the step of ``OnlineLDA.fit``).
+    ``shuffle=True`` visits each partition's documents in a new random order on every pass (the
+    documents do not move between workers, so this is not the global shuffle of ``OnlineLDA.fit``).
+    Each mini-batch costs one broadcast of the topics and one round trip, so choose ``batch_size``
+    large enough (thousands of documents per worker) that the E-steps dominate.
+
+    Parameters
+    ----------
+    model : BatchLDA or OnlineLDA
         The estimator to fit (its parameters are used as given; it is fitted in place).
     shards : list or dask.bag.Bag
         The partitions, in document order: paths of ``.npz`` files written by
@@ -616,38 +920,47 @@ def fit_distributed(model: BatchLDA, shards, client: Client | None = None, *, ra
         call.
     random_streams : {"partition", "global"}, default="partition"
         How the E-step restarts are drawn (see the module notes): independent streams per
-        partition and iteration (parallel; the result depends on the seed and the partitioning), or
-        consecutive pieces of BatchLDA's single stream (the result equals ``model.fit(X)``; the
-        draws form a sequential chain across partitions).
+        partition and iteration or mini-batch (parallel; the result depends on the seed and the
+        partitioning), or pieces of the model's single random stream. With "global", a BatchLDA
+        equals ``model.fit(X)`` (the draws form a sequential chain across partitions) and an
+        OnlineLDA with ``shuffle=False`` equals ``model.fit(X[interleaved_order(n_docs)])`` (the
+        client draws each mini-batch's restarts and sends them with its tasks).
     kernel_threads : int, default=1
         Numba threads per task. The parallelism comes from the partitions: give each worker as
         many Dask threads as cores, or run one single-threaded worker per core.
     retries : int, default=3
         Retries of a task that raised (passed to ``client.submit``).
     max_repairs : int, default=3
-        Times an iteration may be repaired after losing workers before the fit gives up.
+        Times an iteration (or mini-batch) may be repaired after losing workers before the fit
+        gives up.
     init_sample_size : int, default=20000
         ``init="seeded"`` chooses its seed documents among the whole corpus when it has at most this
-        many documents (exactly as ``BatchLDA.fit``, the partitions are gathered once) and otherwise
+        many documents (exactly as ``fit``, the partitions are gathered once) and otherwise
         among the first documents of every partition, this many in all.
     callback : callable, default=None
-        Called on the client after every iteration with a dict (``iteration``, ``bound``,
-        ``seconds``: wall time of the pass that ran its E-step, ``bytes_scattered``).
+        Called on the client after every iteration (for OnlineLDA: every pass) with a dict
+        (``iteration``, ``bound``, ``seconds``: wall time of the pass, ``bytes_scattered``: bytes
+        of topics broadcast in it; OnlineLDA adds ``n_batches``).
 
     Returns
     -------
-    model : BatchLDA
+    model : BatchLDA or OnlineLDA
         The fitted model. A failed fit leaves it as it was.
 
     Raises
     ------
     TypeError
-        If ``model`` is not a BatchLDA, or a partition has an unsupported type.
+        If ``model`` is not a BatchLDA or an OnlineLDA, or a partition has an unsupported type.
     ValueError
-        For bad parameters, partitions of different widths, or negative or non-finite counts.
+        For bad parameters, partitions of different widths, negative or non-finite counts, or an
+        OnlineLDA ``total_samples`` below the number of documents.
     """
-    if not isinstance(model, BatchLDA):
-        raise TypeError(f"fit_distributed fits a BatchLDA, got {type(model).__name__}.")
+    if isinstance(model, OnlineLDA):
+        runner_class = _OnlineRunner
+    elif isinstance(model, BatchLDA):
+        runner_class = _BatchRunner
+    else:
+        raise TypeError(f"fit_distributed fits a BatchLDA or an OnlineLDA, got {type(model).__name__}.")
     check_choice(random_streams, "random_streams", {"partition", "global"})
     check_scalar(kernel_threads, "kernel_threads", numbers.Integral, min_val=1)
     check_scalar(retries, "retries", numbers.Integral, min_val=0)
@@ -659,13 +972,13 @@ def fit_distributed(model: BatchLDA, shards, client: Client | None = None, *, ra
     try:
         warm_up_workers(client, (model.dtype,))
         parts = _Partitions(client, shards, model.dtype, retries)
-        runner = _BatchRunner(model, client, parts, random_streams=random_streams, kernel_threads=kernel_threads,
+        runner = runner_class(model, client, parts, random_streams=random_streams, kernel_threads=kernel_threads,
                               retries=retries, max_repairs=max_repairs, init_sample_size=init_sample_size,
                               callback=callback, _hook=_hook)
         fitted = runner.run()
     finally:
         if runner is not None:
-            runner.history.close()
+            runner.close()
         if cleanup is not None:
             cleanup()
     for name in ("feature_names_in_",):

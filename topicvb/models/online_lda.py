@@ -6,6 +6,7 @@ import numbers
 import time
 
 import numpy as np
+from scipy.special import digamma
 from sklearn.utils import check_random_state, check_scalar
 
 from .._config import threads
@@ -13,9 +14,15 @@ from .._kernels.estep import e_step
 from .._validation import csr_arrays
 from ._base import TopicModelBase
 from ._checkpoint import interruptible, restore_rng
-from ._priors import learn_flags
+from ._priors import dirichlet_from_mean_log, learn_flags, symmetric_dirichlet_from_mean_log
 from .._validation import check_choice
 from .batch_lda import VBLDAMixin, _expectations, _seeded_topics
+
+
+def _mean_elog_theta(gamma):
+    """Mean over the documents of E[log theta_d] under Dirichlet(gamma_d), shape (K,)."""
+    g = np.asarray(gamma, dtype=np.float64)
+    return (digamma(g) - digamma(g.sum(axis=1, keepdims=True))).mean(axis=0)
 
 
 class OnlineLDA(VBLDAMixin, TopicModelBase):
@@ -136,16 +143,63 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
         return {"components_": lam, "doc_topic_prior_": alpha, "topic_word_prior_": eta, "n_batch_iter_": 0,
                 "n_docs_seen_": 0, "n_iter_": 0, "bound_history_": np.zeros(0), "random_state_": rng}
 
+    def _svi_update(self, lam, alpha, eta, sstats_t, t, scale, mean_elog_theta=None):
+        """One stochastic variational step from the statistics of mini-batch ``t`` (counted from 1).
+
+        lam <- (1 - rho_t) lam + rho_t (eta + scale * sstats), rho_t = (tau0 + t) ** -kappa, with
+        ``scale`` = D / |B|; with ``learn_priors``, alpha and eta then move with the same step
+        towards the values that maximise the ELBO for the batch (``mean_elog_theta``: the mean over
+        the batch's documents of E[log theta_d]) and the new lam. The in-process loop and the
+        distributed runner (:mod:`topicvb.distributed`) both call this, so they make the same step.
+
+        Parameters
+        ----------
+        lam : ndarray of shape (n_components, n_terms)
+            The current topics (not modified).
+        alpha : ndarray of shape (n_components,)
+            The current document-topic prior.
+        eta : float
+            The current topic-word prior.
+        sstats_t : ndarray of shape (n_terms, n_components)
+            The batch's expected topic-term counts, term-major as :func:`e_step` returns them.
+        t : int
+            The mini-batch's number, from 1.
+        scale : float
+            D / |B|, the corpus size over the batch size.
+        mean_elog_theta : ndarray of shape (n_components,), default=None
+            Needed when alpha is learned.
+
+        Returns
+        -------
+        lam, alpha, eta, expectations
+            The new state; ``expectations`` is ``_expectations(lam)`` of the new lam when it was
+            computed here (to learn eta) and None otherwise.
+        """
+        learn_alpha, learn_eta = learn_flags(self.learn_priors, type(self).__name__)
+        rho = (self.learning_offset + t) ** (-self.learning_decay)
+        lam = ((1.0 - rho) * lam + rho * (eta + scale * sstats_t.T)).astype(lam.dtype)
+        expectations = None
+        if learn_alpha or learn_eta:  # step towards this batch's optimal priors (Hoffman et al.)
+            new_alpha, new_eta = alpha, eta
+            if learn_alpha and mean_elog_theta is not None:
+                new_alpha = dirichlet_from_mean_log(alpha, mean_elog_theta)
+            if learn_eta:
+                expectations = _expectations(lam)
+                new_eta = symmetric_dirichlet_from_mean_log(eta, float(np.mean(expectations[0])), lam.shape[1])
+            alpha = (1.0 - rho) * alpha + rho * new_alpha
+            eta = (1.0 - rho) * eta + rho * new_eta
+        return lam, alpha, eta, expectations
+
     def _run_batches(self, X, order, state, total, started):
         """Update ``state`` (a dict of fitted attributes) with the mini-batches of X in ``order``."""
         lam = state["components_"]
         alpha, eta = state["doc_topic_prior_"], state["topic_word_prior_"]
-        learn_alpha, learn_eta = learn_flags(self.learn_priors, type(self).__name__)
-        bounds = []
+        learn_alpha, _ = learn_flags(self.learn_priors, type(self).__name__)
+        bounds, expectations = [], None
         for start in range(0, X.shape[0], self.batch_size):
             batch = X[order[start:start + self.batch_size]]
             t = state["n_batch_iter_"] + 1
-            elog, ebeta_t, log_scale = _expectations(lam)
+            elog, ebeta_t, log_scale = _expectations(lam) if expectations is None else expectations
             indptr, indices, data = csr_arrays(batch)
             # a random start per document, drawn from the model's one random stream
             gamma0 = state["random_state_"].gamma(100.0, 0.01, size=(batch.shape[0], lam.shape[0])).astype(lam.dtype)
@@ -154,13 +208,8 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
             scale = total / batch.shape[0]
             bounds.append(self._elbo(batch, gamma, lam, alpha, eta, doc_scale=scale,
                                       expectations=(elog, ebeta_t, log_scale)))
-            rho = (self.learning_offset + t) ** (-self.learning_decay)
-            lam = ((1.0 - rho) * lam + rho * (eta + scale * sstats_t.T)).astype(lam.dtype)
-            if learn_alpha or learn_eta:  # step towards this batch's optimal priors (Hoffman et al.)
-                new_alpha, new_eta = self._learned_priors(gamma, _expectations(lam)[0], alpha, eta, learn_alpha,
-                                                          learn_eta)
-                alpha = (1.0 - rho) * alpha + rho * new_alpha
-                eta = (1.0 - rho) * eta + rho * new_eta
+            lam, alpha, eta, expectations = self._svi_update(
+                lam, alpha, eta, sstats_t, t, scale, _mean_elog_theta(gamma) if learn_alpha else None)
             state["n_batch_iter_"] = t
             state["n_docs_seen_"] += batch.shape[0]
             if self.verbose > 1:
