@@ -232,6 +232,36 @@ median_time.last_foreign = []
 median_time.last_own = []
 
 
+def interleaved_times(fns: dict, repeats, quiet: bool = True) -> dict:
+    """Time several callables round-robin (A B C, A B C, ...) so slow drifts of the machine hit all alike.
+
+    ``fns`` maps a name to a callable; ``repeats`` is an int or a dict name -> runs (a name with fewer
+    runs drops out of the later rounds). Each run waits for a quiet machine first (``quiet``).
+    Returns name -> {"median", "times", "foreign", "own", "result", "results"}: the *last* run's
+    result and the list of all runs' results; every run's foreign-load share also goes to
+    ``FOREIGN_LOG``.
+    """
+    reps = dict(repeats) if isinstance(repeats, dict) else {name: int(repeats) for name in fns}
+    out = {name: {"times": [], "foreign": [], "own": [], "result": None, "results": []} for name in fns}
+    for r in range(max(reps.values(), default=0)):
+        for name, fn in fns.items():
+            if r >= reps.get(name, 0):
+                continue
+            if quiet:
+                wait_for_quiet()
+            with LoadMeter() as m:
+                res = fn()
+            out[name]["result"] = res
+            out[name]["results"].append(res)
+            out[name]["times"].append(m.wall)
+            out[name]["foreign"].append(m.foreign_share)
+            out[name]["own"].append(m.own)
+    for v in out.values():
+        v["median"] = statistics.median(v["times"]) if v["times"] else float("nan")
+        FOREIGN_LOG.extend(v["foreign"])
+    return out
+
+
 def foreign_str(shares) -> str:
     """Max foreign-load share of some runs as a percentage string."""
     vals = [s for s in shares if s is not None]
