@@ -71,8 +71,9 @@ def _plain(value):
 
 
 def _check_path(path, caller: str) -> Path:
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"{caller}: path must be a path (str or os.PathLike), got {type(path).__name__}.")
+    from .datasets._files import check_path_type
+
+    check_path_type(path, f"{caller}: path")
     return Path(path)
 
 
