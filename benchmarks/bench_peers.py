@@ -78,15 +78,10 @@ class Scorer:
     """One document-completion split of the test split; scores any topic-word matrix the same way."""
 
     def __init__(self, X_test):
-        from topicvb.evaluation import split_tokens
-
-        self.obs, self.held = split_tokens(X_test, 0.5, random_state=SEED)
+        self.score = common.DocCompletion(X_test, seed=SEED)
 
     def __call__(self, fit: Fit) -> float:
-        from topicvb.evaluation import FixedTopicModel, heldout_perplexity
-
-        model = FixedTopicModel(fit.topic_word, doc_topic_prior=fit.alpha, max_iter=100, tol=1e-3)
-        return heldout_perplexity(model, self.obs, X_heldout=self.held)
+        return self.score(fit.topic_word, fit.alpha)
 
 
 # --------------------------------------------------------------------------- systems

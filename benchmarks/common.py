@@ -398,3 +398,26 @@ def mib(n_bytes) -> float:
 
 def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+class DocCompletion:
+    """Held-out perplexity by document completion, the same for every system's topics.
+
+    One random split of each test document's tokens into an observed half and a held-out half
+    (``topicvb.evaluation.split_tokens``); a ``FixedTopicModel`` holding the topic-word matrix
+    and the document-topic prior infers theta from the observed half (<= 100 updates, tol 1e-3)
+    and ``heldout_perplexity`` scores the held-out half.
+    """
+
+    def __init__(self, X_test, seed: int = 0):
+        from topicvb.evaluation import split_tokens
+
+        self.obs, self.held = split_tokens(X_test, 0.5, random_state=seed)
+
+    def __call__(self, topic_word, alpha) -> float:
+        from topicvb.evaluation import FixedTopicModel, heldout_perplexity
+
+        topic_word = np.asarray(topic_word, dtype=np.float64)
+        topic_word = topic_word / topic_word.sum(axis=1, keepdims=True)
+        model = FixedTopicModel(topic_word, doc_topic_prior=alpha, max_iter=100, tol=1e-3)
+        return heldout_perplexity(model, self.obs, X_heldout=self.held)

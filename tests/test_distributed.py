@@ -25,7 +25,7 @@ from topicvb._validation import csr_arrays  # noqa: E402
 from topicvb.datasets import make_lda_corpus, write_uci  # noqa: E402
 from topicvb.distributed import (_restart_block, fit_distributed, interleaved_order,  # noqa: E402
                                  transform_distributed)
-from topicvb.models.batch_lda import _expectations  # noqa: E402
+from topicvb.models.batch_lda import _expectations, _start_points  # noqa: E402
 
 K, SIZES = 4, (150, 100, 200, 150)  # uneven partitions on purpose
 
@@ -83,6 +83,7 @@ def _reference_partition_streams(parts, max_iter, seed=0):
     for it in range(1, max_iter + 1):
         gamma_init = np.vstack([_restart_block(entropy, it, p, part.shape[0], K, np.float64)
                                 for p, part in enumerate(parts)])
+        gamma_init = _start_points(gamma_init, gamma, 0, model.restart_every, it)
         gamma, sstats_t, _ = e_step(indptr, indices, data, ebeta_t, alpha, gamma_init, gamma, 100, 1e-3, True)
         lam = eta + sstats_t.T
         elog, ebeta_t, log_scale = _expectations(lam)

@@ -117,7 +117,7 @@ from ._kernels.bounds import lda_doc_bound, lda_topic_bound
 from ._kernels.estep import e_step
 from ._validation import check_choice, csr_arrays
 from .models._priors import learn_flags
-from .models.batch_lda import BatchLDA, _expectations, _initial_gamma, _seeded_topics
+from .models.batch_lda import BatchLDA, _expectations, _initial_gamma, _seeded_topics, _start_points
 from .models.online_lda import OnlineLDA
 
 __all__ = ["fit_distributed", "transform_distributed", "warm_up_workers", "load_shard", "interleaved_order"]
@@ -185,12 +185,14 @@ def _global_restart_block(state, n_docs: int, n_topics: int, dtype):
 
 
 def _partition_step(X, topics, gamma_prev, restart, alpha, max_doc_update_iter, mean_change_tol,
-                    kernel_threads, e_step_wanted, with_elog_theta):
+                    kernel_threads, e_step_wanted, with_elog_theta, rotation=(0, 1, 1)):
     """One partition's work in one iteration, on the worker that holds it.
 
     topics : (ebeta_t, log_scale) of the current topics; gamma_prev : the partition's gamma from the
     previous E-step, or None in the first; restart : an ndarray of restarts, or the tuple
-    ("partition", entropy, iteration, part) of a partition stream.
+    ("partition", entropy, iteration, part) of a partition stream; rotation : (offset of the
+    partition's first document in the corpus, restart_every, iteration), which documents restart
+    (:func:`topicvb.models.batch_lda._start_points`).
 
     Returns (gamma, partial) where partial = (sstats_t or None, document ELBO terms of gamma_prev
     under the current topics (0.0 without gamma_prev), sum over documents of E[log theta] or None).
@@ -211,6 +213,7 @@ def _partition_step(X, topics, gamma_prev, restart, alpha, max_doc_update_iter, 
         else:
             gamma_init = np.asarray(restart, dtype=dtype)
         previous = np.zeros((0, n_topics), dtype=dtype) if gamma_prev is None else gamma_prev
+        gamma_init = _start_points(np.array(gamma_init, dtype=dtype), previous, *rotation)
         gamma, sstats_t, _ = e_step(indptr, indices, data, ebeta_t, alpha, gamma_init, previous,
                                     int(max_doc_update_iter), float(mean_change_tol), True)
     elog_theta = None
@@ -565,6 +568,11 @@ class _BatchRunner(_Runner):
         self.start_state = self.client.gather(last)
         self._pending_states = None
 
+    def _rotation(self, p, t):
+        """Which documents of partition p restart in E-step t: BatchLDA's rotation over corpus indices."""
+        offset = int(sum(self.parts.n_docs[:p]))
+        return (offset, int(self.model.restart_every), int(t))
+
     # -- one pass
     def _submit(self, t, topics_future, alpha, e_step_wanted):
         client, parts, m = self.client, self.parts, self.model
@@ -575,7 +583,7 @@ class _BatchRunner(_Runner):
             opts = {"workers": [hosts[p]], "allow_other_workers": True} if hosts[p] else {}
             step = client.submit(_partition_step, X, topics_future, self.gamma[p], restarts[p], alpha,
                                  m.max_doc_update_iter, m.mean_change_tol, self.kernel_threads, e_step_wanted,
-                                 self.learn_alpha, pure=False, retries=self.retries, **opts)
+                                 self.learn_alpha, self._rotation(p, t), pure=False, retries=self.retries, **opts)
             new_gamma.append(client.submit(operator.getitem, step, 0, pure=False, retries=self.retries, **opts)
                              if e_step_wanted else None)
             partials.append(client.submit(operator.getitem, step, 1, pure=False, retries=self.retries, **opts))
@@ -623,7 +631,7 @@ class _BatchRunner(_Runner):
                     restart = client.submit(operator.getitem, pair, 0, pure=False)
                 step = client.submit(_partition_step, self.parts.futures[p], topics, replay[p], restart, alpha_s,
                                      m.max_doc_update_iter, m.mean_change_tol, self.kernel_threads, True, False,
-                                     pure=False, retries=self.retries)
+                                     self._rotation(p, s), pure=False, retries=self.retries)
                 replay[p] = client.submit(operator.getitem, step, 0, pure=False, retries=self.retries)
         for p in lost:
             self.gamma[p] = replay[p]

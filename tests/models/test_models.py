@@ -85,20 +85,24 @@ def test_plsa_tempered_and_early_stopping(synthetic):
     assert es.n_iter_ == int(np.argmax(es.validation_history_)) + 1  # the best model is kept
 
 
-def test_batch_lda_bound_is_the_reference_elbo():
+@pytest.mark.parametrize("restart_every", [1, 3])
+def test_batch_lda_bound_is_the_reference_elbo(restart_every):
     data = make_lda_corpus(40, 15, 3, random_state=3, doc_length=20)
     X = data.corpus.X
-    model = BatchLDA(3, max_iter=3, tol=0, init="random", mean_change_tol=0.0, max_doc_update_iter=5,
-                     random_state=0).fit(X)
+    model = BatchLDA(3, max_iter=4, tol=0, init="random", mean_change_tol=0.0, max_doc_update_iter=5,
+                     restart_every=restart_every, random_state=0).fit(X)
     # re-run the same iterations with the reference E-step and compare every bound
     rng = np.random.RandomState(0)
     lam = rng.gamma(100.0, 0.01, size=(3, 15))
     alpha, eta = np.full(3, 1 / 3), 1 / 3
     elbo = lambda g, lam_: np.array([ref.lda_elbo(X[d].toarray(), g[d:d + 1], lam_, alpha, eta) for d in range(40)])
     gamma = None
-    for it in range(3):
+    for it in range(4):
         elog = ref.dirichlet_expectation(lam)
-        gamma0 = rng.gamma(100.0, 0.01, size=(40, 3))  # every E-step restarts from a random point
+        gamma0 = rng.gamma(100.0, 0.01, size=(40, 3))  # restarts from a random point...
+        if gamma is not None:  # ...for document d when d % restart_every == it % restart_every (it from 0)
+            warm_rows = np.arange(40) % restart_every != it % restart_every
+            gamma0[warm_rows] = gamma[warm_rows]
         fresh, _ = ref.vb_e_step(X.toarray(), elog, alpha, gamma0, 5, 0.0)
         if gamma is not None:  # documents fall back on their previous solution when it is better
             warm, _ = ref.vb_e_step(X.toarray(), elog, alpha, gamma, 5, 0.0)

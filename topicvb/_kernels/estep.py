@@ -43,6 +43,7 @@ from numba import njit, prange
 
 from .sparse import column_accumulate, column_index
 from .special import dirichlet_expectation_row
+from .vec import axpy, dot
 
 CHUNK = 64  # documents per parallel work item (scratch buffers are allocated per item)
 
@@ -59,10 +60,7 @@ def _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, phinorm):
     for k in range(n_topics):
         et[k] = np.exp(elog[k] - m)
     for p in range(start, end):
-        w = indices[p]
-        s = 0.0
-        for k in range(n_topics):
-            s += et[k] * ebeta_t[w, k]
+        s = dot(et, ebeta_t[indices[p]])
         phinorm[p] = s if s > 1e-300 else 1e-300
 
 
@@ -107,10 +105,7 @@ def _fresh_objective(g, elog, et, indices, data, start, end, ebeta_t, alpha):
         et[k] = np.exp(elog[k] - m)
     words = 0.0
     for p in range(start, end):
-        w = indices[p]
-        s = 0.0
-        for k in range(n_topics):
-            s += et[k] * ebeta_t[w, k]
+        s = dot(et, ebeta_t[indices[p]])
         words += data[p] * (np.log(s if s > 1e-300 else 1e-300) + m)
     return _objective_from(g, elog, words, alpha)
 
@@ -125,10 +120,7 @@ def _iterate(g, elog, et, acc, indices, data, start, end, ebeta_t, alpha, phinor
         for k in range(n_topics):
             acc[k] = 0.0
         for p in range(start, end):
-            w = indices[p]
-            r = data[p] / phinorm[p]
-            for k in range(n_topics):
-                acc[k] += ebeta_t[w, k] * r
+            axpy(acc, ebeta_t[indices[p]], data[p] / phinorm[p])
         change = 0.0
         for k in range(n_topics):
             new = alpha[k] + et[k] * acc[k]

@@ -25,6 +25,7 @@ import numpy as np
 from numba import njit, prange
 
 from .sparse import column_accumulate, column_index
+from .vec import axpy, dot
 
 CHUNK = 64
 
@@ -41,22 +42,17 @@ def _doc_pass(indptr, indices, data, theta, phi_t, theta_b, phi_t_b, tempered, n
                 n_dk[d, k] = 0.0
             for p in range(indptr[d], indptr[d + 1]):
                 w = indices[p]
-                s = 0.0
-                for k in range(n_topics):
-                    s += theta[d, k] * phi_t[w, k]
+                s = dot(theta[d], phi_t[w])
                 if s < 1e-300:
                     s = 1e-300
                 ll += data[p] * math.log(s)
                 if tempered:
-                    s = 0.0
-                    for k in range(n_topics):
-                        s += theta_b[d, k] * phi_t_b[w, k]
+                    s = dot(theta_b[d], phi_t_b[w])
                     if s < 1e-300:
                         s = 1e-300
                 r = data[p] / s
                 weight[p] = r
-                for k in range(n_topics):
-                    n_dk[d, k] += phi_t_b[w, k] * r
+                axpy(n_dk[d], phi_t_b[w], r)
             for k in range(n_topics):
                 n_dk[d, k] *= theta_b[d, k]
             loglik[d] = ll
@@ -88,15 +84,11 @@ def em_step(indptr, indices, data, theta, phi_t, theta_b, phi_t_b, tempered):
 def log_likelihood(indptr, indices, data, theta, phi_t):
     """Per-document log-likelihood sum_w c_dw log sum_k theta_dk phi_t[w, k] (float64, (D,))."""
     n_docs = indptr.shape[0] - 1
-    n_topics = theta.shape[1]
     out = np.empty(n_docs, dtype=np.float64)
     for d in prange(n_docs):
         ll = 0.0
         for p in range(indptr[d], indptr[d + 1]):
-            w = indices[p]
-            s = 0.0
-            for k in range(n_topics):
-                s += theta[d, k] * phi_t[w, k]
+            s = dot(theta[d], phi_t[indices[p]])
             if s < 1e-300:
                 s = 1e-300
             ll += data[p] * math.log(s)
@@ -133,14 +125,10 @@ def fold_in(indptr, indices, data, phi_t, theta, prior, max_iter, tol):
                     acc[k] = 0.0
                 for p in range(start, end):
                     w = indices[p]
-                    s = 0.0
-                    for k in range(n_topics):
-                        s += theta[d, k] * phi_t[w, k]
+                    s = dot(theta[d], phi_t[w])
                     if s < 1e-300:
                         s = 1e-300
-                    r = data[p] / s
-                    for k in range(n_topics):
-                        acc[k] += phi_t[w, k] * r
+                    axpy(acc, phi_t[w], data[p] / s)
                 total = 0.0
                 for k in range(n_topics):
                     v = theta[d, k] * acc[k] + prior
@@ -158,10 +146,7 @@ def fold_in(indptr, indices, data, phi_t, theta, prior, max_iter, tol):
                     break
             ll = 0.0
             for p in range(start, end):
-                w = indices[p]
-                s = 0.0
-                for k in range(n_topics):
-                    s += theta[d, k] * phi_t[w, k]
+                s = dot(theta[d], phi_t[indices[p]])
                 if s < 1e-300:
                     s = 1e-300
                 ll += data[p] * math.log(s)
