@@ -677,7 +677,8 @@ class _BatchRunner(_Runner):
 
                     alpha = dirichlet_from_mean_log(alpha, elog_theta / sum(self.parts.n_docs))
                 if self.learn_eta:
-                    _, eta = m._learned_priors(np.zeros((0, self.K)), elog, alpha, eta, False, True)
+                    _, eta = m._learned_priors(np.zeros((0, self.K)), float(np.mean(elog)), self.V, alpha, eta,
+                                                 False, True)
         m._warn_not_converged(it, converged)
         return {
             "components_": lam,

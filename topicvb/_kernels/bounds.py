@@ -13,6 +13,16 @@ the ELBO of smoothed LDA (Blei, Ng & Jordan 2003, appendix A; Hoffman, Blei & Ba
 
 ``lda_doc_bound`` returns the first two lines per document, ``lda_topic_bound`` the third.
 Notation as in :mod:`topicvb._kernels.estep`.
+
+For OnlineLDA, ``svi_topic_update`` makes the stochastic step of lam and, in the same pass over
+blocks of terms, what the next mini-batch needs of the new lam: the rescaled exp(E[log beta]) of
+``topic_expectations`` and the topic part of the ELBO, split as
+``lda_topic_bound(lam, elog_beta, eta) = lnG(V eta) - V lnG(eta) + eta * elog_sum + rest``
+(``topic_terms``), so that a prior eta learned afterwards still gives the exact bound.
+These kernels work on blocks of TERM_BLOCK terms with all K topics. Their inner loops run over
+the terms of one topic through 1-D views, call no libm function (``special.small_parts`` for the
+common lam < 1, a polynomial exp) and are compiled with ``error_model="numpy"`` (division without a
+ZeroDivisionError branch), so LLVM vectorises them; the rare other entries are redone one at a time.
 """
 
 import math
@@ -20,9 +30,85 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .special import digamma, dirichlet_expectation_row
+from .special import LOG_9_FACTORIAL, digamma, digamma_lgamma, dirichlet_expectation_row, small_parts
 
 CHUNK = 64
+TERM_BLOCK = 256  # terms per block in the dense K x V passes (a block of all K topics stays in L1/L2)
+TOPIC_GROUP = 4  # topics per task in the SVI update of lam
+
+# exp(t) for t <= 0 as 2^n exp(r), n = round(t / log 2), |r| <= log(2) / 2 (Cody & Waite's split of
+# log 2), exp(r) by its Taylor polynomial to degree 13 (relative error below 1e-17): within 1 ulp
+# of libm's exp. The vectorised form builds 2^(n + 100) from its bits and multiplies by 2^-100,
+# which rounds a subnormal result once, as ldexp does, so both forms give the same bits.
+_LOG2E = 1.4426950408889634
+_LN2_HI = 6.93147180369123816490e-01
+_LN2_LO = 1.90821492927058770002e-10
+_TWO_M100 = 2.0 ** -100
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _exp_parts(t):
+    """(p, n) with exp(t) = p * 2^n for a float t <= 0 (t below -746 is treated as -746, exp 0)."""
+    x = max(t, -746.0)
+    n = math.floor(x * _LOG2E + 0.5)
+    r = (x - n * _LN2_HI) - n * _LN2_LO
+    p = 1.0 + r * (1.0 + r * (1.0 / 2.0 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0 + r * (
+        1.0 / 5040.0 + r * (1.0 / 40320.0 + r * (1.0 / 362880.0 + r * (1.0 / 3628800.0 + r * (1.0 / 39916800.0 + r * (
+            1.0 / 479001600.0 + r * (1.0 / 6227020800.0)))))))))))))
+    return p, n
+
+
+@njit(cache=True, nogil=True)
+def exp_nonpositive(t):
+    """exp(t) for a float t <= 0 (float64), bit for bit the value the term-block kernels store."""
+    p, n = _exp_parts(t)
+    return math.ldexp(p, int(n))
+
+
+@njit(cache=True, nogil=True, error_model="numpy")  # the loops vectorise (see rescaled_exp_block)
+def exp_shifted_row(x, shift, out, work):
+    """out[k] = exp(x[k] - shift) for a 1-D float array x with x[k] <= shift, bit for bit
+    :func:`exp_nonpositive`; work : float64 array of shape (>= K,), scratch."""
+    n = x.shape[0]
+    pow2 = work[:n]
+    pow2_bits = pow2.view(np.int64)
+    for k in range(n):
+        p, e2 = _exp_parts(x[k] - shift)
+        out[k] = p
+        pow2_bits[k] = (np.int64(e2) + 1123) << 52  # 2^(e2 + 100)
+    for k in range(n):
+        out[k] = out[k] * pow2[k] * _TWO_M100
+
+
+@njit(cache=True, nogil=True, error_model="numpy")  # no ZeroDivisionError branches: the loops vectorise
+def rescaled_exp_block(elog, c0, n, work, ebeta_t, log_scale, w0):
+    """Columns c0..c0+n-1 of E[log beta] (terms w0..w0+n-1) to their max and rescaled exponential.
+
+    elog : float64 array of shape (K, >= c0 + n); work : float64 array of shape (>= 2, >= n), scratch
+    ebeta_t : float array (V, K), rows w0..w0+n-1 overwritten with exp(elog - max_k elog)
+    log_scale : float64 array (V,), entries w0..w0+n-1 overwritten with max_k elog
+    """
+    n_topics = elog.shape[0]
+    top = log_scale[w0:w0 + n]  # 1-D views in the loops: indexing a 2-D array there blocks SIMD
+    first = elog[0, c0:c0 + n]
+    for i in range(n):
+        top[i] = first[i]
+    for k in range(1, n_topics):  # the max over k, for n terms at once
+        row = elog[k, c0:c0 + n]
+        for i in range(n):
+            if row[i] > top[i]:
+                top[i] = row[i]
+    mant = work[0]
+    pow2 = work[1]
+    pow2_bits = pow2.view(np.int64)
+    for k in range(n_topics):
+        row = elog[k, c0:c0 + n]
+        for i in range(n):
+            p, e2 = _exp_parts(row[i] - top[i])
+            mant[i] = p
+            pow2_bits[i] = (np.int64(e2) + 1123) << 52  # 2^(e2 + 100)
+        for i in range(n):
+            ebeta_t[w0 + i, k] = mant[i] * pow2[i] * _TWO_M100  # = ldexp(p, e2), one rounding
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -31,6 +117,7 @@ def topic_expectations(lam, ebeta_t, log_scale):
 
     lam : float array of shape (K, V), positive
     ebeta_t : float array of shape (V, K), overwritten with exp(E[log beta_kw] - s_w)
+        (by ``rescaled_exp_block``, as ``topic_terms``)
     log_scale : float64 array of shape (V,), overwritten with s_w = max_k E[log beta_kw]
     Returns elog_beta, float64 array of shape (K, V).
     """
@@ -39,18 +126,17 @@ def topic_expectations(lam, ebeta_t, log_scale):
     for k in prange(n_topics):
         total = 0.0
         for w in range(n_terms):
-            total += lam[k, w]
+            total += float(lam[k, w])  # float(): float64 sums also without the JIT
         psi_total = digamma(total)
         for w in range(n_terms):
             elog[k, w] = digamma(lam[k, w]) - psi_total
-    for w in prange(n_terms):
-        m = elog[0, w]
-        for k in range(1, n_topics):
-            if elog[k, w] > m:
-                m = elog[k, w]
-        log_scale[w] = m
-        for k in range(n_topics):
-            ebeta_t[w, k] = np.exp(elog[k, w] - m)
+    n_blocks = (n_terms + TERM_BLOCK - 1) // TERM_BLOCK
+    n_chunks = min(n_blocks, CHUNK)
+    work = np.empty((n_chunks, 2, TERM_BLOCK), dtype=np.float64)
+    for c in prange(n_chunks):
+        for b in range(c * n_blocks // n_chunks, (c + 1) * n_blocks // n_chunks):
+            w0 = b * TERM_BLOCK
+            rescaled_exp_block(elog, w0, min(n_terms, w0 + TERM_BLOCK) - w0, work[c], ebeta_t, log_scale, w0)
     return elog
 
 
@@ -120,3 +206,143 @@ def lda_topic_bound(lam, elog_beta, eta):
             acc += (eta - lkw) * elog_beta[k, w] + math.lgamma(lkw)
         out[k] = const + acc - math.lgamma(total)
     return out
+
+
+@njit(cache=True, nogil=True, error_model="numpy")  # no ZeroDivisionError branch: the first loop vectorises
+def _topic_block(lam, w0, w1, psi_total, scratch, ebeta_t, log_scale, elog_sum, rest, b):
+    """E[log beta] of terms w0..w1-1 of every topic, into ebeta_t/log_scale and the sums of block b.
+
+    scratch : float64 array of shape (K + 2, TERM_BLOCK); elog_sum, rest : float64 arrays (n_blocks, K),
+    row b overwritten with sum_w E[log beta_kw] and sum_w (lnG(lam_kw) - lam_kw E[log beta_kw]).
+    The values written to ebeta_t and log_scale are bit for bit those of ``topic_expectations``.
+    """
+    n_topics = lam.shape[0]
+    n = w1 - w0
+    part = scratch[n_topics]
+    xq = scratch[n_topics + 1]
+    for k in range(n_topics):
+        ps = psi_total[k]
+        elog = scratch[k]
+        row = lam[k, w0:w1]  # 1-D views in the loops: indexing a 2-D array there blocks SIMD
+        for i in range(n):  # the common case 1e-100 < lam < 1 for all terms, without branches or calls (SIMD)
+            x = float(row[i])
+            dg, g, q = small_parts(x)
+            e = dg - ps
+            elog[i] = e
+            part[i] = g - x * e  # + lnG(lam) - lnG(lam + 10) = -log(9! x q)
+            xq[i] = x * q  # in (1e-100, 10)
+        n_small = n
+        for i in range(n):  # the other entries, one at a time
+            x = float(row[i])
+            if not (1e-100 < x < 1.0):
+                dg, lg = digamma_lgamma(x)
+                e = dg - ps
+                elog[i] = e
+                part[i] = lg - x * e
+                xq[i] = 1.0
+                n_small -= 1
+        # sums in a fixed order, four at a time (no long chain of dependent additions)
+        a0 = a1 = a2 = a3 = 0.0
+        r0 = r1 = r2 = r3 = 0.0
+        i = 0
+        while i + 4 <= n:
+            a0 += elog[i]
+            a1 += elog[i + 1]
+            a2 += elog[i + 2]
+            a3 += elog[i + 3]
+            r0 += part[i]
+            r1 += part[i + 1]
+            r2 += part[i + 2]
+            r3 += part[i + 3]
+            i += 4
+        while i < n:
+            a0 += elog[i]
+            r0 += part[i]
+            i += 1
+        # sum log(x q) as the log of products, taken before they leave [1e-200, 1e200]
+        logs = 0.0
+        pp = 1.0
+        for i in range(n):
+            pp *= xq[i]
+            if not (1e-200 < pp < 1e200):
+                logs += math.log(pp)
+                pp = 1.0
+        elog_sum[b, k] = (a0 + a1) + (a2 + a3)
+        rest[b, k] = ((r0 + r1) + (r2 + r3)) - (logs + math.log(pp) + n_small * LOG_9_FACTORIAL)
+    rescaled_exp_block(scratch[:n_topics], 0, n, scratch[n_topics:], ebeta_t, log_scale, w0)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _block_terms(lam, totals, ebeta_t, log_scale):
+    """Second pass of ``topic_terms`` over blocks of terms, given the row sums ``totals`` (K,) of lam."""
+    n_topics, n_terms = lam.shape
+    n_blocks = (n_terms + TERM_BLOCK - 1) // TERM_BLOCK
+    psi_total = np.empty(n_topics, dtype=np.float64)
+    for k in range(n_topics):
+        psi_total[k] = digamma(totals[k])
+    n_chunks = min(n_blocks, CHUNK)
+    scratch = np.empty((n_chunks, n_topics + 2, TERM_BLOCK), dtype=np.float64)
+    elog_parts = np.empty((n_blocks, n_topics), dtype=np.float64)
+    rest_parts = np.empty((n_blocks, n_topics), dtype=np.float64)
+    for c in prange(n_chunks):
+        for b in range(c * n_blocks // n_chunks, (c + 1) * n_blocks // n_chunks):
+            _topic_block(lam, b * TERM_BLOCK, min(n_terms, (b + 1) * TERM_BLOCK), psi_total, scratch[c],
+                         ebeta_t, log_scale, elog_parts, rest_parts, b)
+    elog_sum = np.empty(n_topics, dtype=np.float64)
+    rest = np.empty(n_topics, dtype=np.float64)
+    for k in range(n_topics):
+        a = 0.0
+        r = 0.0
+        for b in range(n_blocks):
+            a += elog_parts[b, k]
+            r += rest_parts[b, k]
+        elog_sum[k] = a
+        rest[k] = r - math.lgamma(totals[k])
+    return elog_sum, rest
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def topic_terms(lam, ebeta_t, log_scale):
+    """Rescaled exp(E[log beta]) as ``topic_expectations``, plus the topic part of the ELBO in two pieces.
+
+    lam : float array of shape (K, V), positive
+    ebeta_t : float array of shape (V, K), overwritten with exp(E[log beta_kw] - s_w)
+    log_scale : float64 array of shape (V,), overwritten with s_w = max_k E[log beta_kw]
+    Returns elog_sum and rest, float64 arrays of shape (K,): sum_w E[log beta_kw] and
+    sum_w (lnG(lam_kw) - lam_kw E[log beta_kw]) - lnG(sum_w lam_kw), so that up to rounding
+    ``lda_topic_bound(lam, elog_beta, eta) == lnG(V eta) - V lnG(eta) + eta * elog_sum + rest``.
+    ebeta_t and log_scale are bit for bit those of ``topic_expectations``.
+    """
+    n_topics, n_terms = lam.shape
+    totals = np.empty(n_topics, dtype=np.float64)
+    for k in prange(n_topics):
+        total = 0.0
+        for w in range(n_terms):
+            total += float(lam[k, w])  # float(): float64 sums also without the JIT
+        totals[k] = total
+    return _block_terms(lam, totals, ebeta_t, log_scale)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def svi_topic_update(lam, sstats_t, rho, eta, scale, ebeta_t, log_scale):
+    """One stochastic variational step of lam, in place, then ``topic_terms`` of the new lam.
+
+    lam : float array of shape (K, V), overwritten with (1 - rho) lam + rho (eta + scale sstats_t.T),
+        computed in float64 and stored in lam's dtype
+    sstats_t : float array of shape (V, K), the mini-batch's expected topic-term counts
+    rho, eta, scale : floats, the step size, topic-word prior and D / |B|
+    ebeta_t, log_scale : overwritten as in ``topic_terms``
+    Returns elog_sum and rest as ``topic_terms`` does, for the new lam.
+    """
+    n_topics, n_terms = lam.shape
+    n_groups = (n_topics + TOPIC_GROUP - 1) // TOPIC_GROUP
+    totals = np.zeros(n_topics, dtype=np.float64)
+    keep = 1.0 - rho
+    for g in prange(n_groups):  # a few topics at a time, so each line of sstats_t read serves them all
+        k0 = g * TOPIC_GROUP
+        k1 = min(n_topics, k0 + TOPIC_GROUP)
+        for w in range(n_terms):
+            for k in range(k0, k1):
+                lam[k, w] = keep * float(lam[k, w]) + rho * (eta + scale * float(sstats_t[w, k]))
+                totals[k] += float(lam[k, w])  # in term order, as topic_expectations sums
+    return _block_terms(lam, totals, ebeta_t, log_scale)

@@ -42,6 +42,7 @@ import numpy as np
 from numba import njit, prange
 
 from .sparse import column_accumulate, column_index
+from .bounds import exp_shifted_row
 from .special import dirichlet_expectation_row
 from .vec import axpy, dot
 
@@ -49,16 +50,16 @@ CHUNK = 64  # documents per parallel work item (scratch buffers are allocated pe
 
 
 @njit(cache=True, nogil=True)
-def _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, phinorm):
-    """Refresh et = exp(E[log theta] - max) from g, then phinorm over the row's non-zeros."""
+def _etheta_and_phinorm(g, elog, et, work, indices, start, end, ebeta_t, phinorm):
+    """Refresh et = exp(E[log theta] - max) from g, then phinorm over the row's non-zeros (work:
+    scratch of shape (K,))."""
     n_topics = g.shape[0]
     dirichlet_expectation_row(g, elog)
     m = elog[0]
     for k in range(1, n_topics):
         if elog[k] > m:
             m = elog[k]
-    for k in range(n_topics):
-        et[k] = np.exp(elog[k] - m)
+    exp_shifted_row(elog, m, et, work)
     for p in range(start, end):
         s = dot(et, ebeta_t[indices[p]])
         phinorm[p] = s if s > 1e-300 else 1e-300
@@ -96,13 +97,11 @@ def _current_objective(g, elog, data, start, end, phinorm, alpha):
 
 
 @njit(cache=True, nogil=True)
-def _fresh_objective(g, elog, et, indices, data, start, end, ebeta_t, alpha):
+def _fresh_objective(g, elog, et, work, indices, data, start, end, ebeta_t, alpha):
     """The document objective of g, computed from scratch into elog and et (phinorm not stored)."""
-    n_topics = g.shape[0]
     dirichlet_expectation_row(g, elog)
     m = _max(elog)
-    for k in range(n_topics):
-        et[k] = np.exp(elog[k] - m)
+    exp_shifted_row(elog, m, et, work)
     words = 0.0
     for p in range(start, end):
         s = dot(et, ebeta_t[indices[p]])
@@ -114,7 +113,7 @@ def _fresh_objective(g, elog, et, indices, data, start, end, ebeta_t, alpha):
 def _iterate(g, elog, et, acc, indices, data, start, end, ebeta_t, alpha, phinorm, max_iter, tol):
     """Coordinate ascent on one document from g (updated in place); returns the updates made."""
     n_topics = g.shape[0]
-    _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, phinorm)
+    _etheta_and_phinorm(g, elog, et, acc, indices, start, end, ebeta_t, phinorm)
     done = 0
     for it in range(max_iter):
         for k in range(n_topics):
@@ -126,7 +125,7 @@ def _iterate(g, elog, et, acc, indices, data, start, end, ebeta_t, alpha, phinor
             new = alpha[k] + et[k] * acc[k]
             change += abs(new - g[k])
             g[k] = new
-        _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, phinorm)
+        _etheta_and_phinorm(g, elog, et, acc, indices, start, end, ebeta_t, phinorm)
         done = it + 1
         if change / n_topics < tol:
             break
@@ -159,7 +158,7 @@ def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, ethet
             n_iter[d] = _iterate(g, elog, et, acc, indices, data, start, end, ebeta_t, alpha, phinorm, max_iter, tol)
             if compare:  # elog, et and phinorm hold g's values; the previous solution's go to scratch
                 fresh = _current_objective(g, elog, data, start, end, phinorm, alpha)
-                old = _fresh_objective(gamma_prev[d], elog_prev, et_prev, indices, data, start, end, ebeta_t,
+                old = _fresh_objective(gamma_prev[d], elog_prev, et_prev, acc, indices, data, start, end, ebeta_t,
                                        alpha)
                 if old > fresh:  # keep improving the previous solution instead
                     for k in range(n_topics):

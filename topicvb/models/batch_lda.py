@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 import time
 
@@ -12,7 +13,7 @@ from sklearn.utils import check_random_state, check_scalar
 from sklearn.utils.validation import check_is_fitted
 
 from .._config import threads
-from .._kernels.bounds import lda_doc_bound, lda_topic_bound, topic_expectations
+from .._kernels.bounds import lda_doc_bound, lda_topic_bound, topic_expectations, topic_terms
 from .._kernels.estep import e_step
 from .._validation import check_choice, csr_arrays
 from ._base import TopicModelBase
@@ -27,6 +28,13 @@ def _expectations(lam):
     log_scale = np.empty(n_terms, dtype=np.float64)
     elog = topic_expectations(lam, ebeta_t, log_scale)
     return elog, ebeta_t, log_scale
+
+
+def _topic_bound(elog_sum, rest, eta, n_terms):
+    """The topic part of the ELBO from ``topic_terms``'s per-topic pieces, for a symmetric ``eta``."""
+    eta = float(eta)
+    const = math.lgamma(n_terms * eta) - n_terms * math.lgamma(eta)
+    return float(const * elog_sum.shape[0] + eta * np.sum(elog_sum) + np.sum(rest))
 
 
 def _initial_gamma(X, alpha, dtype):
@@ -167,14 +175,15 @@ class VBLDAMixin:
         learn_flags(self.learn_priors, type(self).__name__)
 
     @staticmethod
-    def _learned_priors(gamma, elog_beta, alpha, eta, learn_alpha, learn_eta):
-        """Maximise the ELBO's prior terms over alpha (given gamma) and eta (given lam)."""
+    def _learned_priors(gamma, mean_elog_beta, n_terms, alpha, eta, learn_alpha, learn_eta):
+        """Maximise the ELBO's prior terms over alpha (given gamma) and eta (given lam, through the
+        mean over topics and terms of E[log beta])."""
         if learn_alpha and gamma.shape[0]:
             g = np.asarray(gamma, dtype=np.float64)
             elog_theta = digamma(g) - digamma(g.sum(axis=1, keepdims=True))
             alpha = dirichlet_from_mean_log(alpha, elog_theta.mean(axis=0))
         if learn_eta:
-            eta = symmetric_dirichlet_from_mean_log(eta, float(np.mean(elog_beta)), elog_beta.shape[1])
+            eta = symmetric_dirichlet_from_mean_log(eta, float(mean_elog_beta), n_terms)
         return alpha, eta
 
 
@@ -325,7 +334,9 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
         it = len(history)
         converged = self._converged(history)
         with threads(self.n_jobs), interruptible(type(self).__name__) as stop:
-            elog, ebeta_t, log_scale = _expectations(lam)
+            ebeta_t = np.empty((V, K), dtype=dtype)
+            log_scale = np.empty(V, dtype=np.float64)
+            elog_sum, rest = topic_terms(lam, ebeta_t, log_scale)
             while it < self.max_iter and not converged and not stop.requested:
                 it += 1
                 # a fresh random start for 1 / restart_every of the documents (all of them with
@@ -336,11 +347,12 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
                 gamma, sstats_t, _ = e_step(indptr, indices, data, ebeta_t, alpha, gamma_init, gamma,
                                             int(self.max_doc_update_iter), float(self.mean_change_tol), True)
                 lam = (eta + sstats_t.T).astype(dtype)
-                elog, ebeta_t, log_scale = _expectations(lam)
+                elog_sum, rest = topic_terms(lam, ebeta_t, log_scale)  # the new topics' expectations
                 if learn_alpha or learn_eta:  # coordinate ascent on the priors keeps the bound monotone
-                    alpha, eta = self._learned_priors(gamma, elog, alpha, eta, learn_alpha, learn_eta)
+                    alpha, eta = self._learned_priors(gamma, np.sum(elog_sum) / (K * V), V, alpha, eta,
+                                                      learn_alpha, learn_eta)
                 bound = float(np.sum(lda_doc_bound(indptr, indices, data, gamma, alpha, ebeta_t, log_scale))
-                              + np.sum(lda_topic_bound(lam, elog, eta)))
+                              + _topic_bound(elog_sum, rest, eta, V))
                 history.append(bound)
                 save(it, {"lam": lam, "gamma": gamma, "alpha": alpha, "eta": np.array(eta),
                           "history": np.asarray(history)}, rng)
