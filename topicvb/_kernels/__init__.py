@@ -11,4 +11,17 @@ often sorted (by newsgroup, by source), so contiguous blocks gave one thread of 
 E-step work of the other on 20 Newsgroups; strided items put 1.03 times (measured from the
 per-document update counts of a fitted BatchLDA). Every document is computed on its own, so the
 assignment changes no result.
+
+Two departures from the plain ``@njit(cache=True)`` preset, each limited to arithmetic leaves and
+each measured (``benchmarks/bench_models.py``, ``BENCHMARKS.md``):
+
+* ``vec.dot`` and ``vec.axpy`` (the E-step's and PLSA's inner loops over topics) use ``fastmath``
+  with only the ``reassoc`` and ``contract`` flags, so LLVM vectorises the reduction; NaN/Inf
+  semantics are untouched. Results stay deterministic and independent of the thread count, but the
+  last bits follow the CPU's vector width.
+* Loops that evaluate digamma or exp over many values (``special.dirichlet_expectation_row``,
+  ``bounds.exp_shifted_row``, ``bounds.rescaled_exp_block``, ``bounds._topic_block``) compile with
+  ``error_model="numpy"``: numba then omits its ZeroDivisionError checks, which otherwise keep the
+  loops scalar. Their divisors are positive by construction, and their results are bit for bit
+  those of the scalar ``special.digamma`` and ``bounds.exp_nonpositive`` (tested).
 """

@@ -79,8 +79,8 @@ def _seeded_topics(X, n_topics, rng, dtype, n_refine=2):
     gave 5-8% lower held-out perplexity than the single-document seeds and than a Gamma(100, 0.01)
     start, for BatchLDA and OnlineLDA alike (benchmarks/BENCHMARKS.md). Topic k starts as an even mix
     of centre k and the uniform distribution, scaled to carry 1/K of the corpus tokens, times
-    Gamma(100, 0.01) noise. Cost: about K (2 + log K) sparse matrix-vector products plus
-    ``n_refine`` sparse-dense products with K columns.
+    Gamma(100, 0.01) noise. Cost: K sparse-dense products with 2 + log K columns (the candidate
+    seeds) plus ``n_refine`` with K columns.
     """
     n_docs, n_terms = X.shape
     lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
@@ -92,11 +92,12 @@ def _seeded_topics(X, n_topics, rng, dtype, n_refine=2):
     emb.data = np.sqrt(emb.data)
     sq = np.asarray(emb.multiply(emb).sum(axis=1)).ravel()
 
-    def distances(doc):
-        return np.maximum(sq + sq[doc] - 2.0 * np.asarray(emb @ emb[doc].T.toarray()).ravel(), 0.0)
+    def distances(docs):  # squared distances of every document to each of ``docs``: (n_docs, len(docs))
+        cross = np.asarray(emb @ emb[docs].T.toarray())
+        return np.maximum(sq[:, None] + sq[docs][None, :] - 2.0 * cross, 0.0)
 
     seeds = [int(rng.choice(nonempty))]
-    dist = distances(seeds[0])
+    dist = distances(np.array(seeds))[:, 0]
     dist[lengths == 0] = 0.0
     n_trials = 2 + int(np.log(n_topics))
     for _ in range(1, n_topics):
@@ -105,16 +106,13 @@ def _seeded_topics(X, n_topics, rng, dtype, n_refine=2):
             seeds.append(int(rng.choice(nonempty)))
             continue
         # greedy k-means++: of a few candidates drawn by squared distance, keep the one that
-        # leaves the smallest total squared distance
+        # leaves the smallest total squared distance (all candidates in one sparse product)
         candidates = rng.choice(n_docs, size=n_trials, p=dist / total)
-        best = None
-        for cand in candidates:
-            new_dist = np.minimum(dist, distances(int(cand)))
-            new_dist[lengths == 0] = 0.0
-            if best is None or new_dist.sum() < best[1].sum():
-                best = (int(cand), new_dist)
-        seeds.append(best[0])
-        dist = best[1]
+        new_dist = np.minimum(dist[:, None], distances(candidates))
+        new_dist[lengths == 0] = 0.0
+        best = int(np.argmin(new_dist.sum(axis=0)))
+        seeds.append(int(candidates[best]))
+        dist = np.ascontiguousarray(new_dist[:, best])
     centres = tf[seeds].toarray()
     if n_refine > 0:
         centres = 0.5 * centres + 0.5 / n_terms  # the first assignment: seeds mixed with uniform
