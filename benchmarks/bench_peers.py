@@ -251,7 +251,7 @@ def bench_online_gensim(args, Xp, score, out, summary):
             "gensim's `LdaModel` is serial; the only threads it can use are BLAS's, so it runs with BLAS "
             "limited to 1 and (first K) 2 threads; topicvb with numba n_jobs = 1 and 2. Differences that "
             "remain: gensim starts lambda at Gamma(100, 1/100) draws and each document's gamma at random, "
-            "topicvb OnlineLDA at its `init='seeded'` default (k-means++ documents; one row with "
+            "topicvb OnlineLDA at its `init='seeded'` default (document clusters: k-means++ seeds refined by two Lloyd steps; one row with "
             "`init='random'`, Gamma(100, 1/100) like gensim); gensim's step counter adds the pass number and "
             "stops counting after the first pass (rho = (offset + pass + batches in pass 1)^-decay from then "
             "on), topicvb's keeps counting batches; topicvb also computes a per-batch ELBO estimate "
