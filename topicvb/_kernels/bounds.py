@@ -31,6 +31,7 @@ import numpy as np
 from numba import njit, prange
 
 from .special import LOG_9_FACTORIAL, digamma, digamma_lgamma, dirichlet_expectation_row, small_parts
+from .vec import dot
 
 CHUNK = 64
 TERM_BLOCK = 256  # terms per block in the dense K x V passes (a block of all K topics stays in L1/L2)
@@ -157,10 +158,11 @@ def lda_doc_bound(indptr, indices, data, gamma, alpha, ebeta_t, log_scale):
         lg_alpha += math.lgamma(alpha[k])
     prior_const = math.lgamma(alpha_sum) - lg_alpha
     n_chunks = (n_docs + CHUNK - 1) // CHUNK
-    scratch = np.empty((n_chunks, 2, n_topics), dtype=np.float64)
+    scratch = np.empty((n_chunks, 3, n_topics), dtype=np.float64)
     for c in prange(n_chunks):
         elog = scratch[c, 0]
         et = scratch[c, 1]
+        work = scratch[c, 2]
         for d in range(c, n_docs, n_chunks):  # strided: see _kernels/__init__.py
             g = gamma[d]
             dirichlet_expectation_row(g, elog)
@@ -168,14 +170,11 @@ def lda_doc_bound(indptr, indices, data, gamma, alpha, ebeta_t, log_scale):
             for k in range(1, n_topics):
                 if elog[k] > m:
                     m = elog[k]
-            for k in range(n_topics):
-                et[k] = np.exp(elog[k] - m)
+            exp_shifted_row(elog, m, et, work)  # as the E-step computes it
             words = 0.0
             for p in range(indptr[d], indptr[d + 1]):
                 w = indices[p]
-                s = 0.0
-                for k in range(n_topics):
-                    s += et[k] * ebeta_t[w, k]
+                s = dot(et, ebeta_t[w])
                 if s < 1e-300:
                     s = 1e-300
                 words += data[p] * (math.log(s) + m + log_scale[w])

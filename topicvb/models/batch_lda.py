@@ -87,10 +87,11 @@ def _seeded_topics(X, n_topics, rng, dtype, n_refine=2):
     nonempty = np.flatnonzero(lengths > 0)
     if nonempty.size == 0:
         return rng.gamma(100.0, 0.01, size=(n_topics, n_terms)).astype(dtype)
-    tf = X.multiply(1.0 / np.maximum(lengths, 1.0)[:, None]).tocsr().astype(np.float64)
-    emb = tf.copy()
-    emb.data = np.sqrt(emb.data)
-    sq = np.asarray(emb.multiply(emb).sum(axis=1)).ravel()
+    X = sp.csr_matrix(X)
+    row_lengths = np.repeat(np.maximum(lengths, 1.0), np.diff(X.indptr))
+    tf = sp.csr_matrix((np.asarray(X.data, dtype=np.float64) / row_lengths, X.indices, X.indptr), shape=X.shape)
+    emb = sp.csr_matrix((np.sqrt(tf.data), tf.indices, tf.indptr), shape=X.shape)
+    sq = (lengths > 0).astype(np.float64)  # squared norms: sum_w tf_dw = 1 for every non-empty document
 
     def distances(docs):  # squared distances of every document to each of ``docs``: (n_docs, len(docs))
         cross = np.asarray(emb @ emb[docs].T.toarray())
@@ -117,8 +118,7 @@ def _seeded_topics(X, n_topics, rng, dtype, n_refine=2):
     if n_refine > 0:
         centres = 0.5 * centres + 0.5 / n_terms  # the first assignment: seeds mixed with uniform
         docs = nonempty
-        emb_docs = emb[docs]
-        tf_docs = tf[docs]
+        emb_docs, tf_docs = (emb, tf) if docs.size == n_docs else (emb[docs], tf[docs])
         for _ in range(n_refine):
             labels = np.asarray(emb_docs @ np.sqrt(centres).T).argmax(axis=1)
             members = sp.csr_matrix((np.ones(docs.size), (labels, np.arange(docs.size))),
