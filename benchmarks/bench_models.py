@@ -556,43 +556,51 @@ def bench_compile(args, out):
 def bench_online(args, Xtr, Xte, out):
     from topicvb import CollapsedLDA, OnlineLDA
 
-    K = args.k[0]
     P = args.online_passes
     bs = 64 if args.quick else 256
     perm = np.random.RandomState(SEED).permutation(Xtr.shape[0])
     Xp = Xtr[perm]  # shuffled once, the same order for both (scikit-learn's online fit does not shuffle)
-    rows = []
+    rows, ratio_rows = [], []
+    for K in args.k:
+        alpha = eta = 1.0 / K
+        fitted, tv_times = None, {}
+        for nj in (1, 2):
+            log(f"OnlineLDA K={K} n_jobs={nj}: {args.repeats} x {P} passes")
+
+            def run():
+                with blas(nj), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    return OnlineLDA(K, doc_topic_prior=alpha, topic_word_prior=eta, learning_decay=0.7,
+                                     learning_offset=10.0, batch_size=bs, max_iter=P, tol=0, shuffle=False,
+                                     max_doc_update_iter=100, mean_change_tol=1e-3, n_jobs=nj,
+                                     random_state=SEED).fit(Xp)
+
+            med, times, fitted = median_time(run, args.repeats)
+            tv_times[nj] = med
+            rows.append([K, "topicvb OnlineLDA", f"n_jobs={nj}", P, args.repeats, med,
+                         foreign_str(median_time.last_foreign), fitted.perplexity(Xte), ""])
+        log(f"sklearn LDA online K={K}: 1 x {P} passes")
+        common.wait_for_quiet()
+        with blas(1), warnings.catch_warnings(), common.LoadMeter() as lm:
+            warnings.simplefilter("ignore")
+            t0 = time.perf_counter()
+            sk = sk_lda(K, learning_method="online", learning_decay=0.7, learning_offset=10.0, batch_size=bs,
+                        max_iter=P, n_jobs=1).fit(Xp)
+            sk_t = time.perf_counter() - t0
+        with blas(1), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            sk_own = sk.perplexity(Xte)
+            tv_by_sk = sk_shell(fitted.components_, alpha, eta).perplexity(Xte)
+        rows[-1][-1] = f"sklearn est.: {tv_by_sk:.1f}"
+        sk_perp = vb_shell(sk.components_, alpha, eta, n_jobs=2).perplexity(Xte)
+        rows.append([K, "sklearn LDA online", "n_jobs=1, BLAS 1", P, 1, sk_t, foreign_str([lm.foreign_share]),
+                     sk_perp, f"sklearn est.: {sk_own:.1f}"])
+        best = min(tv_times.values())
+        ratio_rows.append([K, f"{sk_t / tv_times[1]:.2f}x", f"{sk_t / tv_times[2]:.2f}x", ">= 5x",
+                           "met" if sk_t / best >= 5 else "MISSED",
+                           f"{100 * (fitted.perplexity(Xte) - sk_perp) / sk_perp:+.2f}%"])
+    K = args.k[0]
     alpha = eta = 1.0 / K
-    fitted = None
-    for nj in (1, 2):
-        log(f"OnlineLDA K={K} n_jobs={nj}: {args.repeats} x {P} passes")
-
-        def run():
-            with blas(nj), warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                return OnlineLDA(K, doc_topic_prior=alpha, topic_word_prior=eta, learning_decay=0.7,
-                                 learning_offset=10.0, batch_size=bs, max_iter=P, tol=0, shuffle=False,
-                                 max_doc_update_iter=100, mean_change_tol=1e-3, n_jobs=nj,
-                                 random_state=SEED).fit(Xp)
-
-        med, times, fitted = median_time(run, args.repeats)
-        rows.append([f"topicvb OnlineLDA", f"n_jobs={nj}", P, args.repeats, med, foreign_str(median_time.last_foreign),
-                     fitted.perplexity(Xte), ""])
-    log(f"sklearn LDA online K={K}: 1 x {P} passes")
-    common.wait_for_quiet()
-    with blas(1), warnings.catch_warnings(), common.LoadMeter() as lm:
-        warnings.simplefilter("ignore")
-        t0 = time.perf_counter()
-        sk = sk_lda(K, learning_method="online", learning_decay=0.7, learning_offset=10.0, batch_size=bs,
-                    max_iter=P, n_jobs=1).fit(Xp)
-        sk_t = time.perf_counter() - t0
-    with blas(1), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        sk_own = sk.perplexity(Xte)
-        tv_by_sk = sk_shell(fitted.components_, alpha, eta).perplexity(Xte)
-    rows[-1][-1] = f"sklearn est.: {tv_by_sk:.1f}"
-    rows.append(["sklearn LDA online", "n_jobs=1, BLAS 1", P, 1, sk_t, foreign_str([lm.foreign_share]),
-                 vb_shell(sk.components_, alpha, eta, n_jobs=2).perplexity(Xte), f"sklearn est.: {sk_own:.1f}"])
     S = args.cvb_sweeps
     for upd, nj in (("sequential", 1), ("per_sweep", 2)):
         log(f"CollapsedLDA cvb0 {upd} K={K}: 1 x {S} sweeps")
@@ -603,20 +611,24 @@ def bench_online(args, Xtr, Xte, out):
             c = CollapsedLDA(K, doc_topic_prior=alpha, topic_word_prior=eta, variant="cvb0", topic_update=upd,
                              max_iter=S, tol=0, n_jobs=nj, random_state=SEED).fit(Xtr)
             ct = time.perf_counter() - t0
-        rows.append([f"topicvb CollapsedLDA cvb0 ({upd})", f"n_jobs={nj}", S, 1, ct, foreign_str([lmc.foreign_share]),
+        rows.append([K, f"topicvb CollapsedLDA cvb0 ({upd})", f"n_jobs={nj}", S, 1, ct, foreign_str([lmc.foreign_share]),
                      vb_shell(c.components_, alpha, eta, n_jobs=2).perplexity(Xte),
                      f"own score (point est.): {c.perplexity(Xte):.1f}"])
     text = ["## 5. OnlineLDA vs scikit-learn online LDA, and CollapsedLDA (CVB0)", "",
-            f"K={K}, priors 1/K, batch_size={bs}, learning_offset=10, learning_decay=0.7, {P} passes over the train "
+            f"K in {args.k}, priors 1/K, batch_size={bs}, learning_offset=10, learning_decay=0.7, {P} passes over the train "
             "rows in one fixed random order (the same for both; topicvb shuffle=False, as scikit-learn's fit), "
             "tol=0 / evaluate_every=-1. topicvb OnlineLDA also computes a per-batch ELBO estimate (its "
             "`bound_history_`) inside the timed fit. CollapsedLDA: CVB0, "
-            f"{S} sweeps on the train split in corpus order. Perplexity: the same VB estimator as section 1 "
+            f"{S} sweeps on the train split in corpus order (K={K} only). Perplexity: the same VB estimator as section 1 "
             "(topicvb `BatchLDA.perplexity` on each model's lambda; for CollapsedLDA lambda = components_ = "
             "expected counts + eta). The notes give scikit-learn's own estimator, or CollapsedLDA's own "
             "point-estimate score (a different, optimistic quantity).", ""]
-    text.append(md_table(["model", "threads", "passes / sweeps", "runs", "wall s (median)", "other load (max)",
+    text.append(md_table(["K", "model", "threads", "passes / sweeps", "runs", "wall s (median)", "other load (max)",
                           "held-out perplexity (topicvb est.)", "note"], rows))
+    text += ["", "Target (issue): the same held-out perplexity (within 1%) in at most 1/5 of scikit-learn's wall time, "
+             "same batch size and passes; scikit-learn runs n_jobs=1, its faster setting on this machine.", ""]
+    text.append(md_table(["K", "sklearn / topicvb n_jobs=1", "sklearn / topicvb n_jobs=2", "target", "",
+                          "perplexity topicvb vs sklearn (n_jobs=2 fit)"], ratio_rows))
     out.append("\n".join(text))
     print(out[-1], flush=True)
 
