@@ -221,7 +221,8 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
     init : {"seeded", "random"}, default="seeded"
         Initial topics. "seeded" starts each topic from a cluster of documents (k-means++ seeds in
         Hellinger distance refined by two Lloyd steps), mixed with the uniform distribution: on 20
-        Newsgroups it reached 4-5% lower held-out perplexity than "random" after 20 iterations.
+        Newsgroups it reached 5% lower held-out perplexity (document completion) than "random" after 20
+        iterations (3558 vs 3749).
         "random" draws lam from Gamma(100, 0.01) as Hoffman's and scikit-learn's code do.
     restart_every : int, default=4
         Each document's E-step restarts from a random point once every ``restart_every``
