@@ -161,3 +161,8 @@ def scvb0_documents(X, n_phi, n_z, alpha, eta, n_theta, burn_in, tau=10.0, kappa
                     t += 1
                 gammas[(d, w)] = g
     return n_theta, gammas
+
+
+def svi_lambda_step(lam, eta, sstats, rho, scale):
+    """The stochastic variational step of lambda: (1 - rho) lam + rho (eta + scale sstats), sstats (K, V)."""
+    return (1.0 - rho) * lam + rho * (eta + scale * sstats)

@@ -18,6 +18,7 @@ import dask.bag as db  # noqa: E402
 from distributed import Client, LocalCluster  # noqa: E402
 from sklearn.utils import check_random_state  # noqa: E402
 
+import reference as ref  # noqa: E402
 from topicvb import PLSA, BatchLDA, OnlineLDA  # noqa: E402
 from topicvb._kernels.bounds import lda_doc_bound, lda_topic_bound  # noqa: E402
 from topicvb._kernels.estep import e_step  # noqa: E402
@@ -238,7 +239,7 @@ def _reference_online_partition_streams(parts, batch_size, max_iter, seed=0):
             gamma, sstats_t, _ = e_step(*csr_arrays(batch), ebeta_t, alpha, gamma0, gamma0[:0], 100, 1e-3, True)
             scale = X.shape[0] / batch.shape[0]
             history.append(model._elbo(batch, gamma, lam, alpha, eta, doc_scale=scale))
-            lam, alpha, eta, _ = model._svi_update(lam, alpha, eta, sstats_t, t, scale)
+            lam = ref.svi_lambda_step(lam, eta, sstats_t.T, model._rho(t), scale)
     return lam, np.asarray(history)
 
 

@@ -56,7 +56,7 @@ the next ``batch_size`` documents in that order, so it takes a contiguous run of
 partition, in proportion to the partition's size. For each mini-batch the client broadcasts the
 topics once, every worker runs the E-step of its partitions' rows in one task per worker thread
 and sums their statistics (and the batch's document ELBO terms), the sums are tree-reduced, and the
-client makes the stochastic step with :meth:`OnlineLDA._svi_update`, the method ``OnlineLDA.fit``
+client makes the stochastic step with :meth:`OnlineLDA._svi_step`, the method ``OnlineLDA.fit``
 itself calls (lam <- (1 - rho_t) lam + rho_t (eta + D / |B| sstats), rho_t = (tau0 + t) ** -kappa,
 and the online prior updates). gamma is never kept. ``bound_history_`` (one estimate per
 mini-batch), ``n_iter_`` (passes), ``n_batch_iter_``, ``n_docs_seen_`` and ``random_state_``
@@ -113,11 +113,11 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 from ._config import threads
-from ._kernels.bounds import lda_doc_bound, lda_topic_bound
+from ._kernels.bounds import lda_doc_bound, topic_terms
 from ._kernels.estep import e_step
 from ._validation import check_choice, csr_arrays
 from .models._priors import learn_flags
-from .models.batch_lda import BatchLDA, _expectations, _initial_gamma, _seeded_topics, _start_points
+from .models.batch_lda import BatchLDA, _expectations, _initial_gamma, _seeded_topics, _start_points, _topic_bound
 from .models.online_lda import OnlineLDA
 
 __all__ = ["fit_distributed", "transform_distributed", "warm_up_workers", "load_shard", "interleaved_order"]
@@ -168,6 +168,16 @@ def _shard_info(X) -> dict:
         "n_nonfinite": int(np.count_nonzero(~np.isfinite(data))),
         "n_tokens": float(data[np.isfinite(data)].sum()),
     }
+
+
+def _topic_arrays(lam):
+    """New arrays with the topics' rescaled exp(E[log beta]) and log scale (they are scattered to the
+    workers and kept for replays, so never overwritten), and ``topic_terms``'s ELBO pieces."""
+    n_topics, n_terms = lam.shape
+    ebeta_t = np.empty((n_terms, n_topics), dtype=lam.dtype)
+    log_scale = np.empty(n_terms, dtype=np.float64)
+    elog_sum, rest = topic_terms(lam, ebeta_t, log_scale)
+    return ebeta_t, log_scale, elog_sum, rest
 
 
 def _restart_block(entropy, iteration: int, part: int, n_docs: int, n_topics: int, dtype) -> np.ndarray:
@@ -299,13 +309,12 @@ def _warm_up(dtypes=("float64",)) -> float:
     alpha = np.full(2, 0.5)
     for name in dtypes:
         lam = np.random.default_rng(0).gamma(100.0, 0.01, size=(2, 3)).astype(name)
-        elog, ebeta_t, log_scale = _expectations(lam)
+        ebeta_t, log_scale, _, _ = _topic_arrays(lam)
         Xd = X.astype(name)
         gamma, partial = _partition_step(Xd, (ebeta_t, log_scale), None, ("partition", 0, 1, 0), alpha, 5, 1e-3,
                                          1, True, False)
         _partition_step(Xd, (ebeta_t, log_scale), gamma, np.ones((2, 2), dtype=name), alpha, 5, 1e-3, 1, True, True)
         _online_step(Xd, np.array([1, 0]), 0, 2, (ebeta_t, log_scale), ("partition", 0, 1, 0), alpha, 5, 1e-3, 1, True)
-        lda_topic_bound(lam, elog, 0.5)
         _transform_partition(Xd, ebeta_t, alpha, 5, 1e-3, 1, name)
     return time.perf_counter() - started
 
@@ -645,7 +654,7 @@ class _BatchRunner(_Runner):
             self.entropy = [int(x) for x in rng.randint(0, 2**32, size=4, dtype=np.uint64)]
         else:
             self.start_state = rng.get_state()
-        elog, ebeta_t, log_scale = _expectations(lam)
+        ebeta_t, log_scale, elog_sum, rest = _topic_arrays(lam)
         history, started = [], time.perf_counter()
         converged, it = False, 0
         self.timings = []
@@ -658,7 +667,7 @@ class _BatchRunner(_Runner):
             if e_step_wanted:
                 self._settle_states()
             if t > 1:  # the bound of iteration t - 1 came with this pass
-                bound = float(doc_bound + np.sum(lda_topic_bound(lam, elog, eta)))
+                bound = float(doc_bound + _topic_bound(elog_sum, rest, eta, self.V))
                 history.append(bound)
                 it = t - 1
                 m._report(it, bound, history[-2] if len(history) > 1 else None, started)
@@ -670,15 +679,15 @@ class _BatchRunner(_Runner):
                     break
             self.gamma = new_gamma
             lam = (eta + sstats_t.T).astype(self.dtype)
-            elog, ebeta_t, log_scale = _expectations(lam)
+            ebeta_t, log_scale, elog_sum, rest = _topic_arrays(lam)
             if self.learn_alpha or self.learn_eta:
                 if self.learn_alpha:
                     from .models._priors import dirichlet_from_mean_log
 
                     alpha = dirichlet_from_mean_log(alpha, elog_theta / sum(self.parts.n_docs))
                 if self.learn_eta:
-                    _, eta = m._learned_priors(np.zeros((0, self.K)), float(np.mean(elog)), self.V, alpha, eta,
-                                                 False, True)
+                    _, eta = m._learned_priors(np.zeros((0, self.K)), float(np.sum(elog_sum)) / (self.K * self.V),
+                                               self.V, alpha, eta, False, True)
         m._warn_not_converged(it, converged)
         return {
             "components_": lam,
@@ -844,7 +853,11 @@ class _OnlineRunner(_Runner):
                         "a round trip (tens of ms), which will dominate; a batch_size of thousands of documents per "
                         "worker keeps the workers busy", min(batch_size, n_docs), n_workers)
         t, n_seen, it, converged = 0, 0, 0, False
-        bounds, means, expectations = [], [], None
+        bounds, means = [], []
+        lam = np.array(lam, order="C")  # private: each SVI step updates it in place
+        ebeta_t = np.empty((lam.shape[1], lam.shape[0]), dtype=lam.dtype)
+        log_scale = np.empty(lam.shape[1], dtype=np.float64)
+        elog_sum, rest = topic_terms(lam, ebeta_t, log_scale)
         started = time.perf_counter()
         self.timings = []
         while it < m.max_iter and not converged:
@@ -860,13 +873,15 @@ class _OnlineRunner(_Runner):
                 slices = {int(p): (int(cursor[p]), int(cursor[p] + counts[p])) for p in np.flatnonzero(counts)}
                 cursor += counts
                 t += 1
-                elog, ebeta_t, log_scale = _expectations(lam) if expectations is None else expectations
                 restarts = self._restarts(t, ids, counts, rng)
                 sstats_t, doc_bound, elog_theta = self._batch(t, slices, restarts, ebeta_t, log_scale, alpha, hosts)
                 scale = self.total / ids.shape[0]
-                bounds.append(float(scale * doc_bound + np.sum(lda_topic_bound(lam, elog, float(eta)))))
-                lam, alpha, eta, expectations = m._svi_update(
-                    lam, alpha, eta, sstats_t, t, scale, elog_theta / ids.shape[0] if self.learn_alpha else None)
+                bounds.append(float(scale * doc_bound + _topic_bound(elog_sum, rest, eta, lam.shape[1])))
+                # new arrays for the next topics: the scattered ones may still be referenced by the workers
+                ebeta_t, log_scale = np.empty_like(ebeta_t), np.empty_like(log_scale)
+                alpha, eta, elog_sum, rest = m._svi_step(
+                    lam, alpha, eta, sstats_t, t, scale, elog_theta / ids.shape[0] if self.learn_alpha else None,
+                    ebeta_t, log_scale)
                 n_seen += ids.shape[0]
                 if m.verbose > 1:
                     m._report(t, bounds[-1], bounds[-2] if len(bounds) > 1 else None, started)
@@ -907,7 +922,7 @@ def fit_distributed(model: BatchLDA | OnlineLDA, shards, client: Client | None =
 
     An OnlineLDA's mini-batches take from every partition in proportion to its size (see
     :func:`interleaved_order`), so every worker works on every mini-batch and the client makes the
-    stochastic step after each one (:meth:`OnlineLDA._svi_update`, the step of ``OnlineLDA.fit``).
+    stochastic step after each one (:meth:`OnlineLDA._svi_step`, the step of ``OnlineLDA.fit``).
     ``shuffle=True`` visits each partition's documents in a new random order on every pass (the
     documents do not move between workers, so this is not the global shuffle of ``OnlineLDA.fit``).
     Each mini-batch costs one broadcast of the topics and one round trip, so choose ``batch_size``

@@ -147,8 +147,8 @@ def test_exp_nonpositive_within_one_ulp_of_libm():
 
 
 @pytest.mark.parametrize("learn_priors", [False, True])
-def test_online_fused_path_matches_svi_update_and_elbo(learn_priors):
-    """OnlineLDA's fused loop makes the same steps and bounds as _svi_update + _elbo (distributed.py's path)."""
+def test_online_fused_path_matches_numpy_step_and_elbo(learn_priors):
+    """OnlineLDA's fused loop makes the same steps and bounds as a NumPy SVI step + ``_elbo``."""
     from topicvb.datasets import make_lda_corpus
     from topicvb.models.batch_lda import _expectations
     from topicvb.models.online_lda import OnlineLDA, _mean_elog_theta
@@ -171,8 +171,10 @@ def test_online_fused_path_matches_svi_update_and_elbo(learn_priors):
         gamma, sstats_t, _ = e_step(*csr_arrays(batch), expectations[1], alpha, gamma0, gamma0[:0], 20, 1e-3, True)
         bounds.append(ref_model._elbo(batch, gamma, lam, alpha, eta, doc_scale=140 / batch.shape[0],
                                       expectations=expectations))
-        lam, alpha, eta, _ = ref_model._svi_update(lam, alpha, eta, sstats_t, t, 140 / batch.shape[0],
-                                                   _mean_elog_theta(gamma) if learn_priors else None)
+        rho = ref_model._rho(t)
+        lam = ref.svi_lambda_step(lam, eta, sstats_t.T, rho, 140 / batch.shape[0])
+        alpha, eta = ref_model._prior_step(alpha, eta, rho, 150, _mean_elog_theta(gamma) if learn_priors else None,
+                                           lambda: float(np.mean(_expectations(lam)[0])))
     np.testing.assert_allclose(model.components_, lam, rtol=1e-10)
     np.testing.assert_allclose(model.bound_history_, bounds, rtol=1e-11)
     np.testing.assert_allclose(model.doc_topic_prior_, alpha, rtol=1e-10)

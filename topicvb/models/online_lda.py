@@ -17,7 +17,7 @@ from ._base import TopicModelBase
 from ._checkpoint import interruptible, restore_rng
 from ._priors import dirichlet_from_mean_log, learn_flags, symmetric_dirichlet_from_mean_log
 from .._validation import check_choice
-from .batch_lda import VBLDAMixin, _expectations, _seeded_topics, _topic_bound
+from .batch_lda import VBLDAMixin, _seeded_topics, _topic_bound
 
 
 def _mean_elog_theta(gamma):
@@ -147,19 +147,22 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
         return {"components_": lam, "doc_topic_prior_": alpha, "topic_word_prior_": eta, "n_batch_iter_": 0,
                 "n_docs_seen_": 0, "n_iter_": 0, "bound_history_": np.zeros(0), "random_state_": rng}
 
-    def _svi_update(self, lam, alpha, eta, sstats_t, t, scale, mean_elog_theta=None):
+    def _svi_step(self, lam, alpha, eta, sstats_t, t, scale, mean_elog_theta, ebeta_t, log_scale):
         """One stochastic variational step from the statistics of mini-batch ``t`` (counted from 1).
 
         lam <- (1 - rho_t) lam + rho_t (eta + scale * sstats), rho_t = (tau0 + t) ** -kappa, with
-        ``scale`` = D / |B|; with ``learn_priors``, alpha and eta then move with the same step
-        towards the values that maximise the ELBO for the batch (``mean_elog_theta``: the mean over
-        the batch's documents of E[log theta_d]) and the new lam. The in-process loop and the
-        distributed runner (:mod:`topicvb.distributed`) both call this, so they make the same step.
+        ``scale`` = D / |B|, made in place by one fused kernel that also writes the new lam's rescaled
+        exp(E[log beta]) into ``ebeta_t`` and ``log_scale`` and returns the pieces of its ELBO topic
+        term; with ``learn_priors``, alpha and eta then move with the same step towards the values
+        that maximise the ELBO for the batch (``mean_elog_theta``: the mean over the batch's
+        documents of E[log theta_d], None when alpha is not learned) and the new lam. ``fit``,
+        ``partial_fit`` and the distributed runner (:mod:`topicvb.distributed`) all call this, so
+        they make the same step.
 
         Parameters
         ----------
         lam : ndarray of shape (n_components, n_terms)
-            The current topics (not modified).
+            The current topics, overwritten with the new ones.
         alpha : ndarray of shape (n_components,)
             The current document-topic prior.
         eta : float
@@ -170,26 +173,24 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
             The mini-batch's number, from 1.
         scale : float
             D / |B|, the corpus size over the batch size.
-        mean_elog_theta : ndarray of shape (n_components,), default=None
+        mean_elog_theta : ndarray of shape (n_components,) or None
             Needed when alpha is learned.
+        ebeta_t : ndarray of shape (n_terms, n_components)
+            Overwritten with the new topics' rescaled exp(E[log beta]).
+        log_scale : ndarray of shape (n_terms,)
+            Overwritten with the per-term log scale.
 
         Returns
         -------
-        lam, alpha, eta, expectations
-            The new state; ``expectations`` is ``_expectations(lam)`` of the new lam when it was
-            computed here (to learn eta) and None otherwise.
+        alpha, eta, elog_sum, rest
+            The new priors, and :func:`topic_terms` of the new lam (see ``_topic_bound``).
         """
+        n_topics, n_terms = lam.shape
         rho = self._rho(t)
-        lam = ((1.0 - rho) * lam + rho * (eta + scale * sstats_t.T)).astype(lam.dtype)
-        expectations = None
-
-        def mean_elog_beta():
-            nonlocal expectations
-            expectations = _expectations(lam)
-            return float(np.mean(expectations[0]))
-
-        alpha, eta = self._prior_step(alpha, eta, rho, lam.shape[1], mean_elog_theta, mean_elog_beta)
-        return lam, alpha, eta, expectations
+        elog_sum, rest = svi_topic_update(lam, sstats_t, rho, float(eta), scale, ebeta_t, log_scale)
+        alpha, eta = self._prior_step(alpha, eta, rho, n_terms, mean_elog_theta,
+                                      lambda: float(np.sum(elog_sum)) / (n_topics * n_terms))
+        return alpha, eta, elog_sum, rest
 
     def _rho(self, t):
         """Step size rho_t = (tau0 + t) ** -kappa of mini-batch ``t`` (counted from 1)."""
@@ -215,9 +216,9 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
     def _run_batches(self, X, order, state, total, started):
         """Update ``state`` (a dict of fitted attributes) with the mini-batches of X in ``order``.
 
-        ``state["components_"]`` is updated in place. One fused kernel per batch makes the SVI step
-        of lam and computes, from the new lam, the next batch's exp(E[log beta]) and the topic part
-        of its ELBO estimate (the same step and bound as :meth:`_svi_update` and ``_elbo``).
+        ``state["components_"]`` is updated in place. :meth:`_svi_step` makes the SVI step of lam and
+        computes, from the new lam, the next batch's exp(E[log beta]) and the topic part of its ELBO
+        estimate (the bound ``_elbo`` gives).
         """
         lam = state["components_"]
         alpha, eta = state["doc_topic_prior_"], state["topic_word_prior_"]
@@ -237,12 +238,10 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
                                         int(self.max_doc_update_iter), float(self.mean_change_tol), True)
             scale = total / batch.shape[0]
             doc = lda_doc_bound(indptr, indices, data, gamma, alpha, ebeta_t, log_scale)
-            eta_f = float(eta)
-            bounds.append(float(scale * np.sum(doc) + _topic_bound(elog_sum, rest, eta_f, n_terms)))
-            rho = self._rho(t)
-            elog_sum, rest = svi_topic_update(lam, sstats_t, rho, eta_f, scale, ebeta_t, log_scale)
-            alpha, eta = self._prior_step(alpha, eta, rho, n_terms, _mean_elog_theta(gamma) if learn_alpha else None,
-                                          lambda: float(np.sum(elog_sum)) / (n_topics * n_terms))
+            bounds.append(float(scale * np.sum(doc) + _topic_bound(elog_sum, rest, eta, n_terms)))
+            alpha, eta, elog_sum, rest = self._svi_step(lam, alpha, eta, sstats_t, t, scale,
+                                                        _mean_elog_theta(gamma) if learn_alpha else None,
+                                                        ebeta_t, log_scale)
             state["n_batch_iter_"] = t
             state["n_docs_seen_"] += batch.shape[0]
             if self.verbose > 1:
