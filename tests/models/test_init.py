@@ -107,18 +107,18 @@ def test_rotating_restarts_keep_the_bound_monotone_and_cut_the_work(clustered):
     updates = {}
     for r in (1, 4):
         counts = []
-        real = bl.e_step
+        real = bl.e_step_indexed
 
         def counting(*args, _real=real):
             out = _real(*args)
             counts.append(int(out[2].sum()))
             return out
 
-        bl.e_step = counting
+        bl.e_step_indexed = counting
         try:
             model = BatchLDA(6, max_iter=12, tol=0, restart_every=r, random_state=0, n_jobs=1).fit(X)
         finally:
-            bl.e_step = real
+            bl.e_step_indexed = real
         b = model.bound_history_
         assert np.all(np.diff(b) >= -1e-9 * np.abs(b[1:]))
         updates[r] = sum(counts[1:])  # after the first E-step, which restarts everything either way

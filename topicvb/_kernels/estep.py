@@ -33,7 +33,9 @@ scikit-learn's code do), which explores far better than warm starts, whose early
 (on a synthetic corpus warm starts reached a bound 20% worse). To keep the batch ELBO monotone, the
 caller may also pass the previous iteration's ``gamma_prev``: when a document's restarted solution
 has a lower document-level bound than ``gamma_prev`` under the same topics, the document continues
-from ``gamma_prev`` instead, so no document's bound term ever goes down.
+from ``gamma_prev`` instead, so no document's bound term ever goes down. A document that starts from
+its ``gamma_prev`` itself needs no comparison: each update maximises the bound over phi and then over
+gamma, so the ascent from ``gamma_prev`` never ends below it.
 """
 
 import math
@@ -44,7 +46,7 @@ from numba import njit, prange
 from .sparse import column_accumulate, column_index
 from .bounds import exp_shifted_row
 from .special import dirichlet_expectation_row
-from .vec import axpy, dot
+from .vec import axpy, axpy2, dot
 
 CHUNK = 64  # documents per parallel work item (scratch buffers are allocated per item)
 
@@ -118,7 +120,11 @@ def _iterate(g, elog, et, acc, indices, data, start, end, ebeta_t, alpha, phinor
     for it in range(max_iter):
         for k in range(n_topics):
             acc[k] = 0.0
-        for p in range(start, end):
+        p = start
+        while p + 1 < end:  # two rows per pass over acc
+            axpy2(acc, ebeta_t[indices[p]], data[p] / phinorm[p], ebeta_t[indices[p + 1]], data[p + 1] / phinorm[p + 1])
+            p += 2
+        if p < end:
             axpy(acc, ebeta_t[indices[p]], data[p] / phinorm[p])
         change = 0.0
         for k in range(n_topics):
@@ -155,8 +161,14 @@ def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, ethet
                     g[k] = alpha[k]
                     etheta[d, k] = 0.0
                 continue
+            restarted = False  # whether g starts elsewhere than gamma_prev (from which ascent cannot lose)
+            if compare:
+                for k in range(n_topics):
+                    if g[k] != gamma_prev[d, k]:
+                        restarted = True
+                        break
             n_iter[d] = _iterate(g, elog, et, acc, indices, data, start, end, ebeta_t, alpha, phinorm, max_iter, tol)
-            if compare:  # elog, et and phinorm hold g's values; the previous solution's go to scratch
+            if restarted:  # elog, et and phinorm hold g's values; the previous solution's go to scratch
                 fresh = _current_objective(g, elog, data, start, end, phinorm, alpha)
                 old = _fresh_objective(gamma_prev[d], elog_prev, et_prev, acc, indices, data, start, end, ebeta_t,
                                        alpha)
@@ -188,19 +200,32 @@ def e_step(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_iter, t
     shape (V, K) with sum_d c_dw phi_dwk, or shape (0, K) when ``with_sstats`` is False) and the
     number of gamma updates made per document (int64, (D,)).
     """
-    n_docs = indptr.shape[0] - 1
-    n_terms = ebeta_t.shape[0]
-    n_topics = alpha.shape[0]
+    if not with_sstats:
+        n_topics = alpha.shape[0]
+        gamma = gamma.copy()
+        etheta = np.empty_like(gamma)
+        phinorm = np.empty(indices.shape[0], dtype=np.float64)
+        n_iter = _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, etheta, phinorm, max_iter,
+                              tol)
+        return gamma, np.zeros((0, n_topics), dtype=ebeta_t.dtype), n_iter
+    colptr, positions, rows = column_index(indptr, indices, ebeta_t.shape[0])
+    return e_step_indexed(indptr, indices, data, colptr, positions, rows, ebeta_t, alpha, gamma, gamma_prev,
+                          max_iter, tol)
+
+
+@njit(cache=True, nogil=True)
+def e_step_indexed(indptr, indices, data, colptr, positions, rows, ebeta_t, alpha, gamma, gamma_prev, max_iter,
+                   tol):
+    """:func:`e_step` with the sufficient statistics, given the matrix's column index
+    (``colptr, positions, rows = sparse.column_index(indptr, indices, V)``), which a caller that
+    runs many E-steps on the same matrix (BatchLDA) computes once."""
     gamma = gamma.copy()
     etheta = np.empty_like(gamma)
     phinorm = np.empty(indices.shape[0], dtype=np.float64)
     n_iter = _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, etheta, phinorm, max_iter, tol)
-    if not with_sstats:
-        return gamma, np.zeros((0, n_topics), dtype=ebeta_t.dtype), n_iter
     weight = np.empty(indices.shape[0], dtype=np.float64)
     for p in range(indices.shape[0]):
         weight[p] = data[p] / phinorm[p]
-    colptr, positions, rows = column_index(indptr, indices, n_terms)
-    sstats_t = np.empty((n_terms, n_topics), dtype=ebeta_t.dtype)
+    sstats_t = np.empty(ebeta_t.shape, dtype=ebeta_t.dtype)
     column_accumulate(colptr, positions, rows, weight, etheta, ebeta_t, sstats_t)
     return gamma, sstats_t, n_iter

@@ -68,13 +68,19 @@ def em_step(indptr, indices, data, theta, phi_t, theta_b, phi_t_b, tempered):
     Returns n_dk (D, K), n_wk (V, K) in the dtype of theta / phi_t, and the per-document
     log-likelihood sum_w c_dw log sum_k theta_dk phi_t[w, k] (float64, (D,)) of the *given* model.
     """
+    colptr, positions, rows = column_index(indptr, indices, phi_t.shape[0])
+    return em_step_indexed(indptr, indices, data, colptr, positions, rows, theta, phi_t, theta_b, phi_t_b, tempered)
+
+
+@njit(cache=True, nogil=True)
+def em_step_indexed(indptr, indices, data, colptr, positions, rows, theta, phi_t, theta_b, phi_t_b, tempered):
+    """:func:`em_step` given the matrix's column index (``sparse.column_index(indptr, indices, V)``),
+    which the fit computes once rather than in every iteration."""
     n_docs = indptr.shape[0] - 1
-    n_terms, n_topics = phi_t.shape
     n_dk = np.empty_like(theta)
     weight = np.empty(indices.shape[0], dtype=np.float64)
     loglik = np.empty(n_docs, dtype=np.float64)
     _doc_pass(indptr, indices, data, theta, phi_t, theta_b, phi_t_b, tempered, n_dk, weight, loglik)
-    colptr, positions, rows = column_index(indptr, indices, n_terms)
     n_wk = np.empty_like(phi_t)
     column_accumulate(colptr, positions, rows, weight, theta_b, phi_t_b, n_wk)
     return n_dk, n_wk, loglik

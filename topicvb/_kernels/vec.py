@@ -25,3 +25,11 @@ def axpy(acc, x, r):
     """acc[k] += r * x[k] in place (1-D float arrays of equal length, scalar r)."""
     for k in range(acc.shape[0]):
         acc[k] += x[k] * r
+
+
+@njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+def axpy2(acc, x, r, y, s):
+    """acc[k] += r * x[k] + s * y[k] in place: two rows in one pass over acc."""
+    for k in range(acc.shape[0]):
+        acc[k] += x[k] * r + y[k] * s
+

@@ -14,7 +14,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._config import threads
 from .._kernels.bounds import lda_doc_bound, lda_topic_bound, topic_expectations, topic_terms
-from .._kernels.estep import e_step
+from .._kernels.estep import e_step, e_step_indexed
+from .._kernels.sparse import column_index
 from .._validation import check_choice, csr_arrays
 from ._base import TopicModelBase
 from ._checkpoint import interruptible, restore_rng
@@ -79,8 +80,9 @@ def _seeded_topics(X, n_topics, rng, dtype, n_refine=2):
     gave 5-8% lower held-out perplexity than the single-document seeds and than a Gamma(100, 0.01)
     start, for BatchLDA and OnlineLDA alike (benchmarks/BENCHMARKS.md). Topic k starts as an even mix
     of centre k and the uniform distribution, scaled to carry 1/K of the corpus tokens, times
-    Gamma(100, 0.01) noise. Cost: K sparse-dense products with 2 + log K columns (the candidate
-    seeds) plus ``n_refine`` with K columns.
+    Gamma(100, 0.01) noise. Cost: K sparse products of 2 + log K candidate documents with the
+    term-major embedding (work proportional to the candidates' terms' document frequencies) plus
+    ``n_refine`` sparse-dense products with K columns.
     """
     n_docs, n_terms = X.shape
     lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
@@ -92,9 +94,10 @@ def _seeded_topics(X, n_topics, rng, dtype, n_refine=2):
     tf = sp.csr_matrix((np.asarray(X.data, dtype=np.float64) / row_lengths, X.indices, X.indptr), shape=X.shape)
     emb = sp.csr_matrix((np.sqrt(tf.data), tf.indices, tf.indptr), shape=X.shape)
     sq = (lengths > 0).astype(np.float64)  # squared norms: sum_w tf_dw = 1 for every non-empty document
+    emb_t = emb.T.tocsr()  # term-major: a few documents' inner products with all touch only their terms
 
     def distances(docs):  # squared distances of every document to each of ``docs``: (n_docs, len(docs))
-        cross = np.asarray(emb @ emb[docs].T.toarray())
+        cross = (emb[docs] @ emb_t).T.toarray()
         return np.maximum(sq[:, None] + sq[docs][None, :] - 2.0 * cross, 0.0)
 
     seeds = [int(rng.choice(nonempty))]
@@ -329,6 +332,7 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
             alpha, eta, history = state["alpha"], float(state["eta"]), list(state["history"])
             restore_rng(rng, state)
         indptr, indices, data = csr_arrays(X)
+        columns = column_index(indptr, indices, V)  # once for all E-steps
         learn_alpha, learn_eta = learn_flags(self.learn_priors, type(self).__name__)
         started = time.perf_counter()
         it = len(history)
@@ -344,8 +348,9 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
                 # others; e_step falls back on the previous gamma where that is better
                 gamma_init = rng.gamma(100.0, 0.01, size=(X.shape[0], K)).astype(dtype)
                 gamma_init = _start_points(gamma_init, gamma, 0, int(self.restart_every), it)
-                gamma, sstats_t, _ = e_step(indptr, indices, data, ebeta_t, alpha, gamma_init, gamma,
-                                            int(self.max_doc_update_iter), float(self.mean_change_tol), True)
+                gamma, sstats_t, _ = e_step_indexed(indptr, indices, data, *columns, ebeta_t, alpha, gamma_init,
+                                                    gamma, int(self.max_doc_update_iter),
+                                                    float(self.mean_change_tol))
                 lam = (eta + sstats_t.T).astype(dtype)
                 elog_sum, rest = topic_terms(lam, ebeta_t, log_scale)  # the new topics' expectations
                 if learn_alpha or learn_eta:  # coordinate ascent on the priors keeps the bound monotone

@@ -9,7 +9,8 @@ import numpy as np
 from sklearn.utils import check_random_state, check_scalar
 
 from .._config import threads
-from .._kernels.plsa import em_step, fold_in, log_likelihood
+from .._kernels.plsa import em_step_indexed, fold_in, log_likelihood
+from .._kernels.sparse import column_index
 from .._validation import check_choice, csr_arrays
 from ._base import TopicModelBase
 from ._checkpoint import interruptible, restore_rng
@@ -204,6 +205,7 @@ class PLSA(TopicModelBase):
                 best = (float(state["best_value"]), int(state["best_iter"]), state["best_theta"], state["best_phi_t"])
             restore_rng(rng, state)
         indptr, indices, data = csr_arrays(X)
+        columns = column_index(indptr, indices, V)  # once for all E-steps
         tempered = self.beta != 1.0
         started = time.perf_counter()
         converged = False
@@ -216,7 +218,8 @@ class PLSA(TopicModelBase):
                 if done == self.max_iter:  # only evaluate the final model
                     ll = float(np.sum(log_likelihood(indptr, indices, data, theta, phi_t)))
                 else:
-                    n_dk, n_wk, ll_doc = em_step(indptr, indices, data, theta, phi_t, theta_b, phi_t_b, tempered)
+                    n_dk, n_wk, ll_doc = em_step_indexed(indptr, indices, data, *columns, theta, phi_t, theta_b,
+                                                          phi_t_b, tempered)
                     ll = float(np.sum(ll_doc))
                 if done > 0:  # ll is the objective of the model after `done` iterations
                     history.append(ll + _log_prior(theta, phi_t, a1, e1))
