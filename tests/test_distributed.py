@@ -202,7 +202,7 @@ def test_online_global_streams_equal_single_machine_fit(client, corpus, init, le
     X, parts, _ = corpus
     # 70 does not divide the partitions: mini-batches straddle partition boundaries, the last is short
     params = dict(random_state=0, max_iter=max_iter, tol=tol, batch_size=70, shuffle=False, init=init,
-                  learn_priors=learn_priors)
+                  learn_priors=learn_priors, restart_every=1)  # the runner restarts every pass
     want = OnlineLDA(K, **params).fit(X[interleaved_order(SIZES)])
     got = fit_distributed(OnlineLDA(K, **params), parts, client, random_streams="global")
     _assert_same_online_fit(got, want)

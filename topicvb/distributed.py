@@ -58,7 +58,9 @@ topics once, every worker runs the E-step of its partitions' rows in one task pe
 and sums their statistics (and the batch's document ELBO terms), the sums are tree-reduced, and the
 client makes the stochastic step with :meth:`OnlineLDA._svi_step`, the method ``OnlineLDA.fit``
 itself calls (lam <- (1 - rho_t) lam + rho_t (eta + D / |B| sstats), rho_t = (tau0 + t) ** -kappa,
-and the online prior updates). gamma is never kept. ``bound_history_`` (one estimate per
+and the online prior updates). gamma is never kept: every document restarts in every pass, as
+``OnlineLDA(restart_every=1)`` does (the rotating restarts' per-document gamma would have to live
+on the workers; not implemented). ``bound_history_`` (one estimate per
 mini-batch), ``n_iter_`` (passes), ``n_batch_iter_``, ``n_docs_seen_`` and ``random_state_``
 are set as ``fit`` sets them, and convergence is tested on the mean bound of each pass as there.
 Restarts: with "global" streams the client draws every mini-batch's restarts from the model's
@@ -852,6 +854,9 @@ class _OnlineRunner(_Runner):
             logger.info("OnlineLDA mini-batches of %d documents on %d workers: each mini-batch costs a broadcast and "
                         "a round trip (tens of ms), which will dominate; a batch_size of thousands of documents per "
                         "worker keeps the workers busy", min(batch_size, n_docs), n_workers)
+        if m.restart_every > 1 and m.max_iter > 1:
+            logger.info("fit_distributed restarts every document in every pass: the fit corresponds to "
+                        "OnlineLDA(restart_every=1), not to restart_every=%d", m.restart_every)
         t, n_seen, it, converged = 0, 0, 0, False
         bounds, means = [], []
         lam = np.array(lam, order="C")  # private: each SVI step updates it in place

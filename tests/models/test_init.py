@@ -131,3 +131,44 @@ def test_restart_every_must_be_a_positive_integer(clustered):
         BatchLDA(3, restart_every=0).fit(X)
     with pytest.raises(TypeError, match="restart_every must be an instance of int"):
         BatchLDA(3, restart_every=1.5).fit(X)
+
+
+def test_online_rotating_restarts_cut_the_updates_of_later_passes(clustered):
+    import topicvb.models.online_lda as ol
+
+    X = clustered.corpus.X
+    runs = {}
+    for every in (1, 4):
+        counts = []
+        real = ol.e_step
+
+        def counting(*args, _real=real):
+            out = _real(*args)
+            counts.append(int(out[2].sum()))
+            return out
+
+        ol.e_step = counting
+        try:
+            model = OnlineLDA(6, batch_size=100, max_iter=4, tol=0, restart_every=every, random_state=0,
+                              n_jobs=1).fit(X)
+        finally:
+            ol.e_step = real
+        runs[every] = (model, counts)
+    per_pass = X.shape[0] // 100
+    cold, warm = runs[1][1], runs[4][1]
+    assert len(cold) == len(warm) == 4 * per_pass
+    assert warm[:per_pass] == cold[:per_pass]  # the first pass has nothing to continue from
+    assert sum(warm[per_pass:]) < 0.8 * sum(cold[per_pass:])
+    # the random starts are drawn either way: the same stream, so the same shuffles
+    np.testing.assert_array_equal(runs[4][0].random_state_.get_state()[1], runs[1][0].random_state_.get_state()[1])
+    # and the fit is as good: per-batch bound estimates of the last pass within 0.5%
+    last = slice(-per_pass, None)
+    assert np.mean(runs[4][0].bound_history_[last]) >= 1.005 * np.mean(runs[1][0].bound_history_[last])
+
+
+def test_online_restart_every_must_be_a_positive_integer(clustered):
+    X = clustered.corpus.X[:30]
+    with pytest.raises(ValueError, match="restart_every == 0, must be >= 1"):
+        OnlineLDA(3, restart_every=0).fit(X)
+    with pytest.raises(TypeError, match="restart_every must be an instance of int"):
+        OnlineLDA(3, restart_every=2.5).fit(X)
