@@ -69,13 +69,13 @@ per mini-batch); with "partition" streams partition p draws its rows of mini-bat
 ``SeedSequence(entropy, spawn_key=(t, p))`` on the worker. ``shuffle=True`` permutes each
 partition's rows on its worker at the start of every pass (a permutation seeded from the model's
 stream); documents never move between workers, so there is no global shuffle. With "global"
-streams and ``shuffle=False`` the fit equals ``OnlineLDA(...).fit(X[interleaved_order(sizes)])``
-to floating-point rounding. Every mini-batch costs a broadcast of K x V numbers and a round trip
-(about 50 ms on a LocalCluster), so use mini-batches of thousands of documents per worker. A
-worker that dies mid-batch loses nothing that cannot be recomputed (shards are re-read, the
-shuffles recomputed from their seeds, the restarts are part of the tasks), so Dask reruns the
-lost tasks elsewhere, and the runner re-reads lost partitions and resubmits the mini-batch if a
-task failed for good.
+streams and ``shuffle=False`` the fit equals
+``OnlineLDA(..., restart_every=1).fit(X[interleaved_order(sizes)])`` to floating-point rounding.
+Every mini-batch costs a broadcast of K x V numbers and a round trip (about 50 ms on a LocalCluster),
+so use mini-batches of thousands of documents per worker. A worker that dies mid-batch loses
+nothing that cannot be recomputed (shards are re-read, the shuffles recomputed from their seeds,
+the restarts are part of the tasks), so Dask reruns the lost tasks elsewhere, and the runner
+re-reads lost partitions and resubmits the mini-batch if a task failed for good.
 
 Compilation. The numba kernels are compiled (or loaded from numba's on-disk cache) once per
 worker process, not per task: :func:`warm_up_workers` runs a tiny E-step and bound on every worker
@@ -855,7 +855,7 @@ class _OnlineRunner(_Runner):
                         "a round trip (tens of ms), which will dominate; a batch_size of thousands of documents per "
                         "worker keeps the workers busy", min(batch_size, n_docs), n_workers)
         if m.restart_every > 1 and m.max_iter > 1:
-            logger.info("fit_distributed restarts every document in every pass: the fit corresponds to "
+            logger.warning("fit_distributed restarts every document in every pass: the fit corresponds to "
                         "OnlineLDA(restart_every=1), not to restart_every=%d", m.restart_every)
         t, n_seen, it, converged = 0, 0, 0, False
         bounds, means = [], []
@@ -952,8 +952,9 @@ def fit_distributed(model: BatchLDA | OnlineLDA, shards, client: Client | None =
         partition and iteration or mini-batch (parallel; the result depends on the seed and the
         partitioning), or pieces of the model's single random stream. With "global", a BatchLDA
         equals ``model.fit(X)`` (the draws form a sequential chain across partitions) and an
-        OnlineLDA with ``shuffle=False`` equals ``model.fit(X[interleaved_order(n_docs)])`` (the
-        client draws each mini-batch's restarts and sends them with its tasks).
+        OnlineLDA with ``shuffle=False`` equals ``model.fit(X[interleaved_order(n_docs)])`` with
+        ``restart_every=1`` (the client draws each mini-batch's restarts and sends them with its
+        tasks; the runner restarts every document in every pass).
     kernel_threads : int, default=1
         Numba threads per task. The parallelism comes from the partitions: give each worker as
         many Dask threads as cores, or run one single-threaded worker per core.

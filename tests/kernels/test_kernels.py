@@ -7,8 +7,8 @@ import scipy.sparse as sp
 
 import reference as ref
 from topicvb._kernels.bounds import lda_doc_bound, lda_topic_bound, topic_expectations
-from topicvb._kernels.estep import e_step, e_step_indexed
-from topicvb._kernels.plsa import em_step, em_step_indexed, fold_in, log_likelihood
+from topicvb._kernels.estep import e_step
+from topicvb._kernels.plsa import em_step, fold_in, log_likelihood
 from topicvb._kernels.sparse import column_accumulate, column_index
 from topicvb._validation import csr_arrays
 
@@ -183,44 +183,3 @@ def test_e_step_falls_back_on_a_better_previous_solution():
     assert np.all(doc(gamma) >= before - 1e-9)
     _, sstats_ref = ref.vb_e_step(X, elog, alpha, expected, 0, 0.0)
     np.testing.assert_allclose(sstats_t.T, sstats_ref, rtol=1e-10, atol=1e-12)
-
-
-def test_warm_started_documents_skip_the_fallback_comparison():
-    # a document whose start is its previous solution continues by plain ascent (which cannot end
-    # below its start): the same gamma and the same number of updates as without a fallback
-    X, Xc, rng = _problem(9)
-    K = 4
-    lam = rng.gamma(2.0, 1.0, (K, X.shape[1]))
-    alpha = np.full(K, 0.3)
-    _, ebeta_t, log_scale = _expect(lam)
-    prev = rng.gamma(2.0, 3.0, (X.shape[0], K))
-    start = prev.copy()
-    start[::2] = 1.0  # even documents restart, odd ones continue from prev
-    g, s, n = e_step(*csr_arrays(Xc), ebeta_t, alpha, start, prev, 5, 0.0, True)
-    g_plain, s_plain, n_plain = e_step(*csr_arrays(Xc), ebeta_t, alpha, start, prev[:0], 5, 0.0, True)
-    nonempty = np.diff(Xc.indptr) > 0
-    odd = (np.arange(X.shape[0]) % 2 == 1) & nonempty
-    np.testing.assert_array_equal(g[odd], g_plain[odd])
-    np.testing.assert_array_equal(n[odd], 5)
-    doc = lda_doc_bound(*csr_arrays(Xc), g, alpha, ebeta_t, log_scale)
-    assert np.all(doc >= lda_doc_bound(*csr_arrays(Xc), prev, alpha, ebeta_t, log_scale) - 1e-9)
-
-
-def test_indexed_steps_equal_the_plain_ones():
-    # the fits compute the column index once and call the *_indexed kernels: the same results
-    X, Xc, rng = _problem(10)
-    K = 4
-    arrays = csr_arrays(Xc)
-    columns = column_index(arrays[0], arrays[1], X.shape[1])
-    _, ebeta_t, _ = _expect(rng.gamma(2.0, 1.0, (K, X.shape[1])))
-    alpha = np.full(K, 0.2)
-    gamma0 = rng.gamma(3.0, 1.0, (X.shape[0], K))
-    prev = rng.gamma(3.0, 1.0, (X.shape[0], K))
-    for a, b in zip(e_step(*arrays, ebeta_t, alpha, gamma0, prev, 20, 1e-6, True),
-                    e_step_indexed(*arrays, *columns, ebeta_t, alpha, gamma0, prev, 20, 1e-6)):
-        np.testing.assert_array_equal(a, b)
-    theta = rng.dirichlet(np.ones(K), X.shape[0])
-    phi_t = rng.dirichlet(np.ones(X.shape[1]), K).T.copy()
-    for a, b in zip(em_step(*arrays, theta, phi_t, theta, phi_t, False),
-                    em_step_indexed(*arrays, *columns, theta, phi_t, theta, phi_t, False)):
-        np.testing.assert_array_equal(a, b)

@@ -163,7 +163,8 @@ def test_online_rotating_restarts_cut_the_updates_of_later_passes(clustered):
     np.testing.assert_array_equal(runs[4][0].random_state_.get_state()[1], runs[1][0].random_state_.get_state()[1])
     # and the fit is as good: per-batch bound estimates of the last pass within 0.5%
     last = slice(-per_pass, None)
-    assert np.mean(runs[4][0].bound_history_[last]) >= 1.005 * np.mean(runs[1][0].bound_history_[last])
+    cold_bound = np.mean(runs[1][0].bound_history_[last])
+    assert np.mean(runs[4][0].bound_history_[last]) >= cold_bound - 0.005 * abs(cold_bound)
 
 
 def test_online_restart_every_must_be_a_positive_integer(clustered):

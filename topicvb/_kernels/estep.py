@@ -28,14 +28,16 @@ gamma_d is below ``tol`` or ``max_iter`` updates were made. phinorm is always re
 latest gamma, so the returned statistics are those of the phi that is optimal for the returned
 gamma.
 
-Batch fits restart every document from a fixed ``gamma_init`` in each E-step (as Hoffman's and
-scikit-learn's code do), which explores far better than warm starts, whose early commitments stick
-(on a synthetic corpus warm starts reached a bound 20% worse). To keep the batch ELBO monotone, the
-caller may also pass the previous iteration's ``gamma_prev``: when a document's restarted solution
-has a lower document-level bound than ``gamma_prev`` under the same topics, the document continues
-from ``gamma_prev`` instead, so no document's bound term ever goes down. A document that starts from
-its ``gamma_prev`` itself needs no comparison: each update maximises the bound over phi and then over
-gamma, so the ascent from ``gamma_prev`` never ends below it.
+Starting points are the caller's ``gamma``. BatchLDA passes, per E-step, random Gamma(100, 0.01)
+draws for a rotating share of the documents (restarts explore far better than warm starts alone,
+whose early commitments stick: on a synthetic corpus warm starts reached a bound 20% worse) and the
+previous iteration's solution for the others. To keep the batch ELBO monotone it also passes that
+previous solution as ``gamma_prev``: when a restarted document's solution has a lower document-level
+bound than ``gamma_prev`` under the same topics, the document continues from ``gamma_prev`` instead,
+so no document's bound term ever goes down. A document whose start is its ``gamma_prev`` needs no
+comparison: each update maximises the bound over phi and then over gamma, so the ascent from
+``gamma_prev`` never ends below it. OnlineLDA passes no ``gamma_prev`` (a mini-batch's documents
+keep whatever their E-step reaches).
 """
 
 import math

@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._config import threads
 from .._kernels.bounds import lda_doc_bound, lda_topic_bound, topic_expectations, topic_terms
 from .._kernels.estep import e_step, e_step_indexed
+from .._kernels.seeding import candidate_distances, nearest_centre
 from .._kernels.sparse import column_index
 from .._validation import check_choice, csr_arrays
 from ._base import TopicModelBase
@@ -80,9 +81,9 @@ def _seeded_topics(X, n_topics, rng, dtype, n_refine=2):
     gave 5-8% lower held-out perplexity than the single-document seeds and than a Gamma(100, 0.01)
     start, for BatchLDA and OnlineLDA alike (benchmarks/BENCHMARKS.md). Topic k starts as an even mix
     of centre k and the uniform distribution, scaled to carry 1/K of the corpus tokens, times
-    Gamma(100, 0.01) noise. Cost: K sparse products of 2 + log K candidate documents with the
-    term-major embedding (work proportional to the candidates' terms' document frequencies) plus
-    ``n_refine`` sparse-dense products with K columns.
+    Gamma(100, 0.01) noise. Cost (the kernels of :mod:`topicvb._kernels.seeding`): for each of the K
+    seeds, 2 + log K candidates' inner products with the documents sharing their terms (through the
+    term-major embedding), plus ``n_refine`` assignment passes of K multiply-adds per non-zero.
     """
     n_docs, n_terms = X.shape
     lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
@@ -94,36 +95,40 @@ def _seeded_topics(X, n_topics, rng, dtype, n_refine=2):
     tf = sp.csr_matrix((np.asarray(X.data, dtype=np.float64) / row_lengths, X.indices, X.indptr), shape=X.shape)
     emb = sp.csr_matrix((np.sqrt(tf.data), tf.indices, tf.indptr), shape=X.shape)
     sq = (lengths > 0).astype(np.float64)  # squared norms: sum_w tf_dw = 1 for every non-empty document
-    emb_t = emb.T.tocsr()  # term-major: a few documents' inner products with all touch only their terms
+    emb_t = emb.T.tocsr()  # term-major: a candidate's inner products touch only the documents sharing its terms
+    arrays = (emb.indptr.astype(np.int64), emb.indices.astype(np.int64), emb.data,
+              emb_t.indptr.astype(np.int64), emb_t.indices.astype(np.int64), emb_t.data)
+    n_trials = 2 + int(np.log(n_topics))
+    scratch = np.empty((n_trials, n_docs), dtype=np.float64)
 
-    def distances(docs):  # squared distances of every document to each of ``docs``: (n_docs, len(docs))
-        cross = (emb[docs] @ emb_t).T.toarray()
-        return np.maximum(sq[:, None] + sq[docs][None, :] - 2.0 * cross, 0.0)
+    def after_adding(candidates, dist):  # (totals, new distances) for each candidate: see candidate_distances
+        out = scratch[:len(candidates)]
+        totals = candidate_distances(*arrays, sq, dist, np.asarray(candidates, dtype=np.int64), out)
+        return totals, out
 
     seeds = [int(rng.choice(nonempty))]
-    dist = distances(np.array(seeds))[:, 0]
-    dist[lengths == 0] = 0.0
-    n_trials = 2 + int(np.log(n_topics))
+    _, first = after_adding([seeds[0]], np.where(lengths > 0, np.inf, 0.0))
+    dist = first[0].copy()
     for _ in range(1, n_topics):
         total = dist.sum()
         if total <= 0:
             seeds.append(int(rng.choice(nonempty)))
             continue
         # greedy k-means++: of a few candidates drawn by squared distance, keep the one that
-        # leaves the smallest total squared distance (all candidates in one sparse product)
+        # leaves the smallest total squared distance
         candidates = rng.choice(n_docs, size=n_trials, p=dist / total)
-        new_dist = np.minimum(dist[:, None], distances(candidates))
-        new_dist[lengths == 0] = 0.0
-        best = int(np.argmin(new_dist.sum(axis=0)))
+        totals, new_dist = after_adding(candidates, dist)
+        best = int(np.argmin(totals))
         seeds.append(int(candidates[best]))
-        dist = np.ascontiguousarray(new_dist[:, best])
+        dist = new_dist[best].copy()
     centres = tf[seeds].toarray()
     if n_refine > 0:
         centres = 0.5 * centres + 0.5 / n_terms  # the first assignment: seeds mixed with uniform
         docs = nonempty
         emb_docs, tf_docs = (emb, tf) if docs.size == n_docs else (emb[docs], tf[docs])
+        doc_arrays = (emb_docs.indptr.astype(np.int64), emb_docs.indices.astype(np.int64), emb_docs.data)
         for _ in range(n_refine):
-            labels = np.asarray(emb_docs @ np.sqrt(centres).T).argmax(axis=1)
+            labels = nearest_centre(*doc_arrays, np.ascontiguousarray(np.sqrt(centres).T))
             members = sp.csr_matrix((np.ones(docs.size), (labels, np.arange(docs.size))),
                                     shape=(n_topics, docs.size))
             counts = np.asarray(members.sum(axis=1)).ravel()

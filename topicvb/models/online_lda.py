@@ -73,13 +73,15 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
     restart_every : int, default=4
         In ``fit``, from the second pass on, each document's E-step restarts from a random point
         once every ``restart_every`` passes (document d in pass p when d % restart_every ==
-        (p - 1) % restart_every) and otherwise starts from its gamma of the previous pass, as
-        :class:`BatchLDA`'s E-steps do. 1 restarts every document in every pass, as Hoffman's and
-        scikit-learn's code do. On 20 Newsgroups (batches of 256, 3 passes, two seeds) the default
-        cut the E-step's gamma updates per document by 20% (K=20) and 23-24% (K=100) for equal
-        (K=20) or 1% lower (K=100) held-out perplexity. Never restarting cuts more, but over 10
-        passes of a synthetic corpus it gave 2-3% worse held-out perplexity than restarting every
-        pass (early commitments stick), where the default stayed within +0.6% (and once 6% better).
+        (p - 1) % restart_every) and otherwise starts from its gamma of the previous pass, the
+        rotation of :class:`BatchLDA`'s E-steps (without BatchLDA's fallback on the previous gamma,
+        which only a monotone batch bound needs). 1 restarts every document in every pass, as
+        Hoffman's and scikit-learn's code do. On 20 Newsgroups (batches of 256, 3 passes, two
+        seeds) the default cut the E-step's gamma updates per document by 20% (K=20) and 23-24%
+        (K=100) for equal (K=20) or 1% lower (K=100) held-out perplexity by document completion.
+        Never restarting did as well there, but over 10 passes of a synthetic corpus it gave 2-3%
+        worse held-out perplexity (``perplexity``, the ELBO estimator) than restarting every pass
+        (early commitments stick), where the default stayed within +0.6% (and once 6% better).
         With ``restart_every`` > 1 ``fit`` keeps n_docs x n_components floats of
         gamma (also in its checkpoints). ``partial_fit`` always restarts (a stream's documents are
         not seen twice), and so does :func:`topicvb.distributed.fit_distributed`.
@@ -292,7 +294,10 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
                          n_docs_seen_=int(saved["n_docs_seen"]), bound_history_=saved["history"])
             means = list(saved["means"])
             if doc_gamma is not None and len(means) > 0:
-                doc_gamma = saved["doc_gamma"].astype(self._float)
+                if "doc_gamma" in saved:
+                    doc_gamma = saved["doc_gamma"].astype(self._float)
+                else:  # nothing to continue from: the next pass restarts every document
+                    doc_gamma = None
             restore_rng(rng, saved)
         started = time.perf_counter()
         it = len(means)

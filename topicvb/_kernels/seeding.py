@@ -1,0 +1,88 @@
+"""Document clustering for the seeded start of PLSA, BatchLDA and OnlineLDA.
+
+Documents are embedded as unit vectors e_d (square roots of their term frequencies, CSR), so the
+squared distance of two documents is sq_d + sq_c - 2 <e_d, e_c> with sq the squared norms (1 for a
+non-empty document, 0 for an empty one). The two kernels are the costly steps of
+``topicvb.models.batch_lda._seeded_topics``:
+
+* ``candidate_distances``: greedy k-means++ scores a few candidate seeds per step; each candidate's
+  inner products with every document touch only the documents that share one of its terms, found
+  through the term-major (transposed) embedding.
+* ``nearest_centre``: the assignment step of Lloyd's algorithm against the centres' square roots.
+
+Every candidate (every document) is computed by one thread in a fixed order, so the results do not
+depend on the number of threads.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+from .vec import axpy
+
+CHUNK = 64
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def candidate_distances(indptr, indices, data, t_indptr, t_indices, t_data, sq, dist, candidates, out):
+    """Squared distances to the nearest seed if each candidate were added to the seeds.
+
+    indptr, indices, data : CSR arrays of the embedding (D x V); t_indptr, t_indices, t_data : the
+    same matrix term-major (its transpose as CSR, V x D); sq : float64 (D,), squared norms
+    dist : float64 (D,), squared distance of each document to its nearest seed so far (0 for the
+        documents to ignore, +inf before the first seed)
+    candidates : int64 (n,), document indices; out : float64 (n, D), overwritten with
+        out[j, d] = min(dist[d], max(sq[d] + sq[c_j] - 2 <e_d, e_c_j>, 0))
+    Returns the totals sum_d out[j, d] (float64, (n,)).
+    """
+    n_cand = candidates.shape[0]
+    n_docs = sq.shape[0]
+    totals = np.zeros(n_cand, dtype=np.float64)
+    for j in prange(n_cand):
+        row = out[j]
+        for d in range(n_docs):
+            row[d] = 0.0
+        c = candidates[j]
+        for p in range(indptr[c], indptr[c + 1]):  # <e_d, e_c> for every d sharing a term with c
+            w = indices[p]
+            v = data[p]
+            for q in range(t_indptr[w], t_indptr[w + 1]):
+                row[t_indices[q]] += v * t_data[q]
+        sq_c = sq[c]
+        total = 0.0
+        for d in range(n_docs):
+            x = sq[d] + sq_c - 2.0 * row[d]
+            if x < 0.0:
+                x = 0.0
+            if dist[d] < x:
+                x = dist[d]
+            row[d] = x
+            total += x
+        totals[j] = total
+    return totals
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def nearest_centre(indptr, indices, data, roots_t):
+    """Index of the centre with the largest inner product for every row of a CSR matrix.
+
+    indptr, indices, data : CSR arrays (D x V); roots_t : float64 (V, K), the centres term-major
+    Returns labels (int64, (D,)): argmax_k sum_w data_dw roots_t[w, k], the first k on ties.
+    """
+    n_docs = indptr.shape[0] - 1
+    n_topics = roots_t.shape[1]
+    labels = np.zeros(n_docs, dtype=np.int64)
+    n_chunks = (n_docs + CHUNK - 1) // CHUNK
+    scratch = np.empty((n_chunks, n_topics), dtype=np.float64)
+    for c in prange(n_chunks):
+        acc = scratch[c]
+        for d in range(c, n_docs, n_chunks):  # strided: see _kernels/__init__.py
+            for k in range(n_topics):
+                acc[k] = 0.0
+            for p in range(indptr[d], indptr[d + 1]):
+                axpy(acc, roots_t[indices[p]], data[p])
+            best = 0
+            for k in range(1, n_topics):
+                if acc[k] > acc[best]:
+                    best = k
+            labels[d] = best
+    return labels
