@@ -569,16 +569,16 @@ def bench_online(args, Xtr, Xte, out):
     dc = common.DocCompletion(Xte, seed=SEED)  # the estimator: the same for every system
     for K in args.k:
         alpha = eta = 1.0 / K
-        fitted, tv_times = None, {}
         # the defaults (restart_every=4: from pass 2 on most documents continue from their previous
-        # gamma) on 1 and 2 threads, and restart_every=1 (every document restarts in every pass, as
-        # scikit-learn's online fit does) on 2 threads
+        # gamma) on 1 and 2 threads, restart_every=1 (every document restarts in every pass, as
+        # scikit-learn's online fit does) on 2 threads, and scikit-learn: interleaved rounds, so that a
+        # slow drift of the shared machine hits every system alike
+        fns = {}
         for nj, restart in ((1, None), (2, None), (2, 1)):
             setting = f"n_jobs={nj}" + ("" if restart is None else f", restart_every={restart}")
-            log(f"OnlineLDA K={K} {setting}: {args.repeats} x {P} passes")
             extra = {} if restart is None else {"restart_every": restart}
 
-            def run():
+            def run(nj=nj, extra=extra):
                 with blas(nj), warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     return OnlineLDA(K, doc_topic_prior=alpha, topic_word_prior=eta, learning_decay=0.7,
@@ -586,21 +586,26 @@ def bench_online(args, Xtr, Xte, out):
                                      max_doc_update_iter=100, mean_change_tol=1e-3, n_jobs=nj,
                                      random_state=SEED, **extra).fit(Xp)
 
-            med, times, model = median_time(run, args.repeats)
-            tv_times[setting] = med
-            if restart is None:
-                fitted = model
-            rows.append([K, "topicvb OnlineLDA", setting, P, args.repeats, med,
-                         foreign_str(median_time.last_foreign), dc(model.components_, alpha),
+            fns[setting] = run
+
+        def run_sk():
+            with blas(1), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return sk_lda(K, learning_method="online", learning_decay=0.7, learning_offset=10.0, batch_size=bs,
+                              max_iter=P, n_jobs=1).fit(Xp)
+
+        fns["sklearn"] = run_sk
+        log(f"OnlineLDA K={K} ({', '.join(fns)}): {args.repeats} interleaved rounds of {P} passes")
+        res = common.interleaved_times(fns, args.repeats)
+        tv_times = {name: r["median"] for name, r in res.items() if name != "sklearn"}
+        fitted = res["n_jobs=2"]["result"]
+        for setting in tv_times:
+            model = res[setting]["result"]
+            rows.append([K, "topicvb OnlineLDA", setting, P, args.repeats, tv_times[setting],
+                         foreign_str(res[setting]["foreign"]), dc(model.components_, alpha),
                          model.perplexity(Xte), ""])
-        log(f"sklearn LDA online K={K}: 1 x {P} passes")
-        common.wait_for_quiet()
-        with blas(1), warnings.catch_warnings(), common.LoadMeter() as lm:
-            warnings.simplefilter("ignore")
-            t0 = time.perf_counter()
-            sk = sk_lda(K, learning_method="online", learning_decay=0.7, learning_offset=10.0, batch_size=bs,
-                        max_iter=P, n_jobs=1).fit(Xp)
-            sk_t = time.perf_counter() - t0
+        sk, sk_t = res["sklearn"]["result"], res["sklearn"]["median"]
+        sk_spread = f"{min(res['sklearn']['times']):.3g}-{max(res['sklearn']['times']):.3g} s"
         with blas(1), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             sk_own = sk.perplexity(Xte)
@@ -608,8 +613,9 @@ def bench_online(args, Xtr, Xte, out):
         rows[-2][-1] = f"sklearn est.: {tv_by_sk:.1f}"
         sk_perp = vb_shell(sk.components_, alpha, eta, n_jobs=2).perplexity(Xte)
         tv_dc, sk_dc = dc(fitted.components_, alpha), dc(sk.components_, alpha)
-        rows.append([K, "sklearn LDA online", "n_jobs=1, BLAS 1", P, 1, sk_t, foreign_str([lm.foreign_share]),
-                     sk_dc, sk_perp, f"sklearn est.: {sk_own:.1f}"])
+        rows.append([K, "sklearn LDA online", "n_jobs=1, BLAS 1", P, args.repeats, sk_t,
+                     foreign_str(res["sklearn"]["foreign"]), sk_dc, sk_perp,
+                     f"sklearn est.: {sk_own:.1f}; runs {sk_spread}"])
         best = min(tv_times["n_jobs=1"], tv_times["n_jobs=2"])
         rel_dc = (tv_dc - sk_dc) / sk_dc
         ratio_rows.append([K, f"{sk_t / tv_times['n_jobs=1']:.2f}x", f"{sk_t / tv_times['n_jobs=2']:.2f}x",
@@ -639,7 +645,8 @@ def bench_online(args, Xtr, Xte, out):
             "`bound_history_`) inside the timed fit. With its default `restart_every=4`, from the second pass on "
             "three quarters of the documents start their E-step from their gamma of the previous pass (a rotating "
             "quarter restarts at random); the `restart_every=1` row restarts every document in every pass, as "
-            "scikit-learn does. CollapsedLDA: CVB0, "
+            f"scikit-learn does. Wall times: medians of {args.repeats} interleaved rounds (every topicvb setting and "
+            "scikit-learn in turn, so that drifts of the shared machine hit all alike). CollapsedLDA: CVB0, "
             f"{S} sweeps on the train split in corpus order (K={K} only). Held-out perplexity by document "
             "completion (the issue's estimator, `common.DocCompletion` as in section 1 and `bench_peers.py`: theta "
             "from a random half of each test document's tokens, perplexity of the other half; topics = each "

@@ -24,4 +24,11 @@ each measured (``benchmarks/bench_models.py``, ``BENCHMARKS.md``):
   ``error_model="numpy"``: numba then omits its ZeroDivisionError checks, which otherwise keep the
   loops scalar. Their divisors are positive by construction, and their results are bit for bit
   those of the scalar ``special.digamma`` and ``bounds.exp_nonpositive`` (tested).
+
+Developers: numba's on-disk cache (``cache=True``) checks only the source file of the function it
+holds. A kernel that calls one from another module (``estep`` and ``plsa`` call
+``sparse.column_accumulate``, for example) keeps its cached copy of the old callee after the callee's
+file changes, so after editing a kernel delete ``topicvb/_kernels/__pycache__/*.nbi`` and ``*.nbc``
+(benchmarks here always ran on a cleared cache). An installed package is not affected: installing
+gives every file a new timestamp, which invalidates the whole cache.
 """

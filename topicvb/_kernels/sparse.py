@@ -22,8 +22,8 @@ def column_index(indptr, indices, n_terms):
 
     indptr : int64 array of shape (D + 1,); indices : int32 array of shape (nnz,)
     Returns colptr (int64, (V + 1,)), positions (int64, (nnz,)): the CSR positions of column w are
-    positions[colptr[w]:colptr[w + 1]] in increasing document order, and rows (int64, (nnz,)): the
-    document of each CSR position.
+    positions[colptr[w]:colptr[w + 1]] in increasing document order, and rows (int64, (nnz,)): their
+    documents, in the same (column) order, so that a column pass reads them sequentially.
     """
     n_docs = indptr.shape[0] - 1
     nnz = indices.shape[0]
@@ -39,8 +39,8 @@ def column_index(indptr, indices, n_terms):
         for p in range(indptr[d], indptr[d + 1]):
             w = indices[p]
             positions[fill[w]] = p
+            rows[fill[w]] = d
             fill[w] += 1
-            rows[p] = d
     return colptr, positions, rows
 
 
@@ -60,9 +60,8 @@ def column_accumulate(colptr, positions, rows, weight, row_factor, scale, out):
         for k in range(n_topics):
             out[w, k] = 0.0
         for q in range(colptr[w], colptr[w + 1]):
-            p = positions[q]
-            d = rows[p]
-            c = weight[p]
+            d = rows[q]
+            c = weight[positions[q]]
             for k in range(n_topics):
                 out[w, k] += row_factor[d, k] * c
         for k in range(n_topics):
