@@ -96,8 +96,7 @@ def _seeded_topics(X, n_topics, rng, dtype, n_refine=2):
     emb = sp.csr_matrix((np.sqrt(tf.data), tf.indices, tf.indptr), shape=X.shape)
     sq = (lengths > 0).astype(np.float64)  # squared norms: sum_w tf_dw = 1 for every non-empty document
     emb_t = emb.T.tocsr()  # term-major: a candidate's inner products touch only the documents sharing its terms
-    arrays = (emb.indptr.astype(np.int64), emb.indices.astype(np.int64), emb.data,
-              emb_t.indptr.astype(np.int64), emb_t.indices.astype(np.int64), emb_t.data)
+    arrays = (emb.indptr, emb.indices, emb.data, emb_t.indptr, emb_t.indices, emb_t.data)  # no copies
     n_trials = 2 + int(np.log(n_topics))
     scratch = np.empty((n_trials, n_docs), dtype=np.float64)
 
@@ -126,7 +125,7 @@ def _seeded_topics(X, n_topics, rng, dtype, n_refine=2):
         centres = 0.5 * centres + 0.5 / n_terms  # the first assignment: seeds mixed with uniform
         docs = nonempty
         emb_docs, tf_docs = (emb, tf) if docs.size == n_docs else (emb[docs], tf[docs])
-        doc_arrays = (emb_docs.indptr.astype(np.int64), emb_docs.indices.astype(np.int64), emb_docs.data)
+        doc_arrays = (emb_docs.indptr, emb_docs.indices, emb_docs.data)
         for _ in range(n_refine):
             labels = nearest_centre(*doc_arrays, np.ascontiguousarray(np.sqrt(centres).T))
             members = sp.csr_matrix((np.ones(docs.size), (labels, np.arange(docs.size))),
