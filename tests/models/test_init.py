@@ -100,25 +100,31 @@ def test_start_points_take_previous_solution_for_documents_not_restarting():
     np.testing.assert_array_equal(_start_points(fresh.copy(), prev, 0, 1, 2), fresh)  # restart_every=1: all
 
 
+def _fit_counting_updates(module, name, model, X):
+    """Fit ``model`` with ``module.name`` (an E-step kernel) wrapped to record the gamma updates of each call."""
+    counts = []
+    real = getattr(module, name)
+
+    def counting(*args):
+        out = real(*args)
+        counts.append(int(out[2].sum()))
+        return out
+
+    setattr(module, name, counting)
+    try:
+        return model.fit(X), counts
+    finally:
+        setattr(module, name, real)
+
+
 def test_rotating_restarts_keep_the_bound_monotone_and_cut_the_work(clustered):
     import topicvb.models.batch_lda as bl
 
     X = clustered.corpus.X
     updates = {}
     for r in (1, 4):
-        counts = []
-        real = bl.e_step_indexed
-
-        def counting(*args, _real=real):
-            out = _real(*args)
-            counts.append(int(out[2].sum()))
-            return out
-
-        bl.e_step_indexed = counting
-        try:
-            model = BatchLDA(6, max_iter=12, tol=0, restart_every=r, random_state=0, n_jobs=1).fit(X)
-        finally:
-            bl.e_step_indexed = real
+        model, counts = _fit_counting_updates(
+            bl, "e_step_indexed", BatchLDA(6, max_iter=12, tol=0, restart_every=r, random_state=0, n_jobs=1), X)
         b = model.bound_history_
         assert np.all(np.diff(b) >= -1e-9 * np.abs(b[1:]))
         updates[r] = sum(counts[1:])  # after the first E-step, which restarts everything either way
@@ -139,21 +145,9 @@ def test_online_rotating_restarts_cut_the_updates_of_later_passes(clustered):
     X = clustered.corpus.X
     runs = {}
     for every in (1, 4):
-        counts = []
-        real = ol.e_step
-
-        def counting(*args, _real=real):
-            out = _real(*args)
-            counts.append(int(out[2].sum()))
-            return out
-
-        ol.e_step = counting
-        try:
-            model = OnlineLDA(6, batch_size=100, max_iter=4, tol=0, restart_every=every, random_state=0,
-                              n_jobs=1).fit(X)
-        finally:
-            ol.e_step = real
-        runs[every] = (model, counts)
+        runs[every] = _fit_counting_updates(
+            ol, "e_step", OnlineLDA(6, batch_size=100, max_iter=4, tol=0, restart_every=every, random_state=0,
+                                    n_jobs=1), X)
     per_pass = X.shape[0] // 100
     cold, warm = runs[1][1], runs[4][1]
     assert len(cold) == len(warm) == 4 * per_pass

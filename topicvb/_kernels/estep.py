@@ -124,7 +124,8 @@ def _iterate(g, elog, et, acc, indices, data, start, end, ebeta_t, alpha, phinor
             acc[k] = 0.0
         p = start
         while p + 1 < end:  # two rows per pass over acc
-            axpy2(acc, ebeta_t[indices[p]], data[p] / phinorm[p], ebeta_t[indices[p + 1]], data[p + 1] / phinorm[p + 1])
+            axpy2(acc, ebeta_t[indices[p]], data[p] / phinorm[p],
+                  ebeta_t[indices[p + 1]], data[p + 1] / phinorm[p + 1])
             p += 2
         if p < end:
             axpy(acc, ebeta_t[indices[p]], data[p] / phinorm[p])
@@ -185,6 +186,16 @@ def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, ethet
 
 
 @njit(cache=True, nogil=True)
+def _documents(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_iter, tol):
+    """The document loop on a copy of gamma: (gamma, etheta, phinorm, updates per document)."""
+    gamma = gamma.copy()
+    etheta = np.empty_like(gamma)
+    phinorm = np.empty(indices.shape[0], dtype=np.float64)
+    n_iter = _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, etheta, phinorm, max_iter, tol)
+    return gamma, etheta, phinorm, n_iter
+
+
+@njit(cache=True, nogil=True)
 def e_step(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_iter, tol, with_sstats):
     """Run the VB E-step on a CSR batch with the topics fixed.
 
@@ -203,13 +214,8 @@ def e_step(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_iter, t
     number of gamma updates made per document (int64, (D,)).
     """
     if not with_sstats:
-        n_topics = alpha.shape[0]
-        gamma = gamma.copy()
-        etheta = np.empty_like(gamma)
-        phinorm = np.empty(indices.shape[0], dtype=np.float64)
-        n_iter = _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, etheta, phinorm, max_iter,
-                              tol)
-        return gamma, np.zeros((0, n_topics), dtype=ebeta_t.dtype), n_iter
+        gamma, _, _, n_iter = _documents(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_iter, tol)
+        return gamma, np.zeros((0, alpha.shape[0]), dtype=ebeta_t.dtype), n_iter
     colptr, positions, rows = column_index(indptr, indices, ebeta_t.shape[0])
     return e_step_indexed(indptr, indices, data, colptr, positions, rows, ebeta_t, alpha, gamma, gamma_prev,
                           max_iter, tol)
@@ -221,10 +227,8 @@ def e_step_indexed(indptr, indices, data, colptr, positions, rows, ebeta_t, alph
     """:func:`e_step` with the sufficient statistics, given the matrix's column index
     (``colptr, positions, rows = sparse.column_index(indptr, indices, V)``), which a caller that
     runs many E-steps on the same matrix (BatchLDA) computes once."""
-    gamma = gamma.copy()
-    etheta = np.empty_like(gamma)
-    phinorm = np.empty(indices.shape[0], dtype=np.float64)
-    n_iter = _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, etheta, phinorm, max_iter, tol)
+    gamma, etheta, phinorm, n_iter = _documents(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_iter,
+                                                tol)
     weight = np.empty(indices.shape[0], dtype=np.float64)
     for p in range(indices.shape[0]):
         weight[p] = data[p] / phinorm[p]

@@ -26,8 +26,9 @@ CHUNK = 64
 def candidate_distances(indptr, indices, data, t_indptr, t_indices, t_data, sq, dist, candidates, out):
     """Squared distances to the nearest seed if each candidate were added to the seeds.
 
-    indptr, indices, data : CSR arrays of the embedding (D x V, integer index arrays of any width);
-    t_indptr, t_indices, t_data : the same matrix term-major (its transpose as CSR, V x D); sq : float64 (D,), squared norms
+    indptr, indices, data : CSR arrays of the embedding (D x V, integer index arrays of any width)
+    t_indptr, t_indices, t_data : the same matrix term-major (its transpose as CSR, V x D)
+    sq : float64 (D,), squared norms
     dist : float64 (D,), squared distance of each document to its nearest seed so far (0 for the
         documents to ignore, +inf before the first seed)
     candidates : int64 (n,), document indices; out : float64 (n, D), overwritten with
