@@ -131,12 +131,13 @@ def test_rotating_restarts_keep_the_bound_monotone_and_cut_the_work(clustered):
     assert updates[4] < 0.6 * updates[1]
 
 
-def test_restart_every_must_be_a_positive_integer(clustered):
+@pytest.mark.parametrize("cls", [BatchLDA, OnlineLDA])
+def test_restart_every_must_be_a_positive_integer(clustered, cls):
     X = clustered.corpus.X[:30]
     with pytest.raises(ValueError, match="restart_every == 0, must be >= 1"):
-        BatchLDA(3, restart_every=0).fit(X)
+        cls(3, restart_every=0).fit(X)
     with pytest.raises(TypeError, match="restart_every must be an instance of int"):
-        BatchLDA(3, restart_every=1.5).fit(X)
+        cls(3, restart_every=1.5).fit(X)
 
 
 def test_online_rotating_restarts_cut_the_updates_of_later_passes(clustered):
@@ -159,11 +160,3 @@ def test_online_rotating_restarts_cut_the_updates_of_later_passes(clustered):
     last = slice(-per_pass, None)
     cold_bound = np.mean(runs[1][0].bound_history_[last])
     assert np.mean(runs[4][0].bound_history_[last]) >= cold_bound - 0.005 * abs(cold_bound)
-
-
-def test_online_restart_every_must_be_a_positive_integer(clustered):
-    X = clustered.corpus.X[:30]
-    with pytest.raises(ValueError, match="restart_every == 0, must be >= 1"):
-        OnlineLDA(3, restart_every=0).fit(X)
-    with pytest.raises(TypeError, match="restart_every must be an instance of int"):
-        OnlineLDA(3, restart_every=2.5).fit(X)

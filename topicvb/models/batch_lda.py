@@ -10,7 +10,6 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import digamma
 from sklearn.utils import check_random_state, check_scalar
-from sklearn.utils.validation import check_is_fitted
 
 from .._config import threads
 from .._kernels.bounds import lda_doc_bound, lda_topic_bound, topic_expectations, topic_terms
