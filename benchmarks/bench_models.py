@@ -194,12 +194,16 @@ def bench_batch(args, Xtr, Xte, out):
         N2 = max(1, min(N, args.sk_jobs_iters or (3 if K <= 20 else 2)))
         res = {}
         fitted = None
-        # the default (restart_every=4: a rotating quarter of the documents restart per E-step) on 1 and
-        # 2 threads, and restart_every=1 (every document restarts, as scikit-learn) on 1 thread
-        for nj, restart in ((1, None), (2, None), (1, 1)):
+        # the defaults (restart_every=4: a rotating quarter of the documents restart per E-step;
+        # SQUAREM-accelerated document updates) on 1 and 2 threads; on 1 thread also plain updates
+        # (e_step_acceleration=None), and restart_every=1 (every document restarts, as scikit-learn)
+        configs = ((1, "defaults", {}), (2, "defaults", {}), (1, "plain", {"e_step_acceleration": None}),
+                   (1, "r1", {"restart_every": 1}))
+        fitted_plain = None
+        for nj, kind, extra in configs:
+            restart = extra.get("restart_every")
             profiles = []
-            extra = {} if restart is None else {"restart_every": restart}
-            setting = f"n_jobs={nj}" + ("" if restart is None else f", restart_every={restart}")
+            setting = f"n_jobs={nj}" + "".join(f", {k}={v}" for k, v in extra.items())
 
             def run():
                 with KernelTimer() as kt, blas(nj), warnings.catch_warnings():
@@ -214,9 +218,12 @@ def bench_batch(args, Xtr, Xte, out):
 
             log(f"BatchLDA K={K} {setting}: {args.repeats} x {N} iterations")
             med, times, model = median_time(run, args.repeats)
-            if restart is None:
+            if kind == "defaults":
                 res[("topicvb", nj)] = (med / N, times)
                 fitted = model if nj == 1 else fitted
+            elif kind == "plain":
+                res[("topicvb-plain", nj)] = (med / N, times)
+                fitted_plain = model
             else:
                 res[("topicvb-r1", nj)] = (med / N, times)
                 fitted_r1 = model
@@ -259,7 +266,9 @@ def bench_batch(args, Xtr, Xte, out):
         t1, t2, s1 = res[("topicvb", 1)][0], res[("topicvb", 2)][0], res[("sklearn", 1)][0]
         ratio, scale = s1 / t1, t1 / t2
         ratio_r1 = s1 / res[("topicvb-r1", 1)][0]
-        target_rows.append([K, f"{ratio:.2f}x", f"{ratio_r1:.2f}x", ">= 10x", "met" if ratio >= 10 else "MISSED",
+        ratio_plain = s1 / res[("topicvb-plain", 1)][0]
+        target_rows.append([K, f"{ratio:.2f}x", f"{ratio_plain:.2f}x", f"{ratio_r1:.2f}x", ">= 10x",
+                            "met" if ratio >= 10 else "MISSED",
                             f"{scale:.2f}x", ">= 1.7x", "met" if scale >= 1.7 else "MISSED",
                             f"{statistics.median(steps2[1:] or steps2) / t2:.2f}x"])
 
@@ -281,9 +290,10 @@ def bench_batch(args, Xtr, Xte, out):
                           "met" if abs(rel) <= 0.01 else "MISSED", tv_train, sk_train])
         dc = common.DocCompletion(Xte, seed=SEED)
         a_vec = np.full(K, alpha)
-        dc_tv, dc_r1, dc_sk = (dc(c, a_vec) for c in (fitted.components_, fitted_r1.components_, sk.components_))
-        dc_rows.append([K, N, dc_tv, dc_r1, dc_sk, f"{100 * (dc_tv - dc_sk) / dc_sk:+.2f}%",
-                        f"{100 * (dc_r1 - dc_sk) / dc_sk:+.2f}%"])
+        dc_tv, dc_plain, dc_r1, dc_sk = (dc(c, a_vec) for c in (fitted.components_, fitted_plain.components_,
+                                                               fitted_r1.components_, sk.components_))
+        dc_rows.append([K, N, dc_tv, dc_plain, dc_r1, dc_sk, f"{100 * (dc_tv - dc_sk) / dc_sk:+.2f}%",
+                        f"{100 * (dc_plain - dc_sk) / dc_sk:+.2f}%", f"{100 * (dc_r1 - dc_sk) / dc_sk:+.2f}%"])
 
         # e-step internals on the fitted topics (single calls, not part of the timings above)
         if K == args.k[0] or True:
@@ -298,9 +308,9 @@ def bench_batch(args, Xtr, Xte, out):
             for nj in (1, 2):
                 with threads(nj):
                     tn, _, (_, _, nit) = median_time(lambda: e_step(indptr, indices, data, ebeta_t, a, g0, none,
-                                                                    100, 1e-3, False), 3)
+                                                                    100, 1e-3, False, True), 3)
                     ts, _, _ = median_time(lambda: e_step_indexed(indptr, indices, data, *columns, ebeta_t, a, g0,
-                                                                  none, 100, 1e-3), 3)
+                                                                  none, 100, 1e-3, True), 3)
                 row += [tn, ts - tn]
             nnz = np.diff(indptr)
             work = nit * nnz
@@ -326,7 +336,8 @@ def bench_batch(args, Xtr, Xte, out):
                           "other processes' load (max)"],
                          timing_rows))
     text += ["", "Targets (issue): per-iteration speed vs scikit-learn on 1 thread >= 10x; topicvb 1 -> 2 threads >= 1.7x.", ""]
-    text.append(md_table(["K", "sklearn(1) / topicvb(1)", "same with restart_every=1", "target", "",
+    text.append(md_table(["K", "sklearn(1) / topicvb(1)", "same with e_step_acceleration=None",
+                          "same with restart_every=1", "target", "",
                           "topicvb 1 -> 2 threads", "target", "", "sklearn(2) / topicvb(2)"], target_rows))
     text += ["", "### Held-out perplexity after the same iterations", "",
              "exp(-bound(X_test) / N_test), the bound computed with each model's fitted lambda fixed. "
@@ -340,9 +351,11 @@ def bench_batch(args, Xtr, Xte, out):
                           "train ELBO/token topicvb", "train ELBO/token sklearn"], perp_rows))
     text += ["", "Document completion (the estimator of `bench_peers.py`, `common.DocCompletion`: theta inferred "
              "from a random half of each test document's tokens, perplexity of the other half), the same for "
-             "every model; topicvb with its defaults (init='seeded', restart_every=4) and with restart_every=1.", ""]
-    text.append(md_table(["K", "iters", "topicvb (defaults)", "topicvb restart_every=1", "sklearn",
-                          "defaults vs sklearn", "restart_every=1 vs sklearn"], dc_rows))
+             "every model; topicvb with its defaults (init='seeded', restart_every=4, SQUAREM E-step), with plain "
+             "E-step updates (e_step_acceleration=None) and with restart_every=1.", ""]
+    text.append(md_table(["K", "iters", "topicvb (defaults)", "topicvb e_step_acceleration=None",
+                          "topicvb restart_every=1", "sklearn", "defaults vs sklearn", "plain vs sklearn",
+                          "restart_every=1 vs sklearn"], dc_rows))
     text += ["", "### Where topicvb's BatchLDA time goes", "",
              "Per iteration, from wrappers around the kernels `BatchLDA._fit` calls (median run of the timings above). "
              "\"other\" = fit time minus the wrapped calls (validation, random restarts, NumPy glue).", ""]
@@ -570,12 +583,12 @@ def bench_online(args, Xtr, Xte, out):
         alpha = eta = 1.0 / K
         # the defaults (restart_every=4: from pass 2 on most documents continue from their previous
         # gamma) on 1 and 2 threads, restart_every=1 (every document restarts in every pass, as
-        # scikit-learn's online fit does) on 2 threads, and scikit-learn: interleaved rounds, so that a
-        # slow drift of the shared machine hits every system alike
+        # scikit-learn's online fit does) and plain E-step updates (e_step_acceleration=None) on 2
+        # threads, and scikit-learn: interleaved rounds, so that a slow drift of the shared machine hits
+        # every system alike
         fns = {}
-        for nj, restart in ((1, None), (2, None), (2, 1)):
-            setting = f"n_jobs={nj}" + ("" if restart is None else f", restart_every={restart}")
-            extra = {} if restart is None else {"restart_every": restart}
+        for nj, extra in ((1, {}), (2, {}), (2, {"restart_every": 1}), (2, {"e_step_acceleration": None})):
+            setting = f"n_jobs={nj}" + "".join(f", {k}={v}" for k, v in extra.items())
 
             def run(nj=nj, extra=extra):
                 with blas(nj), warnings.catch_warnings():
@@ -609,7 +622,7 @@ def bench_online(args, Xtr, Xte, out):
             warnings.simplefilter("ignore")
             sk_own = sk.perplexity(Xte)
             tv_by_sk = sk_shell(fitted.components_, alpha, eta).perplexity(Xte)
-        rows[-2][-1] = f"sklearn est.: {tv_by_sk:.1f}"
+        rows[-len(tv_times) + 1][-1] = f"sklearn est.: {tv_by_sk:.1f}"
         sk_perp = vb_shell(sk.components_, alpha, eta, n_jobs=2).perplexity(Xte)
         tv_dc, sk_dc = dc(fitted.components_, alpha), dc(sk.components_, alpha)
         rows.append([K, "sklearn LDA online", "n_jobs=1, BLAS 1", P, args.repeats, sk_t,
@@ -618,7 +631,8 @@ def bench_online(args, Xtr, Xte, out):
         best = min(tv_times["n_jobs=1"], tv_times["n_jobs=2"])
         rel_dc = (tv_dc - sk_dc) / sk_dc
         ratio_rows.append([K, f"{sk_t / tv_times['n_jobs=1']:.2f}x", f"{sk_t / tv_times['n_jobs=2']:.2f}x",
-                           f"{sk_t / tv_times['n_jobs=2, restart_every=1']:.2f}x", ">= 5x",
+                           f"{sk_t / tv_times['n_jobs=2, restart_every=1']:.2f}x",
+                           f"{sk_t / tv_times['n_jobs=2, e_step_acceleration=None']:.2f}x", ">= 5x",
                            f"{100 * rel_dc:+.2f}%", "<= +1%",
                            "met" if sk_t / best >= 5 and rel_dc <= 0.01 else "MISSED",
                            f"{100 * (fitted.perplexity(Xte) - sk_perp) / sk_perp:+.2f}%"])
@@ -644,7 +658,8 @@ def bench_online(args, Xtr, Xte, out):
             "`bound_history_`) inside the timed fit. With its default `restart_every=4`, from the second pass on "
             "three quarters of the documents start their E-step from their gamma of the previous pass (a rotating "
             "quarter restarts at random); the `restart_every=1` row restarts every document in every pass, as "
-            f"scikit-learn does. Wall times: medians of {args.repeats} interleaved rounds (every topicvb setting and "
+            "scikit-learn does, and the `e_step_acceleration=None` row runs the plain E-step updates (no SQUAREM), "
+            f"as scikit-learn does. Wall times: medians of {args.repeats} interleaved rounds (every topicvb setting and "
             "scikit-learn in turn, so that drifts of the shared machine hit all alike). CollapsedLDA: CVB0, "
             f"{S} sweeps on the train split in corpus order (K={K} only). Held-out perplexity by document "
             "completion (the issue's estimator, `common.DocCompletion` as in section 1 and `bench_peers.py`: theta "
@@ -658,7 +673,7 @@ def bench_online(args, Xtr, Xte, out):
     text += ["", "Target (issue): the same held-out perplexity (within 1%) in at most 1/5 of scikit-learn's wall time, "
              "same batch size and passes; scikit-learn runs n_jobs=1, its faster setting on this machine.", ""]
     text.append(md_table(["K", "sklearn / topicvb n_jobs=1", "sklearn / topicvb n_jobs=2",
-                          "same with restart_every=1", "target",
+                          "same with restart_every=1", "same with e_step_acceleration=None", "target",
                           "perplexity topicvb vs sklearn (document completion)", "target", "",
                           "same by the ELBO estimator"], ratio_rows))
     out.append("\n".join(text))

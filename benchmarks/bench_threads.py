@@ -81,14 +81,14 @@ def main(argv=None) -> int:
         alpha = np.asarray(model.doc_topic_prior_, dtype=np.float64)
         rng = np.random.default_rng(0)
         prev, _, _ = estep.e_step(indptr, indices, data, ebeta_t, alpha, rng.gamma(100.0, 0.01, (X.shape[0], K)),
-                                  np.zeros((0, K)), 100, 1e-3, False)
+                                  np.zeros((0, K)), 100, 1e-3, False, True)
         start = rng.gamma(100.0, 0.01, (X.shape[0], K))
         times = {1: [], 2: []}
         for _ in range(args.repeats):
             for nt in (1, 2):
                 numba.set_num_threads(nt)
                 t0 = time.perf_counter()
-                _, _, n_updates = estep.e_step(indptr, indices, data, ebeta_t, alpha, start, prev, 100, 1e-3, True)
+                _, _, n_updates = estep.e_step(indptr, indices, data, ebeta_t, alpha, start, prev, 100, 1e-3, True, True)
                 times[nt].append(time.perf_counter() - t0)
         work = n_updates * (lengths + K)
         a, b = thread_shares(work, n_items, strided=False)

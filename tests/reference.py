@@ -14,10 +14,59 @@ def dirichlet_expectation(a):
     return digamma(a) - digamma(a.sum(axis=1, keepdims=True))
 
 
-def vb_e_step(X, elog_beta, alpha, gamma0, max_iter, tol):
+def _vb_map(g, c, elog_beta_w, alpha):
+    """One coordinate-ascent update of a document: explicit phi from g, then gamma = alpha + sum c phi."""
+    logits = dirichlet_expectation(g)[0][None, :] + elog_beta_w  # (n_words, K)
+    phi = np.exp(logits - logsumexp(logits, axis=1, keepdims=True))
+    return alpha + (c[:, None] * phi).sum(axis=0)
+
+
+def _vb_doc_objective(g, c, elog_beta_w, alpha):
+    """The document's ELBO terms at g with the optimal phi (up to a constant of g)."""
+    elog_theta = dirichlet_expectation(g)[0]
+    words = np.sum(c * logsumexp(elog_theta[None, :] + elog_beta_w, axis=1))
+    return words + np.sum((alpha - g) * elog_theta + gammaln(g)) - gammaln(g.sum())
+
+
+def _squarem_doc(g, c, elog_beta_w, alpha, max_iter, tol, safe, counts):
+    """SQUAREM (scheme S3) around _vb_map, as described in topicvb._kernels.estep."""
+    done = 0
+    while done < max_iter:
+        g1 = _vb_map(g, c, elog_beta_w, alpha)
+        done += 1
+        if np.mean(np.abs(g1 - g)) < tol or done == max_iter:
+            return g1, done
+        g2 = _vb_map(g1, c, elog_beta_w, alpha)
+        done += 1
+        if np.mean(np.abs(g2 - g1)) < tol or done == max_iter:
+            return g2, done
+        r, v = g1 - g, g2 - 2 * g1 + g
+        step = min(-np.sqrt(np.sum(r * r) / np.sum(v * v)), -1.0) if np.sum(v * v) > 0 else -1.0
+        while step < -1.0 and not np.all(g - 2 * step * r + step ** 2 * v > 0.5 * alpha):
+            counts["shortened"] += 1
+            step = 0.5 * (step - 1.0)
+            if step > -1.01:
+                step = -1.0
+        if step == -1.0:
+            g = g2
+            continue
+        new = g - 2 * step * r + step ** 2 * v
+        if safe and _vb_doc_objective(new, c, elog_beta_w, alpha) < _vb_doc_objective(g1, c, elog_beta_w, alpha):
+            counts["rejected"] += 1
+            g = g2
+        else:
+            counts["extrapolated"] += 1
+            g = new
+    return g, done
+
+
+def vb_e_step(X, elog_beta, alpha, gamma0, max_iter, tol, accelerate=False, safe=False, counts=None):
     """LDA VE step: for each document alternate phi (explicit) and gamma updates.
 
     X dense (D, V); elog_beta (K, V); alpha (K,); gamma0 (D, K).
+    ``accelerate``: SQUAREM around the same update; ``safe`` (a bool or one per document): keep an
+    extrapolated point only when its document objective is at least that of the cycle's first update.
+    ``counts``: a dict to which the SQUAREM branches taken are added.
     Returns gamma (D, K) and sstats (K, V) = sum_d c_dw phi_dwk.
     """
     X = np.asarray(X, dtype=float)
@@ -25,6 +74,10 @@ def vb_e_step(X, elog_beta, alpha, gamma0, max_iter, tol):
     K = elog_beta.shape[0]
     gamma = np.array(gamma0, dtype=float)
     sstats = np.zeros((K, V))
+    safe = np.broadcast_to(np.asarray(safe, dtype=bool), (D,))
+    counts = {} if counts is None else counts
+    for key in ("extrapolated", "shortened", "rejected"):
+        counts.setdefault(key, 0)
     for d in range(D):
         words = np.flatnonzero(X[d])
         if words.size == 0:
@@ -32,15 +85,15 @@ def vb_e_step(X, elog_beta, alpha, gamma0, max_iter, tol):
             continue
         c = X[d, words]
         g = gamma[d].copy()
-        for _ in range(max_iter):
-            elog_theta = dirichlet_expectation(g)[0]
-            logits = elog_theta[None, :] + elog_beta[:, words].T  # (n_words, K)
-            phi = np.exp(logits - logsumexp(logits, axis=1, keepdims=True))
-            new = alpha + (c[:, None] * phi).sum(axis=0)
-            change = np.mean(np.abs(new - g))
-            g = new
-            if change < tol:
-                break
+        if accelerate:
+            g, _ = _squarem_doc(g, c, elog_beta[:, words].T, alpha, max_iter, tol, safe[d], counts)
+        else:
+            for _ in range(max_iter):
+                new = _vb_map(g, c, elog_beta[:, words].T, alpha)
+                change = np.mean(np.abs(new - g))
+                g = new
+                if change < tol:
+                    break
         elog_theta = dirichlet_expectation(g)[0]
         logits = elog_theta[None, :] + elog_beta[:, words].T
         phi = np.exp(logits - logsumexp(logits, axis=1, keepdims=True))

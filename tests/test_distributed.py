@@ -85,7 +85,7 @@ def _reference_partition_streams(parts, max_iter, seed=0):
         gamma_init = np.vstack([_restart_block(entropy, it, p, part.shape[0], K, np.float64)
                                 for p, part in enumerate(parts)])
         gamma_init = _start_points(gamma_init, gamma, 0, model.restart_every, it)
-        gamma, sstats_t, _ = e_step(indptr, indices, data, ebeta_t, alpha, gamma_init, gamma, 100, 1e-3, True)
+        gamma, sstats_t, _ = e_step(indptr, indices, data, ebeta_t, alpha, gamma_init, gamma, 100, 1e-3, True, True)
         lam = eta + sstats_t.T
         elog, ebeta_t, log_scale = _expectations(lam)
         history.append(float(np.sum(lda_doc_bound(indptr, indices, data, gamma, alpha, ebeta_t, log_scale))
@@ -236,7 +236,7 @@ def _reference_online_partition_streams(parts, batch_size, max_iter, seed=0):
             for p in np.unique(ids):
                 gamma0[ids == p] = _restart_block(entropy, t, p, int(np.sum(ids == p)), K, np.float64)
             _, ebeta_t, _ = _expectations(lam)
-            gamma, sstats_t, _ = e_step(*csr_arrays(batch), ebeta_t, alpha, gamma0, gamma0[:0], 100, 1e-3, True)
+            gamma, sstats_t, _ = e_step(*csr_arrays(batch), ebeta_t, alpha, gamma0, gamma0[:0], 100, 1e-3, True, True)
             scale = X.shape[0] / batch.shape[0]
             history.append(model._elbo(batch, gamma, lam, alpha, eta, doc_scale=scale))
             lam = ref.svi_lambda_step(lam, eta, sstats_t.T, model._rho(t), scale)

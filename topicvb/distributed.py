@@ -196,7 +196,7 @@ def _global_restart_block(state, n_docs: int, n_topics: int, dtype):
     return block, rng.get_state()
 
 
-def _partition_step(X, topics, gamma_prev, restart, alpha, max_doc_update_iter, mean_change_tol,
+def _partition_step(X, topics, gamma_prev, restart, alpha, doc_updates,
                     kernel_threads, e_step_wanted, with_elog_theta, rotation=(0, 1, 1)):
     """One partition's work in one iteration, on the worker that holds it.
 
@@ -204,7 +204,8 @@ def _partition_step(X, topics, gamma_prev, restart, alpha, max_doc_update_iter, 
     previous E-step, or None in the first; restart : an ndarray of restarts, or the tuple
     ("partition", entropy, iteration, part) of a partition stream; rotation : (offset of the
     partition's first document in the corpus, restart_every, iteration), which documents restart
-    (:func:`topicvb.models.batch_lda._start_points`).
+    (:func:`topicvb.models.batch_lda._start_points`); doc_updates : (max_doc_update_iter,
+    mean_change_tol, accelerate) of the E-step (:func:`_doc_updates`).
 
     Returns (gamma, partial) where partial = (sstats_t or None, document ELBO terms of gamma_prev
     under the current topics (0.0 without gamma_prev), sum over documents of E[log theta] or None).
@@ -226,13 +227,18 @@ def _partition_step(X, topics, gamma_prev, restart, alpha, max_doc_update_iter, 
             gamma_init = np.asarray(restart, dtype=dtype)
         previous = np.zeros((0, n_topics), dtype=dtype) if gamma_prev is None else gamma_prev
         gamma_init = _start_points(np.array(gamma_init, dtype=dtype), previous, *rotation)
-        gamma, sstats_t, _ = e_step(indptr, indices, data, ebeta_t, alpha, gamma_init, previous,
-                                    int(max_doc_update_iter), float(mean_change_tol), True)
+        gamma, sstats_t, _ = e_step(indptr, indices, data, ebeta_t, alpha, gamma_init, previous, doc_updates[0],
+                                    doc_updates[1], True, doc_updates[2])
     elog_theta = None
     if with_elog_theta:
         g = np.asarray(gamma, dtype=np.float64)
         elog_theta = (digamma(g) - digamma(g.sum(axis=1, keepdims=True))).sum(axis=0)
     return gamma, (sstats_t, prev_bound, elog_theta)
+
+
+def _doc_updates(model) -> tuple:
+    """(max_doc_update_iter, mean_change_tol, accelerate) of a fitted or configured BatchLDA / OnlineLDA."""
+    return int(model.max_doc_update_iter), float(model.mean_change_tol), model._accelerate
 
 
 def _add_partials(a, b):
@@ -246,8 +252,7 @@ def _shuffled_order(entropy, part: int, n_docs: int) -> np.ndarray:
     return np.random.default_rng(seq).permutation(n_docs)
 
 
-def _online_step(X, order, start, stop, topics, restart, alpha, max_doc_update_iter, mean_change_tol,
-                 kernel_threads, with_elog_theta):
+def _online_step(X, order, start, stop, topics, restart, alpha, doc_updates, kernel_threads, with_elog_theta):
     """A partition's share of one OnlineLDA mini-batch, on the worker that holds the partition.
 
     The rows are ``X[start:stop]``, or ``X[order[start:stop]]`` for a shuffled pass; topics is
@@ -266,8 +271,8 @@ def _online_step(X, order, start, stop, topics, restart, alpha, max_doc_update_i
     else:
         gamma_init = np.asarray(restart, dtype=dtype)
     with threads(kernel_threads):
-        gamma, sstats_t, _ = e_step(indptr, indices, data, ebeta_t, alpha, gamma_init, gamma_init[:0],
-                                    int(max_doc_update_iter), float(mean_change_tol), True)
+        gamma, sstats_t, _ = e_step(indptr, indices, data, ebeta_t, alpha, gamma_init, gamma_init[:0], doc_updates[0],
+                                    doc_updates[1], True, doc_updates[2])
         doc_bound = float(np.sum(lda_doc_bound(indptr, indices, data, gamma, alpha, ebeta_t, log_scale)))
     elog_theta = None
     if with_elog_theta:
@@ -276,25 +281,24 @@ def _online_step(X, order, start, stop, topics, restart, alpha, max_doc_update_i
     return sstats_t, doc_bound, elog_theta
 
 
-def _online_group_step(Xs, orders, slices, restarts, topics, alpha, max_doc_update_iter, mean_change_tol,
-                       kernel_threads, with_elog_theta):
+def _online_group_step(Xs, orders, slices, restarts, topics, alpha, doc_updates, kernel_threads, with_elog_theta):
     """:func:`_online_step` on several partitions held by one worker, summed (fewer tasks per mini-batch)."""
     total = None
     for X, order, (start, stop), restart in zip(Xs, orders, slices, restarts):
-        partial = _online_step(X, order, start, stop, topics, restart, alpha, max_doc_update_iter,
-                               mean_change_tol, kernel_threads, with_elog_theta)
+        partial = _online_step(X, order, start, stop, topics, restart, alpha, doc_updates, kernel_threads,
+                               with_elog_theta)
         total = partial if total is None else _add_partials(total, partial)
     return total
 
 
-def _transform_partition(X, ebeta_t, alpha, max_doc_update_iter, mean_change_tol, kernel_threads, out_dtype):
+def _transform_partition(X, ebeta_t, alpha, doc_updates, kernel_threads, out_dtype):
     """Document-topic proportions of one partition, as ``TopicModelBase.transform`` computes them."""
     indptr, indices, data = csr_arrays(X)
     gamma0 = _initial_gamma(X, alpha, ebeta_t.dtype)
     none = np.zeros((0, alpha.shape[0]), dtype=gamma0.dtype)
     with threads(kernel_threads):
-        gamma, _, _ = e_step(indptr, indices, data, ebeta_t, alpha, gamma0, none,
-                             int(max_doc_update_iter), float(mean_change_tol), False)
+        gamma, _, _ = e_step(indptr, indices, data, ebeta_t, alpha, gamma0, none, doc_updates[0], doc_updates[1],
+                             False, doc_updates[2])
     weights = np.asarray(gamma, dtype=np.float64)
     totals = weights.sum(axis=1, keepdims=True)
     out = weights / np.where(totals > 0, totals, 1.0)
@@ -313,11 +317,14 @@ def _warm_up(dtypes=("float64",)) -> float:
         lam = np.random.default_rng(0).gamma(100.0, 0.01, size=(2, 3)).astype(name)
         ebeta_t, log_scale, _, _ = _topic_arrays(lam)
         Xd = X.astype(name)
-        gamma, partial = _partition_step(Xd, (ebeta_t, log_scale), None, ("partition", 0, 1, 0), alpha, 5, 1e-3,
-                                         1, True, False)
-        _partition_step(Xd, (ebeta_t, log_scale), gamma, np.ones((2, 2), dtype=name), alpha, 5, 1e-3, 1, True, True)
-        _online_step(Xd, np.array([1, 0]), 0, 2, (ebeta_t, log_scale), ("partition", 0, 1, 0), alpha, 5, 1e-3, 1, True)
-        _transform_partition(Xd, ebeta_t, alpha, 5, 1e-3, 1, name)
+        for updates in ((5, 1e-3, True), (5, 1e-3, False)):
+            gamma, partial = _partition_step(Xd, (ebeta_t, log_scale), None, ("partition", 0, 1, 0), alpha, updates,
+                                             1, True, False)
+            _partition_step(Xd, (ebeta_t, log_scale), gamma, np.ones((2, 2), dtype=name), alpha, updates, 1, True,
+                            True)
+            _online_step(Xd, np.array([1, 0]), 0, 2, (ebeta_t, log_scale), ("partition", 0, 1, 0), alpha, updates, 1,
+                         True)
+            _transform_partition(Xd, ebeta_t, alpha, updates, 1, name)
     return time.perf_counter() - started
 
 
@@ -593,7 +600,7 @@ class _BatchRunner(_Runner):
         for p, X in enumerate(parts.futures):
             opts = {"workers": [hosts[p]], "allow_other_workers": True} if hosts[p] else {}
             step = client.submit(_partition_step, X, topics_future, self.gamma[p], restarts[p], alpha,
-                                 m.max_doc_update_iter, m.mean_change_tol, self.kernel_threads, e_step_wanted,
+                                 _doc_updates(m), self.kernel_threads, e_step_wanted,
                                  self.learn_alpha, self._rotation(p, t), pure=False, retries=self.retries, **opts)
             new_gamma.append(client.submit(operator.getitem, step, 0, pure=False, retries=self.retries, **opts)
                              if e_step_wanted else None)
@@ -641,7 +648,7 @@ class _BatchRunner(_Runner):
                                          self.dtype, pure=False, retries=self.retries)
                     restart = client.submit(operator.getitem, pair, 0, pure=False)
                 step = client.submit(_partition_step, self.parts.futures[p], topics, replay[p], restart, alpha_s,
-                                     m.max_doc_update_iter, m.mean_change_tol, self.kernel_threads, True, False,
+                                     _doc_updates(m), self.kernel_threads, True, False,
                                      self._rotation(p, s), pure=False, retries=self.retries)
                 replay[p] = client.submit(operator.getitem, step, 0, pure=False, retries=self.retries)
         for p in lost:
@@ -816,7 +823,7 @@ class _OnlineRunner(_Runner):
                     partials.append(client.submit(
                         _online_group_step, [self.parts.futures[p] for p in group], [self.orders[p] for p in group],
                         [slices[p] for p in group], [restarts[p] for p in group], topics, alpha,
-                        m.max_doc_update_iter, m.mean_change_tol, self.kernel_threads, self.learn_alpha, pure=False,
+                        _doc_updates(m), self.kernel_threads, self.learn_alpha, pure=False,
                         retries=self.retries, **opts))
                     where.append(host)
             total = _reduce(client, partials, where, self.retries)
@@ -1062,8 +1069,8 @@ def transform_distributed(model, shards, client: Client | None = None, *, kernel
     chunks = []
     for p, X in enumerate(parts.futures):
         opts = {"workers": [hosts[p]], "allow_other_workers": True} if hosts[p] else {}
-        f = client.submit(_transform_partition, X, topics, alpha, model.max_doc_update_iter, model.mean_change_tol,
-                          kernel_threads, model._float, pure=False, retries=3, **opts)
+        f = client.submit(_transform_partition, X, topics, alpha, _doc_updates(model), kernel_threads, model._float,
+                          pure=False, retries=3, **opts)
         chunks.append(da.from_delayed(dask.delayed(f), shape=(parts.n_docs[p], model.n_components),
                                       dtype=model._float))
     return da.concatenate(chunks, axis=0)

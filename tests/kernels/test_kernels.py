@@ -50,8 +50,9 @@ def test_topic_expectations():
     np.testing.assert_allclose(ebeta_t.T * np.exp(log_scale), np.exp(elog), rtol=1e-12)
 
 
+@pytest.mark.parametrize("accelerate", [False, True])
 @pytest.mark.parametrize("max_iter,tol", [(1, 0.0), (3, 0.0), (100, 1e-8)])
-def test_e_step_matches_reference(max_iter, tol):
+def test_e_step_matches_reference(max_iter, tol, accelerate):
     X, Xc, rng = _problem()
     K = 4
     lam = rng.gamma(2.0, 1.0, (K, X.shape[1]))
@@ -59,8 +60,9 @@ def test_e_step_matches_reference(max_iter, tol):
     gamma0 = rng.gamma(3.0, 1.0, (X.shape[0], K))
     gamma0_copy = gamma0.copy()
     _, ebeta_t, _ = _expect(lam)
-    gamma, sstats_t, n_iter = e_step(*csr_arrays(Xc), ebeta_t, alpha, gamma0, gamma0[:0], max_iter, tol, True)
-    gamma_ref, sstats_ref = ref.vb_e_step(X, ref.dirichlet_expectation(lam), alpha, gamma0, max_iter, tol)
+    gamma, sstats_t, n_iter = e_step(*csr_arrays(Xc), ebeta_t, alpha, gamma0, gamma0[:0], max_iter, tol, True,
+                                     accelerate)
+    gamma_ref, sstats_ref = ref.vb_e_step(X, ref.dirichlet_expectation(lam), alpha, gamma0, max_iter, tol, accelerate)
     np.testing.assert_allclose(gamma, gamma_ref, rtol=1e-10)
     np.testing.assert_allclose(sstats_t.T, sstats_ref, rtol=1e-10, atol=1e-12)
     np.testing.assert_array_equal(gamma[3], alpha)  # empty document: gamma = alpha
@@ -77,9 +79,9 @@ def test_e_step_float32_close_to_float64():
     _, eb64, _ = _expect(lam)
     _, eb32, _ = _expect(lam.astype(np.float32))
     indptr, indices, data = csr_arrays(Xc)
-    g64, s64, _ = e_step(indptr, indices, data, eb64, alpha, gamma0, gamma0[:0], 50, 0.0, True)
+    g64, s64, _ = e_step(indptr, indices, data, eb64, alpha, gamma0, gamma0[:0], 50, 0.0, True, False)
     g32, s32, _ = e_step(indptr, indices, data.astype(np.float32), eb32, alpha, gamma0.astype(np.float32),
-                              gamma0[:0].astype(np.float32), 50, 0.0, True)
+                         gamma0[:0].astype(np.float32), 50, 0.0, True, False)
     assert g32.dtype == np.float32 and s32.dtype == np.float32
     np.testing.assert_allclose(g32, g64, rtol=2e-4, atol=1e-5)
     np.testing.assert_allclose(s32, s64, rtol=2e-4, atol=1e-5)
@@ -92,10 +94,11 @@ def test_e_step_tiny_priors_do_not_underflow():
     lam[:, :5] += rng.gamma(2.0, 1.0, (4, 5))
     for dtype in (np.float64, np.float32):
         _, ebeta_t, _ = _expect(lam.astype(dtype))
-        g, s, _ = e_step(*csr_arrays(Xc.astype(dtype)), ebeta_t, np.full(4, 1e-6), np.ones((9, 4), dtype),
-                         np.ones((9, 4), dtype), 20, 0.0, True)
-        assert np.all(np.isfinite(g)) and np.all(np.isfinite(s))
-        np.testing.assert_allclose(s.sum(), X.sum(), rtol=1e-4)
+        for accelerate in (False, True):
+            g, s, _ = e_step(*csr_arrays(Xc.astype(dtype)), ebeta_t, np.full(4, 1e-6), np.ones((9, 4), dtype),
+                             np.ones((9, 4), dtype), 20, 0.0, True, accelerate)
+            assert np.all(np.isfinite(g)) and np.all(np.isfinite(s))
+            np.testing.assert_allclose(s.sum(), X.sum(), rtol=1e-4)
 
 
 def test_elbo_pieces_match_reference():
@@ -150,7 +153,7 @@ def test_results_do_not_depend_on_thread_count():
         numba.set_num_threads(n)
         try:
             elog, ebeta_t, log_scale = _expect(lam)
-            g, s, _ = e_step(*csr_arrays(X), ebeta_t, alpha, gamma0, gamma0 * 2.0, 30, 1e-6, True)
+            g, s, _ = e_step(*csr_arrays(X), ebeta_t, alpha, gamma0, gamma0 * 2.0, 30, 1e-6, True, True)
             b = lda_doc_bound(*csr_arrays(X), g, alpha, ebeta_t, log_scale)
             theta = rng.dirichlet(np.ones(K), 400) if not results else results[0][3]
             n_dk, n_wk, ll = em_step(*csr_arrays(X), theta, ebeta_t, theta, ebeta_t, False)
@@ -161,7 +164,8 @@ def test_results_do_not_depend_on_thread_count():
         np.testing.assert_array_equal(a, b)  # bit-identical: every sum has one fixed order
 
 
-def test_e_step_falls_back_on_a_better_previous_solution():
+@pytest.mark.parametrize("accelerate", [False, True])
+def test_e_step_falls_back_on_a_better_previous_solution(accelerate):
     X, Xc, rng = _problem(8)
     K = 4
     lam = rng.gamma(2.0, 1.0, (K, X.shape[1]))
@@ -170,11 +174,12 @@ def test_e_step_falls_back_on_a_better_previous_solution():
     elog = ref.dirichlet_expectation(lam)
     fresh0 = np.ones((X.shape[0], K))
     prev = rng.gamma(2.0, 3.0, (X.shape[0], K))
-    gamma, sstats_t, _ = e_step(*csr_arrays(Xc), ebeta_t, alpha, fresh0, prev, 3, 0.0, True)
+    gamma, sstats_t, _ = e_step(*csr_arrays(Xc), ebeta_t, alpha, fresh0, prev, 3, 0.0, True, accelerate)
     # reference: each document keeps whichever of (3 steps from fresh0) and (3 more steps from its
-    # previous solution) has the larger document bound, and the statistics follow that choice
-    g_fresh, _ = ref.vb_e_step(X, elog, alpha, fresh0, 3, 0.0)
-    g_prev, _ = ref.vb_e_step(X, elog, alpha, prev, 3, 0.0)
+    # previous solution, which must not end below it) has the larger document bound, and the
+    # statistics follow that choice
+    g_fresh, _ = ref.vb_e_step(X, elog, alpha, fresh0, 3, 0.0, accelerate)
+    g_prev, _ = ref.vb_e_step(X, elog, alpha, prev, 3, 0.0, accelerate, safe=True)
     doc = lambda g: lda_doc_bound(*csr_arrays(Xc), g, alpha, ebeta_t, log_scale)
     before = lda_doc_bound(*csr_arrays(Xc), prev, alpha, ebeta_t, log_scale)
     use_prev = doc(prev) > doc(g_fresh)
@@ -183,3 +188,35 @@ def test_e_step_falls_back_on_a_better_previous_solution():
     assert np.all(doc(gamma) >= before - 1e-9)
     _, sstats_ref = ref.vb_e_step(X, elog, alpha, expected, 0, 0.0)
     np.testing.assert_allclose(sstats_t.T, sstats_ref, rtol=1e-10, atol=1e-12)
+
+
+def test_squarem_e_step_matches_reference_on_every_branch():
+    # a longer run from the previous solution (safe) and from random starts (not safe), on a problem
+    # where the extrapolation is taken, shortened (a component would fall below alpha / 2) and, for the
+    # safe documents, rejected by the bound check: the reference counts the branches it took
+    rng = np.random.default_rng(11)
+    D, V, K = 60, 40, 6
+    X = rng.poisson(rng.gamma(0.3, 3.0, (D, V))).astype(float)
+    X[7] = 0.0
+    Xc = sp.csr_matrix(X)
+    lam = rng.gamma(0.5, 2.0, (K, V)) + 0.05
+    alpha = np.full(K, 0.05)
+    elog, ebeta_t, log_scale = _expect(lam)
+    prev = rng.gamma(1.0, 2.0, (D, K)) + alpha
+    start = rng.gamma(100.0, 0.01, (D, K))
+    continuing = np.arange(D) % 3 != 0
+    start[continuing] = prev[continuing]  # these start from gamma_prev: ascent must not end below it
+    gamma, sstats_t, n_iter = e_step(*csr_arrays(Xc), ebeta_t, alpha, start, prev, 200, 1e-10, True, True)
+    counts = {}
+    g_ref, _ = ref.vb_e_step(X, elog, alpha, start, 200, 1e-10, True, safe=continuing, counts=counts)
+    assert counts["extrapolated"] > 0 and counts["shortened"] > 0 and counts["rejected"] > 0, counts
+    doc = lambda g: lda_doc_bound(*csr_arrays(Xc), g, alpha, ebeta_t, log_scale)
+    # restarted documents fall back on prev where it is better; the others are the reference's ascent
+    np.testing.assert_allclose(gamma[continuing], g_ref[continuing], rtol=1e-8)
+    assert np.all(doc(gamma) >= doc(prev) - 1e-9)
+    # the accelerated ascent reaches the plain ascent's optimum in fewer updates, except where an
+    # extrapolation jumps to another local optimum (here one document of 60, to a higher bound)
+    g_plain, _, n_plain = e_step(*csr_arrays(Xc), ebeta_t, alpha, start, prev, 2000, 1e-10, True, False)
+    same = np.isclose(doc(gamma), doc(g_plain), rtol=1e-7, atol=1e-7)
+    assert same.mean() >= 0.9 and np.all(doc(gamma)[~same] > doc(g_plain)[~same])
+    assert n_iter[continuing].sum() < n_plain[continuing].sum()

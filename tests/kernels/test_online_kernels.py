@@ -168,7 +168,7 @@ def test_online_fused_path_matches_numpy_step_and_elbo(learn_priors):
         batch = X[start:start + 20]
         expectations = _expectations(lam)
         gamma0 = rng.gamma(100.0, 0.01, size=(batch.shape[0], 4))
-        gamma, sstats_t, _ = e_step(*csr_arrays(batch), expectations[1], alpha, gamma0, gamma0[:0], 20, 1e-3, True)
+        gamma, sstats_t, _ = e_step(*csr_arrays(batch), expectations[1], alpha, gamma0, gamma0[:0], 20, 1e-3, True, True)
         bounds.append(ref_model._elbo(batch, gamma, lam, alpha, eta, doc_scale=140 / batch.shape[0],
                                       expectations=expectations))
         rho = ref_model._rho(t)

@@ -85,13 +85,15 @@ def test_plsa_tempered_and_early_stopping(synthetic):
     assert es.n_iter_ == int(np.argmax(es.validation_history_)) + 1  # the best model is kept
 
 
+@pytest.mark.parametrize("acceleration", ["squarem", None])
 @pytest.mark.parametrize("restart_every", [1, 3])
-def test_batch_lda_bound_is_the_reference_elbo(restart_every):
+def test_batch_lda_bound_is_the_reference_elbo(restart_every, acceleration):
     data = make_lda_corpus(40, 15, 3, random_state=3, doc_length=20)
     X = data.corpus.X
     model = BatchLDA(3, max_iter=4, tol=0, init="random", mean_change_tol=0.0, max_doc_update_iter=5,
-                     restart_every=restart_every, random_state=0).fit(X)
+                     restart_every=restart_every, e_step_acceleration=acceleration, random_state=0).fit(X)
     # re-run the same iterations with the reference E-step and compare every bound
+    accelerate = acceleration == "squarem"
     rng = np.random.RandomState(0)
     lam = rng.gamma(100.0, 0.01, size=(3, 15))
     alpha, eta = np.full(3, 1 / 3), 1 / 3
@@ -100,12 +102,14 @@ def test_batch_lda_bound_is_the_reference_elbo(restart_every):
     for it in range(4):
         elog = ref.dirichlet_expectation(lam)
         gamma0 = rng.gamma(100.0, 0.01, size=(40, 3))  # restarts from a random point...
+        warm_rows = np.zeros(40, dtype=bool)
         if gamma is not None:  # ...for document d when d % restart_every == it % restart_every (it from 0)
             warm_rows = np.arange(40) % restart_every != it % restart_every
             gamma0[warm_rows] = gamma[warm_rows]
-        fresh, _ = ref.vb_e_step(X.toarray(), elog, alpha, gamma0, 5, 0.0)
+        # SQUAREM checks its extrapolations' bound where a document continues from its previous solution
+        fresh, _ = ref.vb_e_step(X.toarray(), elog, alpha, gamma0, 5, 0.0, accelerate, safe=warm_rows)
         if gamma is not None:  # documents fall back on their previous solution when it is better
-            warm, _ = ref.vb_e_step(X.toarray(), elog, alpha, gamma, 5, 0.0)
+            warm, _ = ref.vb_e_step(X.toarray(), elog, alpha, gamma, 5, 0.0, accelerate, safe=True)
             fresh = np.where((elbo(gamma, lam) > elbo(fresh, lam))[:, None], warm, fresh)
         gamma, sstats = ref.vb_e_step(X.toarray(), elog, alpha, fresh, 0, 0.0)
         lam = eta + sstats
@@ -134,7 +138,7 @@ def test_online_svi_step_matches_reference():
     lam0 = rng.gamma(100.0, 0.01, size=(3, 20))
     alpha, eta = np.full(3, 1 / 3), 1 / 3
     _, sstats = ref.vb_e_step(X.toarray(), ref.dirichlet_expectation(lam0), alpha,
-                              rng.gamma(100.0, 0.01, size=(30, 3)), 7, 0.0)
+                              rng.gamma(100.0, 0.01, size=(30, 3)), 7, 0.0, accelerate=True)
     rho = (2.0 + 1) ** -0.6
     np.testing.assert_allclose(model.components_, (1 - rho) * lam0 + rho * (eta + 90 / 30 * sstats), rtol=1e-10)
     assert model.n_batch_iter_ == 1 and model.n_docs_seen_ == 30

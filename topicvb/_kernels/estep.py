@@ -28,6 +28,20 @@ gamma_d is below ``tol`` or ``max_iter`` updates were made. phinorm is always re
 latest gamma, so the returned statistics are those of the phi that is optimal for the returned
 gamma.
 
+With ``accelerate`` the same map F(g) = alpha + etheta(g) * sum_w c_dw ebeta_t[w] / phinorm_dw(g) is
+run under SQUAREM (Varadhan & Roland 2008, scheme S3), which extrapolates along the last two
+updates: g1 = F(g), g2 = F(g1), r = g1 - g, v = g2 - 2 g1 + g, step s = -|r| / |v| (at most -1),
+g' = g - 2 s r + s^2 v, the step halved towards -1 while a component of g' falls below alpha / 2 (s
+= -1 gives g' = g2, the plain double update); the next cycle starts from g'. Every update still
+counts towards ``max_iter`` and the stopping rule is the plain one (mean absolute change of one
+update below ``tol``). A document that must not end below its start (one continuing from
+``gamma_prev``) keeps g' only when its document bound is at least that of g1, so the bound never
+goes down within a cycle or across cycles; the others accept g' unchecked (a restarted document's
+result is compared with ``gamma_prev`` as below). On 20 Newsgroups (K = 20, the topics of a
+10-iteration fit) the accelerated ascent needed 3.4 instead of 8.5 updates per document from the
+previous iteration's solution and 19 instead of 29 from a random start, to slightly higher
+document bounds.
+
 Starting points are the caller's ``gamma``. BatchLDA passes, per E-step, random Gamma(100, 0.01)
 draws for a rotating share of the documents (restarts explore far better than warm starts alone,
 whose early commitments stick: on a synthetic corpus warm starts reached a bound 20% worse) and the
@@ -114,39 +128,121 @@ def _fresh_objective(g, elog, et, work, indices, data, start, end, ebeta_t, alph
 
 
 @njit(cache=True, nogil=True)
-def _iterate(g, elog, et, acc, indices, data, start, end, ebeta_t, alpha, phinorm, max_iter, tol):
-    """Coordinate ascent on one document from g (updated in place); returns the updates made."""
+def _update(g, out, et, acc, indices, data, start, end, ebeta_t, alpha, phinorm):
+    """One coordinate-ascent update out = F(g) = alpha + et * sum_w c_dw ebeta_t[w] / phinorm_dw, with et
+    and phinorm holding g's values; returns the mean absolute change |F(g) - g| (out may be g)."""
     n_topics = g.shape[0]
+    for k in range(n_topics):
+        acc[k] = 0.0
+    p = start
+    while p + 1 < end:  # two rows per pass over acc
+        axpy2(acc, ebeta_t[indices[p]], data[p] / phinorm[p],
+              ebeta_t[indices[p + 1]], data[p + 1] / phinorm[p + 1])
+        p += 2
+    if p < end:
+        axpy(acc, ebeta_t[indices[p]], data[p] / phinorm[p])
+    change = 0.0
+    for k in range(n_topics):
+        new = alpha[k] + et[k] * acc[k]
+        change += abs(new - g[k])
+        out[k] = new
+    return change / n_topics
+
+
+@njit(cache=True, nogil=True)
+def _iterate(g, elog, et, acc, indices, data, start, end, ebeta_t, alpha, phinorm, max_iter, tol):
+    """Plain coordinate ascent on one document from g (updated in place); returns the updates made."""
     _etheta_and_phinorm(g, elog, et, acc, indices, start, end, ebeta_t, phinorm)
     done = 0
     for it in range(max_iter):
-        for k in range(n_topics):
-            acc[k] = 0.0
-        p = start
-        while p + 1 < end:  # two rows per pass over acc
-            axpy2(acc, ebeta_t[indices[p]], data[p] / phinorm[p],
-                  ebeta_t[indices[p + 1]], data[p + 1] / phinorm[p + 1])
-            p += 2
-        if p < end:
-            axpy(acc, ebeta_t[indices[p]], data[p] / phinorm[p])
-        change = 0.0
-        for k in range(n_topics):
-            new = alpha[k] + et[k] * acc[k]
-            change += abs(new - g[k])
-            g[k] = new
+        change = _update(g, g, et, acc, indices, data, start, end, ebeta_t, alpha, phinorm)
         _etheta_and_phinorm(g, elog, et, acc, indices, start, end, ebeta_t, phinorm)
         done = it + 1
-        if change / n_topics < tol:
+        if change < tol:
             break
     return done
 
 
+@njit(cache=True, nogil=True)
+def _copy(src, dst):
+    for k in range(src.shape[0]):
+        dst[k] = src[k]
+
+
+@njit(cache=True, nogil=True)
+def _squarem(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, alpha, phinorm, max_iter, tol, safe):
+    """Coordinate ascent on one document accelerated by SQUAREM (see the module notes), from g
+    (updated in place); returns the updates (evaluations of F) made. ``safe``: never end below the
+    start's objective (each cycle's extrapolated point is kept only if it beats the cycle's first
+    update). g1, g2: scratch of shape (K,)."""
+    n_topics = g.shape[0]
+    _etheta_and_phinorm(g, elog, et, acc, indices, start, end, ebeta_t, phinorm)
+    done = 0
+    while done < max_iter:
+        change = _update(g, g1, et, acc, indices, data, start, end, ebeta_t, alpha, phinorm)  # g1 = F(g)
+        done += 1
+        _etheta_and_phinorm(g1, elog, et, acc, indices, start, end, ebeta_t, phinorm)
+        if change < tol or done == max_iter:
+            _copy(g1, g)
+            break
+        base = _current_objective(g1, elog, data, start, end, phinorm, alpha) if safe else 0.0
+        change = _update(g1, g2, et, acc, indices, data, start, end, ebeta_t, alpha, phinorm)  # g2 = F(g1)
+        done += 1
+        if change < tol or done == max_iter:
+            _copy(g2, g)
+            _etheta_and_phinorm(g, elog, et, acc, indices, start, end, ebeta_t, phinorm)
+            break
+        rr = 0.0
+        vv = 0.0
+        for k in range(n_topics):
+            r = g1[k] - g[k]
+            v = g2[k] - 2.0 * g1[k] + g[k]
+            rr += r * r
+            vv += v * v
+        step = -math.sqrt(rr / vv) if vv > 0.0 else -1.0
+        while step < -1.0:  # extrapolate into acc; shorten the step while a component falls below alpha / 2
+            inside = True
+            for k in range(n_topics):
+                r = g1[k] - g[k]
+                v = g2[k] - 2.0 * g1[k] + g[k]
+                x = g[k] - 2.0 * step * r + step * step * v
+                if not (x > 0.5 * alpha[k]):  # also catches NaN
+                    inside = False
+                    break
+                acc[k] = x
+            if inside:
+                break
+            step = 0.5 * (step - 1.0)
+            if step > -1.01:
+                step = -1.0
+        if step < -1.0:
+            _copy(acc, g)
+        else:  # the plain double update
+            _copy(g2, g)
+        _etheta_and_phinorm(g, elog, et, acc, indices, start, end, ebeta_t, phinorm)
+        if safe and step < -1.0 and _current_objective(g, elog, data, start, end, phinorm, alpha) < base:
+            _copy(g2, g)  # the extrapolation lost ground: keep the plain double update
+            _etheta_and_phinorm(g, elog, et, acc, indices, start, end, ebeta_t, phinorm)
+    return done
+
+
+@njit(cache=True, nogil=True)
+def _ascent(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, alpha, phinorm, max_iter, tol, accelerate,
+            safe):
+    """Ascent on one document from g in place, plain or accelerated; elog, et and phinorm end with g's values."""
+    if accelerate:
+        return _squarem(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, alpha, phinorm, max_iter,
+                        tol, safe)
+    return _iterate(g, elog, et, acc, indices, data, start, end, ebeta_t, alpha, phinorm, max_iter, tol)
+
+
 @njit(cache=True, nogil=True, parallel=True)
-def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, etheta, phinorm, max_iter, tol):
+def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, etheta, phinorm, max_iter, tol,
+                 accelerate):
     n_docs = indptr.shape[0] - 1
     n_topics = alpha.shape[0]
     n_chunks = (n_docs + CHUNK - 1) // CHUNK
-    scratch = np.empty((n_chunks, 5, n_topics), dtype=np.float64)
+    scratch = np.empty((n_chunks, 7, n_topics), dtype=np.float64)
     n_iter = np.zeros(n_docs, dtype=np.int64)
     compare = gamma_prev.shape[0] == n_docs
     for c in prange(n_chunks):
@@ -155,6 +251,8 @@ def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, ethet
         acc = scratch[c, 2]
         elog_prev = scratch[c, 3]
         et_prev = scratch[c, 4]
+        g1 = scratch[c, 5]
+        g2 = scratch[c, 6]
         for d in range(c, n_docs, n_chunks):  # strided: see _kernels/__init__.py
             start = indptr[d]
             end = indptr[d + 1]
@@ -170,7 +268,9 @@ def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, ethet
                     if g[k] != gamma_prev[d, k]:
                         restarted = True
                         break
-            n_iter[d] = _iterate(g, elog, et, acc, indices, data, start, end, ebeta_t, alpha, phinorm, max_iter, tol)
+            # a document continuing from gamma_prev must not end below it (plain updates never do)
+            n_iter[d] = _ascent(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, alpha, phinorm, max_iter,
+                                tol, accelerate, compare and not restarted)
             if restarted:  # elog, et and phinorm hold g's values; the previous solution's go to scratch
                 fresh = _current_objective(g, elog, data, start, end, phinorm, alpha)
                 old = _fresh_objective(gamma_prev[d], elog_prev, et_prev, acc, indices, data, start, end, ebeta_t,
@@ -178,25 +278,26 @@ def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, ethet
                 if old > fresh:  # keep improving the previous solution instead
                     for k in range(n_topics):
                         g[k] = gamma_prev[d, k]
-                    n_iter[d] += _iterate(g, elog, et, acc, indices, data, start, end, ebeta_t, alpha, phinorm,
-                                          max_iter, tol)
+                    n_iter[d] += _ascent(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, alpha,
+                                         phinorm, max_iter, tol, accelerate, True)
             for k in range(n_topics):
                 etheta[d, k] = et[k]
     return n_iter
 
 
 @njit(cache=True, nogil=True)
-def _documents(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_iter, tol):
+def _documents(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_iter, tol, accelerate):
     """The document loop on a copy of gamma: (gamma, etheta, phinorm, updates per document)."""
     gamma = gamma.copy()
     etheta = np.empty_like(gamma)
     phinorm = np.empty(indices.shape[0], dtype=np.float64)
-    n_iter = _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, etheta, phinorm, max_iter, tol)
+    n_iter = _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, etheta, phinorm, max_iter, tol,
+                          accelerate)
     return gamma, etheta, phinorm, n_iter
 
 
 @njit(cache=True, nogil=True)
-def e_step(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_iter, tol, with_sstats):
+def e_step(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_iter, tol, with_sstats, accelerate):
     """Run the VB E-step on a CSR batch with the topics fixed.
 
     indptr : int64 array of shape (D + 1,); indices : int32 array of shape (nnz,)
@@ -208,27 +309,29 @@ def e_step(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_iter, t
         module notes), or of shape (0, K) for none (not modified)
     max_iter : int, cap on gamma updates per document; tol : float, mean-change tolerance
     with_sstats : bool, whether to compute the sufficient statistics
+    accelerate : bool, SQUAREM-accelerated updates (see the module notes) instead of plain ones
 
     Returns gamma (new array, dtype of the input gamma, shape (D, K)), sstats_t (float array of
     shape (V, K) with sum_d c_dw phi_dwk, or shape (0, K) when ``with_sstats`` is False) and the
     number of gamma updates made per document (int64, (D,)).
     """
     if not with_sstats:
-        gamma, _, _, n_iter = _documents(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_iter, tol)
+        gamma, _, _, n_iter = _documents(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_iter, tol,
+                                         accelerate)
         return gamma, np.zeros((0, alpha.shape[0]), dtype=ebeta_t.dtype), n_iter
     colptr, positions, rows = column_index(indptr, indices, ebeta_t.shape[0])
     return e_step_indexed(indptr, indices, data, colptr, positions, rows, ebeta_t, alpha, gamma, gamma_prev,
-                          max_iter, tol)
+                          max_iter, tol, accelerate)
 
 
 @njit(cache=True, nogil=True)
 def e_step_indexed(indptr, indices, data, colptr, positions, rows, ebeta_t, alpha, gamma, gamma_prev, max_iter,
-                   tol):
+                   tol, accelerate):
     """:func:`e_step` with the sufficient statistics, given the matrix's column index
     (``colptr, positions, rows = sparse.column_index(indptr, indices, V)``), which a caller that
     runs many E-steps on the same matrix (BatchLDA) computes once."""
     gamma, etheta, phinorm, n_iter = _documents(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_iter,
-                                                tol)
+                                                tol, accelerate)
     weight = np.empty(indices.shape[0], dtype=np.float64)
     for p in range(indices.shape[0]):
         weight[p] = data[p] / phinorm[p]

@@ -380,8 +380,9 @@ class FixedTopicModel:
         lengths = np.asarray(X.sum(axis=1)).ravel()
         gamma0 = alpha[None, :] + lengths[:, None] / alpha.shape[0]
         indptr, indices, data = csr_arrays(X)
+        # plain updates (no SQUAREM): the estimator stays the one of earlier measurements for every model
         gamma, _, _ = e_step(indptr, indices, data, ebeta_t, alpha, gamma0, gamma0[:0], self.max_iter, self.tol,
-                             False)
+                             False, False)
         return gamma / gamma.sum(axis=1, keepdims=True)
 
 

@@ -85,7 +85,7 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
         With ``restart_every`` > 1 ``fit`` keeps n_docs x n_components floats of
         gamma (also in its checkpoints). ``partial_fit`` always restarts (a stream's documents are
         not seen twice), and so does :func:`topicvb.distributed.fit_distributed`.
-    max_doc_update_iter, mean_change_tol, random_state, verbose, n_jobs, dtype
+    max_doc_update_iter, mean_change_tol, e_step_acceleration, random_state, verbose, n_jobs, dtype
         As in :class:`BatchLDA`.
     checkpoint_path, checkpoint_every
         As in :class:`BatchLDA`, counted in passes: ``fit`` writes a checkpoint after every
@@ -117,8 +117,8 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
     def __init__(self, n_components=10, *, doc_topic_prior=None, topic_word_prior=None, learning_decay=0.7,
                  learning_offset=10.0, batch_size=128, total_samples=None, max_iter=10, tol=1e-3, shuffle=True,
                  init="seeded", learn_priors=False, restart_every=4, max_doc_update_iter=100,
-                 mean_change_tol=1e-3, random_state=None, verbose=0, n_jobs=None, dtype="float64",
-                 checkpoint_path=None, checkpoint_every=1):
+                 mean_change_tol=1e-3, e_step_acceleration="squarem", random_state=None, verbose=0, n_jobs=None,
+                 dtype="float64", checkpoint_path=None, checkpoint_every=1):
         self.n_components = n_components
         self.doc_topic_prior = doc_topic_prior
         self.topic_word_prior = topic_word_prior
@@ -134,6 +134,7 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
         self.restart_every = restart_every
         self.max_doc_update_iter = max_doc_update_iter
         self.mean_change_tol = mean_change_tol
+        self.e_step_acceleration = e_step_acceleration
         self.random_state = random_state
         self.verbose = verbose
         self.n_jobs = n_jobs
@@ -261,7 +262,8 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
                 keep = ids % every != (pass_no - 1) % every
                 gamma0[keep] = doc_gamma[ids[keep]]
             gamma, sstats_t, _ = e_step(indptr, indices, data, ebeta_t, alpha, gamma0, gamma0[:0],
-                                        int(self.max_doc_update_iter), float(self.mean_change_tol), True)
+                                        int(self.max_doc_update_iter), float(self.mean_change_tol), True,
+                                        self._accelerate)
             if doc_gamma is not None:
                 doc_gamma[ids] = gamma
             scale = total / batch.shape[0]
