@@ -201,7 +201,6 @@ def bench_batch(args, Xtr, Xte, out):
                    (1, "r1", {"restart_every": 1}))
         fitted_plain = None
         for nj, kind, extra in configs:
-            restart = extra.get("restart_every")
             profiles = []
             setting = f"n_jobs={nj}" + "".join(f", {k}={v}" for k, v in extra.items())
 
