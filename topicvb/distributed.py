@@ -119,7 +119,8 @@ from ._kernels.bounds import lda_doc_bound, topic_terms
 from ._kernels.estep import e_step
 from ._validation import check_choice, csr_arrays
 from .models._priors import learn_flags
-from .models.batch_lda import BatchLDA, _expectations, _initial_gamma, _seeded_topics, _start_points, _topic_bound
+from .models.batch_lda import (BatchLDA, _expectations, _initial_gamma, _seeded_topics, _start_points, _topic_bound,
+                                random_start)
 from .models.online_lda import OnlineLDA
 
 __all__ = ["fit_distributed", "transform_distributed", "warm_up_workers", "load_shard", "interleaved_order"]
@@ -183,16 +184,16 @@ def _topic_arrays(lam):
 
 
 def _restart_block(entropy, iteration: int, part: int, n_docs: int, n_topics: int, dtype) -> np.ndarray:
-    """Gamma(100, 0.01) restarts of partition ``part`` in E-step ``iteration`` ("partition" streams)."""
+    """Random restarts (:func:`random_start`) of partition ``part`` in E-step ``iteration`` ("partition" streams)."""
     seq = np.random.SeedSequence(entropy=entropy, spawn_key=(int(iteration), int(part)))
-    return np.random.default_rng(seq).gamma(100.0, 0.01, size=(n_docs, n_topics)).astype(dtype)
+    return random_start(np.random.default_rng(seq), (n_docs, n_topics), dtype)
 
 
 def _global_restart_block(state, n_docs: int, n_topics: int, dtype):
     """The next ``n_docs`` rows of BatchLDA's single restart stream, and the generator state after them."""
     rng = np.random.RandomState()
     rng.set_state(state)
-    block = rng.gamma(100.0, 0.01, size=(n_docs, n_topics)).astype(dtype)
+    block = random_start(rng, (n_docs, n_topics), dtype)
     return block, rng.get_state()
 
 
@@ -799,7 +800,7 @@ class _OnlineRunner(_Runner):
         if self.random_streams == "partition":
             return {p: ("partition", self.entropy, t, int(p)) for p in parts_in}
         # OnlineLDA's draw for the whole batch, rows in visiting order; each partition gets its rows
-        gamma0 = rng.gamma(100.0, 0.01, size=(ids.shape[0], self.K)).astype(self.dtype)
+        gamma0 = random_start(rng, (ids.shape[0], self.K), self.dtype)
         gamma0 = gamma0[np.argsort(ids, kind="stable")]
         ends = np.cumsum(counts)
         return {p: gamma0[ends[p] - counts[p]:ends[p]] for p in parts_in}

@@ -150,7 +150,7 @@ def test_exp_nonpositive_within_one_ulp_of_libm():
 def test_online_fused_path_matches_numpy_step_and_elbo(learn_priors):
     """OnlineLDA's fused loop makes the same steps and bounds as a NumPy SVI step + ``_elbo``."""
     from topicvb.datasets import make_lda_corpus
-    from topicvb.models.batch_lda import _expectations
+    from topicvb.models.batch_lda import _expectations, random_start
     from topicvb.models.online_lda import OnlineLDA, _mean_elog_theta
     from topicvb._kernels.estep import e_step
     from topicvb._validation import csr_arrays
@@ -167,7 +167,7 @@ def test_online_fused_path_matches_numpy_step_and_elbo(learn_priors):
     for t, start in enumerate(range(0, 70, 20), start=1):
         batch = X[start:start + 20]
         expectations = _expectations(lam)
-        gamma0 = rng.gamma(100.0, 0.01, size=(batch.shape[0], 4))
+        gamma0 = random_start(rng, (batch.shape[0], 4))
         gamma, sstats_t, _ = e_step(*csr_arrays(batch), expectations[1], alpha, gamma0, gamma0[:0], 20, 1e-3, True, True)
         bounds.append(ref_model._elbo(batch, gamma, lam, alpha, eta, doc_scale=140 / batch.shape[0],
                                       expectations=expectations))

@@ -24,7 +24,7 @@ def test_seeded_topics_scale_and_shape(clustered):
     X = clustered.corpus.X
     lam = _seeded_topics(X, 6, np.random.RandomState(0), np.float64)
     assert lam.shape == (6, X.shape[1]) and np.all(lam > 0)
-    # K topics carrying 1/K of the corpus tokens each (up to the Gamma(100, 0.01) noise)
+    # K topics carrying 1/K of the corpus tokens each (up to the noise of random_start)
     np.testing.assert_allclose(lam.sum(axis=1), X.sum() / 6, rtol=0.05)
 
 

@@ -13,6 +13,7 @@ from sklearn.exceptions import ConvergenceWarning, NotFittedError
 import reference as ref
 from topicvb.datasets import make_lda_corpus
 from topicvb.models import PLSA, BatchLDA, CollapsedLDA, OnlineLDA, StochasticCollapsedLDA
+from topicvb.models.batch_lda import random_start
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +102,7 @@ def test_batch_lda_bound_is_the_reference_elbo(restart_every, acceleration):
     gamma = None
     for it in range(4):
         elog = ref.dirichlet_expectation(lam)
-        gamma0 = rng.gamma(100.0, 0.01, size=(40, 3))  # restarts from a random point...
+        gamma0 = random_start(rng, (40, 3))  # restarts from a random point...
         warm_rows = np.zeros(40, dtype=bool)
         if gamma is not None:  # ...for document d when d % restart_every == it % restart_every (it from 0)
             warm_rows = np.arange(40) % restart_every != it % restart_every
@@ -138,7 +139,7 @@ def test_online_svi_step_matches_reference():
     lam0 = rng.gamma(100.0, 0.01, size=(3, 20))
     alpha, eta = np.full(3, 1 / 3), 1 / 3
     _, sstats = ref.vb_e_step(X.toarray(), ref.dirichlet_expectation(lam0), alpha,
-                              rng.gamma(100.0, 0.01, size=(30, 3)), 7, 0.0, accelerate=True)
+                              random_start(rng, (30, 3)), 7, 0.0, accelerate=True)
     rho = (2.0 + 1) ** -0.6
     np.testing.assert_allclose(model.components_, (1 - rho) * lam0 + rho * (eta + 90 / 30 * sstats), rtol=1e-10)
     assert model.n_batch_iter_ == 1 and model.n_docs_seen_ == 30

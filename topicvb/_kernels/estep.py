@@ -42,8 +42,8 @@ result is compared with ``gamma_prev`` as below). On 20 Newsgroups (K = 20, the 
 previous iteration's solution and 19 instead of 29 from a random start, to slightly higher
 document bounds.
 
-Starting points are the caller's ``gamma``. BatchLDA passes, per E-step, random Gamma(100, 0.01)
-draws for a rotating share of the documents (restarts explore far better than warm starts alone,
+Starting points are the caller's ``gamma``. BatchLDA passes, per E-step, random draws of mean 1 and
+standard deviation 0.1 (``batch_lda.random_start``) for a rotating share of the documents (restarts explore far better than warm starts alone,
 whose early commitments stick: on a synthetic corpus warm starts reached a bound 20% worse) and the
 previous iteration's solution for the others. To keep the batch ELBO monotone it also passes that
 previous solution as ``gamma_prev``: when a restarted document's solution has a lower document-level

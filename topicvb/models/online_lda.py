@@ -17,7 +17,7 @@ from ._base import TopicModelBase
 from ._checkpoint import interruptible, restore_rng
 from ._priors import dirichlet_from_mean_log, learn_flags, symmetric_dirichlet_from_mean_log
 from .._validation import check_choice
-from .batch_lda import VBLDAMixin, _seeded_topics, _topic_bound
+from .batch_lda import VBLDAMixin, _seeded_topics, _topic_bound, random_start
 
 
 def _mean_elog_theta(gamma):
@@ -255,7 +255,7 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
             t = state["n_batch_iter_"] + 1
             indptr, indices, data = csr_arrays(batch)
             # a random start per document, drawn from the model's one random stream
-            gamma0 = state["random_state_"].gamma(100.0, 0.01, size=(batch.shape[0], n_topics)).astype(lam.dtype)
+            gamma0 = random_start(state["random_state_"], (batch.shape[0], n_topics), lam.dtype)
             ids = order[start:start + self.batch_size]
             if doc_gamma is not None and pass_no > 1:  # continue the documents that do not restart
                 every = int(self.restart_every)
