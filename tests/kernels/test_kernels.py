@@ -220,3 +220,35 @@ def test_squarem_e_step_matches_reference_on_every_branch():
     same = np.isclose(doc(gamma), doc(g_plain), rtol=1e-7, atol=1e-7)
     assert same.mean() >= 0.9 and np.all(doc(gamma)[~same] > doc(g_plain)[~same])
     assert n_iter[continuing].sum() < n_plain[continuing].sum()
+
+
+@pytest.mark.parametrize("accelerate", [False, True])
+def test_e_step_indexed_returns_the_bound_of_the_previous_solution(accelerate):
+    # BatchLDA takes its previous iteration's document bound from the E-step: it must be lda_doc_bound
+    # of gamma_prev under the same topics (less its constant), for continuing, restarted and empty documents
+    from topicvb._kernels.estep import e_step_indexed
+    from topicvb.models.batch_lda import _prior_const
+
+    X, Xc, rng = _problem(12, D=30, V=20)
+    K = 4
+    lam = rng.gamma(1.0, 1.0, (K, X.shape[1])) + 0.05
+    alpha = np.array([0.1, 0.3, 0.2, 0.05])
+    _, ebeta_t, log_scale = _expect(lam)
+    prev = rng.gamma(1.0, 2.0, (X.shape[0], K)) + alpha
+    start = rng.gamma(100.0, 0.01, (X.shape[0], K))
+    continuing = np.arange(X.shape[0]) % 2 == 0
+    start[continuing] = prev[continuing]
+    indptr, indices, data = csr_arrays(Xc)
+    columns = column_index(indptr, indices, X.shape[1])
+    gamma, sstats_t, n_iter, prev_doc = e_step_indexed(indptr, indices, data, *columns, ebeta_t, alpha, start, prev,
+                                                       50, 1e-6, accelerate)
+    expected = lda_doc_bound(indptr, indices, data, prev, alpha, ebeta_t, log_scale)
+    constant = X @ log_scale + _prior_const(alpha)
+    np.testing.assert_allclose(prev_doc + constant, expected, rtol=1e-12, atol=1e-12)
+    assert X[3].sum() == 0 and prev_doc[3] != 0.0  # the empty document's prior terms are there too
+    g, s, n = e_step(indptr, indices, data, ebeta_t, alpha, start, prev, 50, 1e-6, True, accelerate)
+    np.testing.assert_array_equal(gamma, g)  # the same E-step as e_step otherwise
+    np.testing.assert_array_equal(sstats_t, s)
+    _, _, _, none = e_step_indexed(indptr, indices, data, *columns, ebeta_t, alpha, start, prev[:0], 50, 1e-6,
+                                   accelerate)
+    np.testing.assert_array_equal(none, 0.0)  # without a previous solution there is nothing to report

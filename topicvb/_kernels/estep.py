@@ -150,9 +150,11 @@ def _update(g, out, et, acc, indices, data, start, end, ebeta_t, alpha, phinorm)
 
 
 @njit(cache=True, nogil=True)
-def _iterate(g, elog, et, acc, indices, data, start, end, ebeta_t, alpha, phinorm, max_iter, tol):
-    """Plain coordinate ascent on one document from g (updated in place); returns the updates made."""
-    _etheta_and_phinorm(g, elog, et, acc, indices, start, end, ebeta_t, phinorm)
+def _iterate(g, elog, et, acc, indices, data, start, end, ebeta_t, alpha, phinorm, max_iter, tol, ready):
+    """Plain coordinate ascent on one document from g (updated in place); returns the updates made.
+    ``ready``: elog, et and phinorm already hold g's values."""
+    if not ready:
+        _etheta_and_phinorm(g, elog, et, acc, indices, start, end, ebeta_t, phinorm)
     done = 0
     for it in range(max_iter):
         change = _update(g, g, et, acc, indices, data, start, end, ebeta_t, alpha, phinorm)
@@ -170,13 +172,15 @@ def _copy(src, dst):
 
 
 @njit(cache=True, nogil=True)
-def _squarem(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, alpha, phinorm, max_iter, tol, safe):
+def _squarem(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, alpha, phinorm, max_iter, tol, safe,
+             ready):
     """Coordinate ascent on one document accelerated by SQUAREM (see the module notes), from g
     (updated in place); returns the updates (evaluations of F) made. ``safe``: never end below the
     start's objective (each cycle's extrapolated point is kept only if it beats the cycle's first
-    update). g1, g2: scratch of shape (K,)."""
+    update). g1, g2: scratch of shape (K,). ``ready``: elog, et and phinorm already hold g's values."""
     n_topics = g.shape[0]
-    _etheta_and_phinorm(g, elog, et, acc, indices, start, end, ebeta_t, phinorm)
+    if not ready:
+        _etheta_and_phinorm(g, elog, et, acc, indices, start, end, ebeta_t, phinorm)
     done = 0
     while done < max_iter:
         change = _update(g, g1, et, acc, indices, data, start, end, ebeta_t, alpha, phinorm)  # g1 = F(g)
@@ -228,17 +232,18 @@ def _squarem(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, alpha
 
 @njit(cache=True, nogil=True)
 def _ascent(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, alpha, phinorm, max_iter, tol, accelerate,
-            safe):
-    """Ascent on one document from g in place, plain or accelerated; elog, et and phinorm end with g's values."""
+            safe, ready):
+    """Ascent on one document from g in place, plain or accelerated; elog, et and phinorm end with g's values
+    (``ready``: they hold them already at the start)."""
     if accelerate:
         return _squarem(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, alpha, phinorm, max_iter,
-                        tol, safe)
-    return _iterate(g, elog, et, acc, indices, data, start, end, ebeta_t, alpha, phinorm, max_iter, tol)
+                        tol, safe, ready)
+    return _iterate(g, elog, et, acc, indices, data, start, end, ebeta_t, alpha, phinorm, max_iter, tol, ready)
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, etheta, phinorm, max_iter, tol,
-                 accelerate):
+                 accelerate, prev_objective):
     n_docs = indptr.shape[0] - 1
     n_topics = alpha.shape[0]
     n_chunks = (n_docs + CHUNK - 1) // CHUNK
@@ -258,6 +263,9 @@ def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, ethet
             end = indptr[d + 1]
             g = gamma[d]
             if start == end:  # empty document: the optimum is gamma = alpha
+                if compare:
+                    dirichlet_expectation_row(gamma_prev[d], elog_prev)
+                    prev_objective[d] = _objective_from(gamma_prev[d], elog_prev, 0.0, alpha)
                 for k in range(n_topics):
                     g[k] = alpha[k]
                     etheta[d, k] = 0.0
@@ -268,18 +276,25 @@ def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, ethet
                     if g[k] != gamma_prev[d, k]:
                         restarted = True
                         break
-            # a document continuing from gamma_prev must not end below it (plain updates never do)
-            n_iter[d] = _ascent(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, alpha, phinorm, max_iter,
-                                tol, accelerate, compare and not restarted)
+            if compare and not restarted:  # continuing from gamma_prev: record its objective, then ascend
+                _etheta_and_phinorm(g, elog, et, acc, indices, start, end, ebeta_t, phinorm)
+                prev_objective[d] = _current_objective(g, elog, data, start, end, phinorm, alpha)
+                # (SQUAREM checks its extrapolations here: the document must not end below gamma_prev)
+                n_iter[d] = _ascent(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, alpha, phinorm,
+                                    max_iter, tol, accelerate, True, True)
+            else:
+                n_iter[d] = _ascent(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, alpha, phinorm,
+                                    max_iter, tol, accelerate, False, False)
             if restarted:  # elog, et and phinorm hold g's values; the previous solution's go to scratch
                 fresh = _current_objective(g, elog, data, start, end, phinorm, alpha)
                 old = _fresh_objective(gamma_prev[d], elog_prev, et_prev, acc, indices, data, start, end, ebeta_t,
                                        alpha)
+                prev_objective[d] = old
                 if old > fresh:  # keep improving the previous solution instead
                     for k in range(n_topics):
                         g[k] = gamma_prev[d, k]
                     n_iter[d] += _ascent(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, alpha,
-                                         phinorm, max_iter, tol, accelerate, True)
+                                         phinorm, max_iter, tol, accelerate, True, False)
             for k in range(n_topics):
                 etheta[d, k] = et[k]
     return n_iter
@@ -287,13 +302,15 @@ def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, ethet
 
 @njit(cache=True, nogil=True)
 def _documents(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_iter, tol, accelerate):
-    """The document loop on a copy of gamma: (gamma, etheta, phinorm, updates per document)."""
+    """The document loop on a copy of gamma: (gamma, etheta, phinorm, updates per document, objective
+    of gamma_prev per document (zeros without gamma_prev))."""
     gamma = gamma.copy()
     etheta = np.empty_like(gamma)
     phinorm = np.empty(indices.shape[0], dtype=np.float64)
+    prev_objective = np.zeros(indptr.shape[0] - 1, dtype=np.float64)
     n_iter = _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, etheta, phinorm, max_iter, tol,
-                          accelerate)
-    return gamma, etheta, phinorm, n_iter
+                          accelerate, prev_objective)
+    return gamma, etheta, phinorm, n_iter, prev_objective
 
 
 @njit(cache=True, nogil=True)
@@ -316,12 +333,13 @@ def e_step(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_iter, t
     number of gamma updates made per document (int64, (D,)).
     """
     if not with_sstats:
-        gamma, _, _, n_iter = _documents(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_iter, tol,
-                                         accelerate)
+        gamma, _, _, n_iter, _ = _documents(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_iter, tol,
+                                            accelerate)
         return gamma, np.zeros((0, alpha.shape[0]), dtype=ebeta_t.dtype), n_iter
     colptr, positions, rows = column_index(indptr, indices, ebeta_t.shape[0])
-    return e_step_indexed(indptr, indices, data, colptr, positions, rows, ebeta_t, alpha, gamma, gamma_prev,
-                          max_iter, tol, accelerate)
+    gamma, sstats_t, n_iter, _ = e_step_indexed(indptr, indices, data, colptr, positions, rows, ebeta_t, alpha, gamma,
+                                                gamma_prev, max_iter, tol, accelerate)
+    return gamma, sstats_t, n_iter
 
 
 @njit(cache=True, nogil=True)
@@ -329,12 +347,20 @@ def e_step_indexed(indptr, indices, data, colptr, positions, rows, ebeta_t, alph
                    tol, accelerate):
     """:func:`e_step` with the sufficient statistics, given the matrix's column index
     (``colptr, positions, rows = sparse.column_index(indptr, indices, V)``), which a caller that
-    runs many E-steps on the same matrix (BatchLDA) computes once."""
-    gamma, etheta, phinorm, n_iter = _documents(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_iter,
-                                                tol, accelerate)
+    runs many E-steps on the same matrix (BatchLDA) computes once.
+
+    Returns gamma, sstats_t and the updates per document as :func:`e_step`, and the document
+    objective of ``gamma_prev`` under these topics (float64, (D,); zeros without ``gamma_prev``): per
+    document ``lda_doc_bound`` of gamma_prev less its constant sum_w c_dw s_w + lnG(sum alpha) -
+    sum lnG(alpha). The E-step computes it anyway (continuing documents start from gamma_prev,
+    restarted ones compare with it), so BatchLDA takes the bound of its previous iteration from here
+    instead of a separate pass over the corpus.
+    """
+    gamma, etheta, phinorm, n_iter, prev_objective = _documents(indptr, indices, data, ebeta_t, alpha, gamma,
+                                                                gamma_prev, max_iter, tol, accelerate)
     weight = np.empty(indices.shape[0], dtype=np.float64)
     for p in range(indices.shape[0]):
         weight[p] = data[p] / phinorm[p]
     sstats_t = np.empty(ebeta_t.shape, dtype=ebeta_t.dtype)
     column_accumulate(colptr, positions, rows, weight, etheta, ebeta_t, sstats_t)
-    return gamma, sstats_t, n_iter
+    return gamma, sstats_t, n_iter, prev_objective

@@ -55,6 +55,11 @@ def random_start(rng, shape, dtype=np.float64):
     return u.astype(dtype, copy=False)
 
 
+def _prior_const(alpha):
+    """lnG(sum alpha) - sum lnG(alpha): the per-document constant of the ELBO's theta terms."""
+    return math.lgamma(float(np.sum(alpha))) - float(np.sum([math.lgamma(a) for a in np.ravel(alpha)]))
+
+
 def _initial_gamma(X, alpha, dtype):
     """Deterministic start for gamma: the prior plus the document's tokens spread evenly."""
     lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
@@ -360,43 +365,52 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
             lam = rng.gamma(100.0, 0.01, size=(K, V)).astype(dtype)
         gamma = np.zeros((0, K), dtype=dtype)  # no previous solution in the first E-step
         history = []
+        it = 0  # iterations (E-step + M-step) made; the bound of the last one may still be pending
         save, state = self._checkpointer(X, resume)
         if state is not None:
             lam, gamma = state["lam"].astype(dtype), state["gamma"].astype(dtype)
             alpha, eta, history = state["alpha"], float(state["eta"]), list(state["history"])
+            it = int(state["iteration"]) if "iteration" in state else len(history)
             restore_rng(rng, state)
         indptr, indices, data = csr_arrays(X)
         columns = column_index(indptr, indices, V)  # once for all E-steps
+        term_counts = np.bincount(indices, weights=data, minlength=V)  # for the bound's sum_dw c_dw s_w
         learn_alpha, learn_eta = learn_flags(self.learn_priors, type(self).__name__)
         started = time.perf_counter()
-        it = len(history)
         converged = self._converged(history)
         with threads(self.n_jobs), interruptible(type(self).__name__) as stop:
             ebeta_t = np.empty((V, K), dtype=dtype)
             log_scale = np.empty(V, dtype=np.float64)
             elog_sum, rest = topic_terms(lam, ebeta_t, log_scale)
-            while it < self.max_iter and not converged and not stop.requested:
-                it += 1
+            while not converged:
+                if it == self.max_iter or stop.requested:
+                    if len(history) < it:  # the last iteration's bound, by a pass of its own
+                        doc = np.sum(lda_doc_bound(indptr, indices, data, gamma, alpha, ebeta_t, log_scale))
+                        self._record(history, it, float(doc) + _topic_bound(elog_sum, rest, eta, V), started)
+                    break
                 # a fresh random start for 1 / restart_every of the documents (all of them with
                 # restart_every=1, as Hoffman's and scikit-learn's code do), the previous solution for the
                 # others; e_step falls back on the previous gamma where that is better
-                gamma_init = random_start(rng, (X.shape[0], K), dtype)
-                gamma_init = _start_points(gamma_init, gamma, 0, int(self.restart_every), it)
-                gamma, sstats_t, _ = e_step_indexed(indptr, indices, data, *columns, ebeta_t, alpha, gamma_init,
-                                                    gamma, int(self.max_doc_update_iter),
-                                                    float(self.mean_change_tol), self._accelerate)
+                gamma_init = _start_points(random_start(rng, (X.shape[0], K), dtype), gamma, 0,
+                                           int(self.restart_every), it + 1)
+                new_gamma, sstats_t, _, prev_doc = e_step_indexed(
+                    indptr, indices, data, *columns, ebeta_t, alpha, gamma_init, gamma, int(self.max_doc_update_iter),
+                    float(self.mean_change_tol), self._accelerate)
+                if len(history) < it:  # this E-step also gave the document part of iteration it's bound
+                    doc = float(np.sum(prev_doc)) + float(term_counts @ log_scale) + X.shape[0] * _prior_const(alpha)
+                    self._record(history, it, doc + _topic_bound(elog_sum, rest, eta, V), started)
+                    converged = self._converged(history)
+                    if converged:  # the model of iteration it is the result (this E-step is not used)
+                        break
+                gamma = new_gamma
+                it += 1
                 lam = (eta + sstats_t.T).astype(dtype)
                 elog_sum, rest = topic_terms(lam, ebeta_t, log_scale)  # the new topics' expectations
                 if learn_alpha or learn_eta:  # coordinate ascent on the priors keeps the bound monotone
                     alpha, eta = self._learned_priors(gamma, np.sum(elog_sum) / (K * V), V, alpha, eta,
                                                       learn_alpha, learn_eta)
-                bound = float(np.sum(lda_doc_bound(indptr, indices, data, gamma, alpha, ebeta_t, log_scale))
-                              + _topic_bound(elog_sum, rest, eta, V))
-                history.append(bound)
                 save(it, {"lam": lam, "gamma": gamma, "alpha": alpha, "eta": np.array(eta),
-                          "history": np.asarray(history)}, rng)
-                self._report(it, bound, history[-2] if len(history) > 1 else None, started)
-                converged = self._converged(history)
+                          "history": np.asarray(history), "iteration": np.array(it)}, rng)
         if not stop.requested:
             self._warn_not_converged(it, converged)
         return {
@@ -406,6 +420,11 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
             "bound_history_": np.asarray(history),
             "n_iter_": it,
         }
+
+    def _record(self, history, it, bound, started):
+        """Append iteration ``it``'s bound to ``history`` and report it."""
+        history.append(bound)
+        self._report(it, bound, history[-2] if len(history) > 1 else None, started)
 
     def score(self, X, y=None):
         """Evidence lower bound of ``X`` under the fitted topics; higher is better.
