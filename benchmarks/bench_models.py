@@ -199,12 +199,15 @@ def bench_batch(args, Xtr, Xte, out):
         # (e_step_acceleration=None), and restart_every=1 (every document restarts, as scikit-learn)
         configs = ((1, "defaults", {}), (2, "defaults", {}), (1, "plain", {"e_step_acceleration": None}),
                    (1, "r1", {"restart_every": 1}))
-        fitted_plain = None
+        # every configuration and scikit-learn (1 process) in interleaved rounds, so that a slow drift
+        # of the shared machine's speed hits all alike (the ratios are taken within each K's rounds)
+        fns, profiles, settings = {}, {}, {}
         for nj, kind, extra in configs:
-            profiles = []
             setting = f"n_jobs={nj}" + "".join(f", {k}={v}" for k, v in extra.items())
+            settings[setting] = (nj, kind)
+            profiles[setting] = []
 
-            def run():
+            def run(nj=nj, extra=extra, setting=setting):
                 with KernelTimer() as kt, blas(nj), warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     t0 = time.perf_counter()
@@ -212,11 +215,25 @@ def bench_batch(args, Xtr, Xte, out):
                                  max_doc_update_iter=100, mean_change_tol=1e-3, n_jobs=nj,
                                  random_state=SEED, **extra).fit(Xtr)
                     total = time.perf_counter() - t0
-                profiles.append((total, dict(kt.t), list(kt.inner), kt.docs))
+                profiles[setting].append((total, dict(kt.t), list(kt.inner), kt.docs))
                 return m
 
-            log(f"BatchLDA K={K} {setting}: {args.repeats} x {N} iterations")
-            med, times, model = median_time(run, args.repeats)
+            fns[setting] = run
+
+        def run_sk():  # per-EM-step times recorded
+            with blas(1), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return TimedLDA(n_components=K, learning_method="batch", max_iter=N, n_jobs=1, **sk_kw(K)).fit(Xtr)
+
+        fns["sklearn"] = run_sk
+        reps = {name: args.repeats for name in fns}
+        reps["sklearn"] = args.sk_repeats
+        log(f"BatchLDA K={K} ({', '.join(fns)}): interleaved rounds of {N} iterations, {reps}")
+        timed = common.interleaved_times(fns, reps)
+        fitted_plain = None
+        for setting, (nj, kind) in settings.items():
+            r = timed[setting]
+            med, times, model = r["median"], r["times"], r["result"]
             if kind == "defaults":
                 res[("topicvb", nj)] = (med / N, times)
                 fitted = model if nj == 1 else fitted
@@ -226,10 +243,10 @@ def bench_batch(args, Xtr, Xte, out):
             else:
                 res[("topicvb-r1", nj)] = (med / N, times)
                 fitted_r1 = model
-            timing_rows.append([K, "topicvb BatchLDA", nj, setting, N, args.repeats, med / N, "",
+            timing_rows.append([K, "topicvb BatchLDA", nj, setting, N, len(times), med / N, "",
                                 f"{min(times) / N:.3g}-{max(times) / N:.3g} per fit",
-                                statistics.median(median_time.last_own) / N, foreign_str(median_time.last_foreign)])
-            total, kt, inner, n_docs = sorted(profiles, key=lambda p: p[0])[len(profiles) // 2]
+                                statistics.median(r["own"]) / N, foreign_str(r["foreign"])])
+            total, kt, inner, n_docs = sorted(profiles[setting], key=lambda p: p[0])[len(profiles[setting]) // 2]
             other = total - sum(kt.values())
             prof_rows.append([K, setting, total / N, kt["e_step"] / N,
                               kt["lda_doc_bound"] / N + kt["lda_topic_bound"] / N,
@@ -237,18 +254,13 @@ def bench_batch(args, Xtr, Xte, out):
                               (kt["_seeded_topics"] + kt["column_index"]) / N, other / N,
                               f"{100 * kt['e_step'] / total:.0f}%",
                               np.mean(inner) / max(n_docs, 1)])
-        # scikit-learn, 1 process: one run of N iterations (per-EM-step times recorded)
-        log(f"sklearn LDA batch K={K} n_jobs=1: 1 x {N} iterations")
-        common.wait_for_quiet()
-        with blas(1), warnings.catch_warnings(), common.LoadMeter() as lm:
-            warnings.simplefilter("ignore")
-            t0 = time.perf_counter()
-            sk = TimedLDA(n_components=K, learning_method="batch", max_iter=N, n_jobs=1, **sk_kw(K)).fit(Xtr)
-            sk_total = time.perf_counter() - t0
-        steps = sk.step_times_
+        r = timed["sklearn"]
+        sk_total, sk = r["median"], r["result"]
+        steps = [t for m in r["results"] for t in m.step_times_]
         res[("sklearn", 1)] = (sk_total / N, steps)
-        timing_rows.append([K, "sklearn LDA batch", 1, "n_jobs=1, BLAS 1", N, 1, sk_total / N, statistics.median(steps),
-                            f"{min(steps):.3g}-{max(steps):.3g} per step", lm.own / N, foreign_str([lm.foreign_share])])
+        timing_rows.append([K, "sklearn LDA batch", 1, "n_jobs=1, BLAS 1", N, len(r["times"]), sk_total / N,
+                            statistics.median(steps), f"{min(steps):.3g}-{max(steps):.3g} per step",
+                            statistics.median(r["own"]) / N, foreign_str(r["foreign"])])
         log(f"sklearn LDA batch K={K} n_jobs=2: 1 x {N2} iterations")
         common.wait_for_quiet()
         with blas(1), warnings.catch_warnings(), common.LoadMeter() as lm2:
@@ -324,8 +336,11 @@ def bench_batch(args, Xtr, Xte, out):
         "Same matrix, doc_topic_prior = topic_word_prior = 1/K, max_doc_update_iter=100, mean_change_tol=1e-3, "
         "a fixed number of iterations (topicvb tol=0; scikit-learn evaluate_every=-1). topicvb: median of "
         f"{args.repeats} fits, s/iter = fit time / iterations (the fit includes topicvb's exact ELBO after every "
-        "iteration, which scikit-learn does not compute). scikit-learn: one fit (it is the slow side; the "
-        "spread column gives the min-max of its per-EM-step times); n_jobs=2 over fewer iterations, "
+        "iteration, which scikit-learn does not compute). scikit-learn (1 process): median of "
+        f"{args.sk_repeats} fits (the spread column gives the min-max of its per-EM-step times). The topicvb "
+        "settings and scikit-learn's 1-process fit run in interleaved rounds (each in turn, then again), so "
+        "that drifts of the shared machine's speed hit all alike. scikit-learn n_jobs=2: one fit over fewer "
+        "iterations, after the rounds, "
         "whose first step includes starting the joblib worker processes (the median EM step leaves it out "
         "when there are 2+ steps; the sklearn(2)/topicvb(2) ratio uses that median). "
         "BLAS limited to 1 thread for scikit-learn (its E-step is per-document NumPy), numba threads = n_jobs for topicvb.")
@@ -694,6 +709,8 @@ def main(argv=None):
     p.add_argument("--cvb-sweeps", type=int, default=None, help="CollapsedLDA sweeps (default 50)")
     p.add_argument("--mem-iters", type=int, default=None, help="iterations of the memory fits (default 2)")
     p.add_argument("--repeats", type=int, default=None, help="timing repeats, median reported (default 3)")
+    p.add_argument("--sk-repeats", type=int, default=None,
+                   help="runs of scikit-learn's 1-process batch fit, interleaved with topicvb's (default 3)")
     p.add_argument("--sections", nargs="+", choices=SECTIONS, default=list(SECTIONS))
     p.add_argument("--vectorizer", choices=("topicvb", "sklearn"), default="topicvb",
                    help="builds the matrix (topicvb falls back on sklearn if it fails)")
@@ -716,6 +733,7 @@ def main(argv=None):
     args.cvb_sweeps = args.cvb_sweeps or (3 if q else 50)
     args.mem_iters = args.mem_iters or (1 if q else 2)
     args.repeats = args.repeats or (1 if q else 3)
+    args.sk_repeats = args.sk_repeats or (1 if q else 3)
     if args.out is None and not q:
         args.out = str(common.BENCH_DIR / "results" / "models.md")
 
