@@ -43,15 +43,18 @@ previous iteration's solution and 19 instead of 29 from a random start, to sligh
 document bounds.
 
 Starting points are the caller's ``gamma``. BatchLDA passes, per E-step, random draws of mean 1 and
-standard deviation 0.1 (``batch_lda.random_start``) for a rotating share of the documents (restarts explore far better than warm starts alone,
-whose early commitments stick: on a synthetic corpus warm starts reached a bound 20% worse) and the
-previous iteration's solution for the others. To keep the batch ELBO monotone it also passes that
-previous solution as ``gamma_prev``: when a restarted document's solution has a lower document-level
-bound than ``gamma_prev`` under the same topics, the document continues from ``gamma_prev`` instead,
-so no document's bound term ever goes down. A document whose start is its ``gamma_prev`` needs no
-comparison: each update maximises the bound over phi and then over gamma, so the ascent from
-``gamma_prev`` never ends below it. OnlineLDA passes no ``gamma_prev`` (a mini-batch's documents
-keep whatever their E-step reaches).
+standard deviation 0.1 (``batch_lda.random_start``) for a rotating share of the documents (restarts
+explore far better than warm starts alone, whose early commitments stick: on a synthetic corpus warm
+starts reached a bound 20% worse) and the previous iteration's solution for the others. To keep the
+batch ELBO monotone it also passes that previous solution as ``gamma_prev``: when a restarted
+document's solution has a lower document-level bound than ``gamma_prev`` under the same topics, the
+document continues from ``gamma_prev`` instead, so no document's bound term ever goes down. A
+document whose start is its ``gamma_prev`` needs no comparison: each plain update maximises the
+bound over phi and then over gamma, and SQUAREM keeps only extrapolations that did not lose, so the
+ascent from ``gamma_prev`` never ends below it. Either way the E-step evaluates the bound of
+``gamma_prev`` under the current topics, and ``e_step_indexed`` returns it: BatchLDA's bound of the
+previous iteration. OnlineLDA passes no ``gamma_prev`` (a mini-batch's documents keep whatever their
+E-step reaches).
 """
 
 import math

