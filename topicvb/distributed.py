@@ -688,7 +688,7 @@ class _BatchRunner(_Runner):
                 if converged or not e_step_wanted:
                     break
             self.gamma = new_gamma
-            lam = (eta + sstats_t.T).astype(self.dtype)
+            lam = np.add(sstats_t.T, eta, out=np.empty((self.K, self.V), dtype=self.dtype))  # C order, as BatchLDA
             ebeta_t, log_scale, elog_sum, rest = _topic_arrays(lam)
             if self.learn_alpha or self.learn_eta:
                 if self.learn_alpha:

@@ -15,11 +15,13 @@ assignment changes no result.
 Two departures from the plain ``@njit(cache=True)`` preset, each limited to arithmetic leaves and
 each measured (``benchmarks/bench_models.py``, ``BENCHMARKS.md``):
 
-* ``vec.dot`` and ``vec.axpy`` (the E-step's and PLSA's inner loops over topics) use ``fastmath``
+* ``vec.dot``, ``vec.axpy``, ``vec.matvec_t`` and ``vec.matvec_add`` (the inner loops of PLSA, the
+  seeding and the E-step) use ``fastmath``
   with only the ``reassoc`` and ``contract`` flags, so LLVM vectorises the reduction; NaN/Inf
   semantics are untouched. Results stay deterministic and independent of the thread count, but the
   last bits follow the CPU's vector width.
-* Loops that evaluate digamma or exp over many values (``special.dirichlet_expectation_row``,
+* Loops that evaluate digamma, lgamma or exp over many values (``special.digamma_row``,
+  ``special.dirichlet_expectation_row``, ``special.lgamma_sum``, ``estep._theta_row``,
   ``bounds.exp_shifted_row``, ``bounds.rescaled_exp_block``, ``bounds._topic_block``) compile with
   ``error_model="numpy"``: numba then omits its ZeroDivisionError checks, which otherwise keep the
   loops scalar. Their divisors are positive by construction, and their results are bit for bit

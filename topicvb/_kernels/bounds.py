@@ -21,7 +21,7 @@ blocks of terms, what the next mini-batch needs of the new lam: the rescaled exp
 (``topic_terms``), so that a prior eta learned afterwards still gives the exact bound.
 These kernels work on blocks of TERM_BLOCK terms with all K topics. Their inner loops run over
 the terms of one topic through 1-D views, call no libm function (``special.small_parts`` for the
-common lam < 1, a polynomial exp) and are compiled with ``error_model="numpy"`` (division without a
+common lam < 10, a polynomial exp) and are compiled with ``error_model="numpy"`` (division without a
 ZeroDivisionError branch), so LLVM vectorises them; the rare other entries are redone one at a time.
 """
 
@@ -223,17 +223,17 @@ def _topic_block(lam, w0, w1, psi_total, scratch, ebeta_t, log_scale, elog_sum, 
         ps = psi_total[k]
         elog = scratch[k]
         row = lam[k, w0:w1]  # 1-D views in the loops: indexing a 2-D array there blocks SIMD
-        for i in range(n):  # the common case 1e-100 < lam < 1 for all terms, without branches or calls (SIMD)
-            x = float(row[i])
+        for i in range(n):  # the common case 1e-100 < lam < 10 for all terms, without branches or calls (SIMD)
+            x = np.float64(row[i])  # (float() would keep float32 in numba)
             dg, g, q = small_parts(x)
             e = dg - ps
             elog[i] = e
             part[i] = g - x * e  # + lnG(lam) - lnG(lam + 10) = -log(9! x q)
-            xq[i] = x * q  # in (1e-100, 10)
+            xq[i] = x * q  # in (1e-100, 1e7)
         n_small = n
         for i in range(n):  # the other entries, one at a time
-            x = float(row[i])
-            if not (1e-100 < x < 1.0):
+            x = np.float64(row[i])
+            if not (1e-100 < x < 10.0):
                 dg, lg = digamma_lgamma(x)
                 e = dg - ps
                 elog[i] = e

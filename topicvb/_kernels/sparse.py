@@ -66,3 +66,32 @@ def column_accumulate(colptr, positions, rows, weight, row_factor, scale, out):
                 out[w, k] += row_factor[d, k] * c
         for k in range(n_topics):
             out[w, k] *= scale[w, k]
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def column_accumulate_compact(colptr, positions, rows, weight, values, topics, counts, scale, out):
+    """:func:`column_accumulate` with row factors stored compactly: row d has counts[d] non-zero entries,
+    values[d, j] in column topics[d, j] for j < counts[d], or, when counts[d] == K, is values[d] itself.
+
+    values : float array of shape (D, K); topics : int32 array of shape (D, K); counts : int64 (D,)
+    The other arguments as in :func:`column_accumulate`; the sums keep its fixed order.
+    """
+    n_terms = colptr.shape[0] - 1
+    n_topics = out.shape[1]
+    for w in prange(n_terms):
+        acc = out[w]
+        for k in range(n_topics):
+            acc[k] = 0.0
+        for q in range(colptr[w], colptr[w + 1]):
+            d = rows[q]
+            c = weight[positions[q]]
+            n = counts[d]
+            if n == n_topics:
+                row = values[d]
+                for k in range(n_topics):
+                    acc[k] += row[k] * c
+            else:
+                for j in range(n):
+                    acc[topics[d, j]] += values[d, j] * c
+        for k in range(n_topics):
+            acc[k] *= scale[w, k]

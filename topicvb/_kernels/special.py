@@ -5,11 +5,12 @@ vector ``a``, E[log p_k] = psi(a_k) - psi(sum(a)).
 
 digamma(x) for x > 0 uses the recurrence psi(x) = psi(x + 1) - 1/x to shift the argument to
 y >= 10, then the asymptotic series psi(y) ~ log y - 1/(2y) - sum_n B_2n / (2n y^2n) to n = 7,
-whose truncation error at y = 10 is below 1e-19. For 0 < x < 1 (most entries of a topic-word
-lam) the shift is by exactly 10 and its sum sum_{i<10} 1 / (x + i) is evaluated as a shallow tree:
-pairs 1/a + 1/(a + 1) = (2a + 1) / (a (a + 1)) for a = x, x + 2, ..., x + 8, added over a common
-denominator, one division in all (all terms are positive, so a few ulp). For x >= 1, including
-around the root 1.4616..., the shift goes one step and one division at a time, as it always did.
+whose truncation error at y = 10 is below 1e-19. For 0 < x < 10 (almost every entry of a
+document's gamma and of a topic-word lam) the shift is by exactly 10 and its sum
+sum_{i<10} 1 / (x + i) is evaluated as a shallow tree: pairs 1/a + 1/(a + 1) = (2a + 1) / (a (a + 1))
+for a = x, x + 2, ..., x + 8, added over a common denominator, one division in all (all terms are
+positive, so a few ulp), and log y by a series (``small_parts``): no libm call and no branch, so
+loops over many values vectorise. Larger x need no shift (libm's log).
 lgamma wraps libm's lgamma (``math.lgamma``), which numba supports in nopython mode.
 
 digamma_lgamma(x) returns both for the dense K x V passes over lam (OnlineLDA): its digamma is
@@ -45,20 +46,23 @@ _S7 = 1.0 / 156.0
 _HALF_LOG_2PI = 0.9189385332046727418
 
 
-_LOG_10 = 2.302585092994045684
 LOG_9_FACTORIAL = 12.80182748008146961  # log(362880)
+
+
+_LOG_15 = 2.708050201102210065  # log(15)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def small_parts(x):
-    """(digamma(x), g, q) for 0 < x < 1 without calls to libm, so that loops over it vectorise.
+    """(digamma(x), g, q) for 0 < x < 10 without calls to libm, so that loops over it vectorise.
 
     The shift is by 10 to y = x + 10: digamma(x) = psi(y) - sum_{i<10} 1 / (x + i), the sum as
     d / p over the common denominator p = prod_{i<10} (x + i) (pairs 1/a + 1/(a+1) = (2a+1) / (a (a+1))
-    for a = x, x + 2, ..., x + 8, added in a tree), and log y = log 10 + log1p(x / 10) by the
-    series log1p(t) = 2 atanh(t / (2 + t)) (t / (2 + t) <= 1/21, so six terms reach 1e-19). One
-    division gives 1 / p, 1 / y and t / (2 + t). Also returned: g = lgamma(y) (Stirling's series)
-    and q = prod_{i=1..9} (1 + x / i), so that lgamma(x) = g - log x - log 9! - log q.
+    for a = x, x + 2, ..., x + 8, added in a tree), psi(y) by the asymptotic series, and
+    log y = log 15 + log(1 + t), t = (y - 15) / 15, by the series log(1 + t) = 2 atanh(u),
+    u = (y - 15) / (y + 15) in (-0.2, 0.15) (twelve terms reach 1e-19). One division gives 1 / p,
+    1 / y and u. Also returned: g = lgamma(y) (Stirling's series) and q = prod_{i=1..9} (1 + x / i),
+    so that lgamma(x) = g - log x - log 9! - log q.
     """
     a0, a1, a2, a3, a4 = x, x + 2.0, x + 4.0, x + 6.0, x + 8.0
     n0, n1, n2, n3, n4 = 2.0 * a0 + 1.0, 2.0 * a1 + 1.0, 2.0 * a2 + 1.0, 2.0 * a3 + 1.0, 2.0 * a4 + 1.0
@@ -72,15 +76,25 @@ def small_parts(x):
     p = d03 * d4
     d = n03 * d4 + n4 * d03
     y = x + 10.0
-    z = y + 10.0
+    z = y + 15.0
     yz = y * z
     r = 1.0 / (p * yz)
     s = d * yz * r  # sum_{i<10} 1 / (x + i)
     inv = p * z * r  # 1 / y
-    u = x * p * y * r  # x / (x + 20)
+    u = (x - 5.0) * p * y * r  # (y - 15) / (y + 15)
     u2 = u * u
-    log_y = _LOG_10 + 2.0 * u * (1.0 + u2 * (1.0 / 3.0 + u2 * (1.0 / 5.0 + u2 * (1.0 / 7.0 + u2 * (
-        1.0 / 9.0 + u2 * (1.0 / 11.0 + u2 * (1.0 / 13.0)))))))
+    h = 1.0 / 23.0
+    h = 1.0 / 21.0 + u2 * h
+    h = 1.0 / 19.0 + u2 * h
+    h = 1.0 / 17.0 + u2 * h
+    h = 1.0 / 15.0 + u2 * h
+    h = 1.0 / 13.0 + u2 * h
+    h = 1.0 / 11.0 + u2 * h
+    h = 1.0 / 9.0 + u2 * h
+    h = 1.0 / 7.0 + u2 * h
+    h = 1.0 / 5.0 + u2 * h
+    h = 1.0 / 3.0 + u2 * h
+    log_y = _LOG_15 + 2.0 * u * (1.0 + u2 * h)
     inv2 = inv * inv
     series = inv2 * (_C1 + inv2 * (_C2 + inv2 * (_C3 + inv2 * (_C4 + inv2 * (_C5 + inv2 * (_C6 + inv2 * _C7))))))
     stirling = inv * (_S1 + inv2 * (_S2 + inv2 * (_S3 + inv2 * (_S4 + inv2 * (_S5 + inv2 * (_S6 + inv2 * _S7))))))
@@ -89,33 +103,22 @@ def small_parts(x):
     return -s + log_y - 0.5 * inv - series, g, q
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _shift(x):
-    """(y, s, p) for a finite x >= 1: y = x + n >= 10, s = sum_{i<n} 1 / (x + i), p = prod_{i<n} (x + i)."""
-    s = 0.0
-    p = 1.0
-    while x < 10.0:
-        s += 1.0 / x
-        p *= x
-        x += 1.0
-    return x, s, p
-
-
 @njit(cache=True, nogil=True)
 def digamma(x):
     """Digamma of a positive float (float64 result); NaN for x <= 0 or NaN input."""
-    x = float(x)
-    if 1e-300 < x < 1.0:
+    x = np.float64(x)  # (float() keeps a float32 argument float32 in numba)
+    if 1e-300 < x < 10.0:
         return small_parts(x)[0]
     if not (x > 0.0):
         return np.nan
     if x == np.inf:
         return np.inf
-    y, s, _ = _shift(x)
-    inv = 1.0 / y
+    if x < 10.0:  # 0 < x <= 1e-300: one step of the recurrence (1 / x dominates)
+        return small_parts(x + 1.0)[0] - 1.0 / x
+    inv = 1.0 / x
     inv2 = inv * inv
     series = inv2 * (_C1 + inv2 * (_C2 + inv2 * (_C3 + inv2 * (_C4 + inv2 * (_C5 + inv2 * (_C6 + inv2 * _C7))))))
-    return -s + math.log(y) - 0.5 * inv - series
+    return math.log(x) - 0.5 * inv - series
 
 
 @njit(cache=True, nogil=True)
@@ -124,52 +127,103 @@ def digamma_lgamma(x):
 
     The digamma is bit for bit :func:`digamma`; the lgamma is accurate to absolute 1e-14.
     """
-    x = float(x)
-    if 1e-300 < x < 1.0:
+    x = np.float64(x)
+    if 1e-300 < x < 10.0:
         dg, g, q = small_parts(x)
         return dg, g - (math.log(x) + LOG_9_FACTORIAL + math.log(q))
-    y, s, p = _shift(x)
-    inv = 1.0 / y
+    if x < 10.0:  # 0 < x <= 1e-300
+        return digamma(x), math.lgamma(x)
+    inv = 1.0 / x
     inv2 = inv * inv
-    log_y = math.log(y)
+    log_x = math.log(x)
     series = inv2 * (_C1 + inv2 * (_C2 + inv2 * (_C3 + inv2 * (_C4 + inv2 * (_C5 + inv2 * (_C6 + inv2 * _C7))))))
     stirling = inv * (_S1 + inv2 * (_S2 + inv2 * (_S3 + inv2 * (_S4 + inv2 * (_S5 + inv2 * (_S6 + inv2 * _S7))))))
-    lg = (y - 0.5) * log_y - y + _HALF_LOG_2PI + stirling
-    if p != 1.0:
-        lg -= math.log(p)
-    return -s + log_y - 0.5 * inv - series, lg
+    lg = (x - 0.5) * log_x - x + _HALF_LOG_2PI + stirling
+    return log_x - 0.5 * inv - series, lg
 
 
 @njit(cache=True, nogil=True)
 def lgamma(x):
     """log Gamma(x) for a positive float (float64 result)."""
-    return math.lgamma(float(x))
+    return math.lgamma(np.float64(x))
 
 
 @njit(cache=True, nogil=True, error_model="numpy")  # no ZeroDivisionError branch: the first loop vectorises
+def digamma_row(a, n, out):
+    """out[j] = digamma(a[j]) for j < n, bit for bit :func:`digamma`: a branch-free first pass evaluates
+    the 0 < x < 10 formula for every entry (SIMD), and a second pass redoes the entries outside that
+    range (where the first pass's value is discarded) with :func:`digamma`."""
+    for j in range(n):
+        out[j] = small_parts(np.float64(a[j]))[0]
+    for j in range(n):
+        x = np.float64(a[j])
+        if not (1e-300 < x < 10.0):
+            out[j] = digamma(x)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def dirichlet_expectation_row(a, out):
     """E[log p] under Dirichlet(a) for one parameter vector.
 
     a : float array of shape (K,), positive
     out : float64 array of shape (K,), overwritten with psi(a_k) - psi(sum(a))
 
-    Bit for bit ``digamma(a_k) - digamma(sum(a))``: a branch-free first pass evaluates the
-    0 < x < 1 formula of :func:`digamma` for every entry (SIMD), and a second pass redoes the
-    entries outside that range (where the first pass's value is discarded) with :func:`digamma`.
-    In the VB E-step most entries are near alpha < 1, so this halves the row's cost.
+    Bit for bit ``digamma(a_k) - digamma(sum(a))`` (:func:`digamma_row`, SIMD). In the VB E-step
+    almost every entry of gamma is below 10 (near alpha, or a few tokens).
     """
     total = 0.0
     for k in range(a.shape[0]):
         total += float(a[k])  # float(): a float64 sum also without the JIT
-    for k in range(a.shape[0]):
-        out[k] = small_parts(float(a[k]))[0]
-    for k in range(a.shape[0]):
-        x = float(a[k])
-        if not (1e-300 < x < 1.0):
-            out[k] = digamma(x)
+    digamma_row(a, a.shape[0], out)
     psi_total = digamma(total)
     for k in range(a.shape[0]):
         out[k] -= psi_total
+
+
+@njit(cache=True, nogil=True, error_model="numpy")  # no ZeroDivisionError branch: the first loop vectorises
+def lgamma_sum(a, work):
+    """sum_k lgamma(a_k) for a positive 1-D float array a (float64 result), each term to absolute 1e-14.
+
+    work : float64 array of shape (>= 2 K,), scratch. The common 1e-100 < a_k < 10 go through
+    :func:`small_parts` in one branch-free pass (SIMD): lgamma(x) = g - log 9! - log(x q), and the
+    logs of the products x q are summed as the log of their running product (taken before it leaves
+    [1e-200, 1e200]), so the row costs a few libm calls instead of one per entry; other entries call
+    ``math.lgamma``.
+    """
+    n = a.shape[0]
+    part = work[:n]
+    xq = work[n:2 * n]
+    for k in range(n):
+        x = np.float64(a[k])
+        _, g, q = small_parts(x)
+        part[k] = g
+        xq[k] = x * q  # in (1e-100, 1e7)
+    n_small = n
+    for k in range(n):
+        x = np.float64(a[k])
+        if not (1e-100 < x < 10.0):
+            part[k] = math.lgamma(x)
+            xq[k] = 1.0
+            n_small -= 1
+    s0 = s1 = s2 = s3 = 0.0
+    k = 0
+    while k + 4 <= n:
+        s0 += part[k]
+        s1 += part[k + 1]
+        s2 += part[k + 2]
+        s3 += part[k + 3]
+        k += 4
+    while k < n:
+        s0 += part[k]
+        k += 1
+    logs = 0.0
+    pp = 1.0
+    for k in range(n):
+        pp *= xq[k]
+        if not (1e-200 < pp < 1e200):
+            logs += math.log(pp)
+            pp = 1.0
+    return ((s0 + s1) + (s2 + s3)) - (logs + math.log(pp) + n_small * LOG_9_FACTORIAL)
 
 
 @njit(cache=True, nogil=True)
@@ -186,5 +240,5 @@ def lgamma_array(x):
     """Element-wise lgamma of a 1-D float array (float64 result)."""
     out = np.empty(x.shape[0], dtype=np.float64)
     for i in range(x.shape[0]):
-        out[i] = math.lgamma(float(x[i]))
+        out[i] = math.lgamma(np.float64(x[i]))
     return out
