@@ -30,12 +30,11 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .special import LOG_9_FACTORIAL, digamma, digamma_lgamma, dirichlet_expectation_row, small_parts
+from .special import LOG_9_FACTORIAL, digamma, digamma_lgamma, digamma_row, dirichlet_expectation_row, small_parts
 from .vec import dot
 
 CHUNK = 64
 TERM_BLOCK = 256  # terms per block in the dense K x V passes (a block of all K topics stays in L1/L2)
-TOPIC_GROUP = 4  # topics per task in the SVI update of lam
 
 # exp(t) for t <= 0 as 2^n exp(r), n = round(t / log 2), |r| <= log(2) / 2 (Cody & Waite's split of
 # log 2), exp(r) by its Taylor polynomial to degree 13 (relative error below 1e-17): within 1 ulp
@@ -112,6 +111,50 @@ def rescaled_exp_block(elog, c0, n, work, ebeta_t, log_scale, w0):
             ebeta_t[w0 + i, k] = mant[i] * pow2[i] * _TWO_M100  # = ldexp(p, e2), one rounding
 
 
+@njit(cache=True, nogil=True)
+def _block_sums(lam, w0, w1, out):
+    """out[k] = sum_{w0 <= w < w1} lam[k, w] (float64), in one fixed order: four interleaved partial sums."""
+    for k in range(lam.shape[0]):
+        row = lam[k]
+        s0 = s1 = s2 = s3 = 0.0
+        w = w0
+        while w + 4 <= w1:
+            s0 += row[w]
+            s1 += row[w + 1]
+            s2 += row[w + 2]
+            s3 += row[w + 3]
+            w += 4
+        while w < w1:
+            s0 += row[w]
+            w += 1
+        out[k] = (s0 + s1) + (s2 + s3)
+
+
+@njit(cache=True, nogil=True)
+def _totals_from(parts):
+    """totals[k] = sum_b parts[b, k], in block order (float64, (K,))."""
+    totals = np.zeros(parts.shape[1], dtype=np.float64)
+    for b in range(parts.shape[0]):
+        for k in range(parts.shape[1]):
+            totals[k] += parts[b, k]
+    return totals
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def row_totals(lam):
+    """sum_w lam[k, w] for every topic (float64, (K,)), summed by blocks of TERM_BLOCK terms in one fixed
+    order, the order in which ``svi_topic_update`` sums the lam it writes: every kernel that needs psi(sum_w
+    lam_kw) gets the same bits, for any number of threads."""
+    n_topics, n_terms = lam.shape
+    n_blocks = (n_terms + TERM_BLOCK - 1) // TERM_BLOCK
+    n_chunks = min(n_blocks, CHUNK)
+    parts = np.empty((n_blocks, n_topics), dtype=np.float64)
+    for c in prange(n_chunks):
+        for b in range(c * n_blocks // n_chunks, (c + 1) * n_blocks // n_chunks):
+            _block_sums(lam, b * TERM_BLOCK, min(n_terms, (b + 1) * TERM_BLOCK), parts[b])
+    return _totals_from(parts)
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def topic_expectations(lam, ebeta_t, log_scale):
     """E[log beta] for every topic, and its rescaled exponential in term-major layout.
@@ -124,13 +167,13 @@ def topic_expectations(lam, ebeta_t, log_scale):
     """
     n_topics, n_terms = lam.shape
     elog = np.empty((n_topics, n_terms), dtype=np.float64)
+    totals = row_totals(lam)
     for k in prange(n_topics):
-        total = 0.0
+        row = elog[k]
+        digamma_row(lam[k], n_terms, row)
+        psi_total = digamma(totals[k])
         for w in range(n_terms):
-            total += float(lam[k, w])  # float(): float64 sums also without the JIT
-        psi_total = digamma(total)
-        for w in range(n_terms):
-            elog[k, w] = digamma(lam[k, w]) - psi_total
+            row[w] -= psi_total
     n_blocks = (n_terms + TERM_BLOCK - 1) // TERM_BLOCK
     n_chunks = min(n_blocks, CHUNK)
     work = np.empty((n_chunks, 2, TERM_BLOCK), dtype=np.float64)
@@ -280,12 +323,12 @@ def _block_terms(lam, totals, ebeta_t, log_scale):
     for k in range(n_topics):
         psi_total[k] = digamma(totals[k])
     n_chunks = min(n_blocks, CHUNK)
-    scratch = np.empty((n_chunks, n_topics + 2, TERM_BLOCK), dtype=np.float64)
     elog_parts = np.empty((n_blocks, n_topics), dtype=np.float64)
     rest_parts = np.empty((n_blocks, n_topics), dtype=np.float64)
     for c in prange(n_chunks):
+        scratch = np.empty((n_topics + 2, TERM_BLOCK), dtype=np.float64)  # per work item, not per chunk up front
         for b in range(c * n_blocks // n_chunks, (c + 1) * n_blocks // n_chunks):
-            _topic_block(lam, b * TERM_BLOCK, min(n_terms, (b + 1) * TERM_BLOCK), psi_total, scratch[c],
+            _topic_block(lam, b * TERM_BLOCK, min(n_terms, (b + 1) * TERM_BLOCK), psi_total, scratch,
                          ebeta_t, log_scale, elog_parts, rest_parts, b)
     elog_sum = np.empty(n_topics, dtype=np.float64)
     rest = np.empty(n_topics, dtype=np.float64)
@@ -312,14 +355,7 @@ def topic_terms(lam, ebeta_t, log_scale):
     ``lda_topic_bound(lam, elog_beta, eta) == lnG(V eta) - V lnG(eta) + eta * elog_sum + rest``.
     ebeta_t and log_scale are bit for bit those of ``topic_expectations``.
     """
-    n_topics, n_terms = lam.shape
-    totals = np.empty(n_topics, dtype=np.float64)
-    for k in prange(n_topics):
-        total = 0.0
-        for w in range(n_terms):
-            total += float(lam[k, w])  # float(): float64 sums also without the JIT
-        totals[k] = total
-    return _block_terms(lam, totals, ebeta_t, log_scale)
+    return _block_terms(lam, row_totals(lam), ebeta_t, log_scale)
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -334,14 +370,24 @@ def svi_topic_update(lam, sstats_t, rho, eta, scale, ebeta_t, log_scale):
     Returns elog_sum and rest as ``topic_terms`` does, for the new lam.
     """
     n_topics, n_terms = lam.shape
-    n_groups = (n_topics + TOPIC_GROUP - 1) // TOPIC_GROUP
-    totals = np.zeros(n_topics, dtype=np.float64)
+    n_blocks = (n_terms + TERM_BLOCK - 1) // TERM_BLOCK
+    n_chunks = min(n_blocks, CHUNK)
+    parts = np.empty((n_blocks, n_topics), dtype=np.float64)
     keep = 1.0 - rho
-    for g in prange(n_groups):  # a few topics at a time, so each line of sstats_t read serves them all
-        k0 = g * TOPIC_GROUP
-        k1 = min(n_topics, k0 + TOPIC_GROUP)
-        for w in range(n_terms):
-            for k in range(k0, k1):
-                lam[k, w] = keep * float(lam[k, w]) + rho * (eta + scale * float(sstats_t[w, k]))
-                totals[k] += float(lam[k, w])  # in term order, as topic_expectations sums
+    for c in prange(n_chunks):
+        block = np.empty((n_topics, TERM_BLOCK), dtype=sstats_t.dtype)  # sstats_t's block, topic-major
+        for b in range(c * n_blocks // n_chunks, (c + 1) * n_blocks // n_chunks):
+            w0 = b * TERM_BLOCK
+            w1 = min(n_terms, w0 + TERM_BLOCK)
+            for i in range(w1 - w0):
+                srow = sstats_t[w0 + i]
+                for k in range(n_topics):
+                    block[k, i] = srow[k]
+            for k in range(n_topics):  # contiguous rows of lam and of the block: the loop vectorises
+                lrow = lam[k]
+                brow = block[k]
+                for i in range(w1 - w0):
+                    lrow[w0 + i] = keep * lrow[w0 + i] + rho * (eta + scale * brow[i])
+            _block_sums(lam, w0, w1, parts[b])
+    totals = _totals_from(parts)
     return _block_terms(lam, totals, ebeta_t, log_scale)

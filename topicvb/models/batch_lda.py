@@ -60,12 +60,13 @@ def _prior_const(alpha):
     return math.lgamma(float(np.sum(alpha))) - float(np.sum([math.lgamma(a) for a in np.ravel(alpha)]))
 
 
-def _doc_bound(objectives, term_counts, log_scale, alpha):
+def _doc_bound(objectives, counts, log_scale, alpha):
     """The document part of the ELBO from the E-step's per-document objectives (``e_step_indexed``,
-    ``document_objectives``): their sum plus the constants they leave out."""
-    # (not term_counts @ log_scale: a BLAS call wakes OpenBLAS's threads, which then spin beside the
+    ``document_objectives``): their sum plus the constants they leave out, sum_w c_w s_w (``counts``
+    with one entry per term, aligned with ``log_scale``) and the prior's constant per document."""
+    # (not counts @ log_scale: a BLAS call wakes OpenBLAS's threads, which then spin beside the
     # kernels' threads; on 2 cores that cost the next E-step a third of its speed)
-    return (float(np.sum(objectives)) + float(np.sum(term_counts * log_scale))
+    return (float(np.sum(objectives)) + float(np.sum(counts * log_scale))
             + objectives.shape[0] * _prior_const(alpha))
 
 
