@@ -11,21 +11,14 @@ import scipy.sparse as sp
 from scipy import special
 
 import reference as ref
-from topicvb._kernels.bounds import exp_shifted_row, lda_doc_bound, topic_expectations
+from topicvb._kernels.bounds import exp_shifted_row, lda_doc_bound
 from topicvb._kernels.estep import BLOCK, _documents, _theta_row, document_objectives, e_step, e_step_indexed
 from topicvb._kernels.sparse import column_accumulate, column_accumulate_compact, column_index
 from topicvb._kernels.special import digamma, digamma_row, dirichlet_expectation_row, lgamma_sum
 from topicvb._validation import csr_arrays
+from topicvb.models.batch_lda import _expectations as _expect  # (elog_beta, ebeta_t, log_scale) of lam
 
 UNIT = 2.0 ** -53  # the unit roundoff of float64, the promise of the E-step (not read from it)
-
-
-def _expect(lam):
-    K, V = lam.shape
-    ebeta_t = np.empty((V, K), dtype=lam.dtype)
-    log_scale = np.empty(V)
-    elog = topic_expectations(lam, ebeta_t, log_scale)
-    return elog, ebeta_t, log_scale
 
 
 def _separated(seed=0, D=60, K=30, words_per_topic=8, doc_len=120):

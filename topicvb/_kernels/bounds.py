@@ -30,7 +30,8 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .special import LOG_9_FACTORIAL, digamma, digamma_lgamma, digamma_row, dirichlet_expectation_row, small_parts
+from .special import (LOG_9_FACTORIAL, digamma, digamma_lgamma, digamma_row, dirichlet_expectation_row,
+                      small_parts, sum4, sum_logs)
 from .vec import dot
 
 CHUNK = 64
@@ -115,19 +116,7 @@ def rescaled_exp_block(elog, c0, n, work, ebeta_t, log_scale, w0):
 def _block_sums(lam, w0, w1, out):
     """out[k] = sum_{w0 <= w < w1} lam[k, w] (float64), in one fixed order: four interleaved partial sums."""
     for k in range(lam.shape[0]):
-        row = lam[k]
-        s0 = s1 = s2 = s3 = 0.0
-        w = w0
-        while w + 4 <= w1:
-            s0 += row[w]
-            s1 += row[w + 1]
-            s2 += row[w + 2]
-            s3 += row[w + 3]
-            w += 4
-        while w < w1:
-            s0 += row[w]
-            w += 1
-        out[k] = (s0 + s1) + (s2 + s3)
+        out[k] = sum4(lam[k], w0, w1)
 
 
 @njit(cache=True, nogil=True)
@@ -283,34 +272,8 @@ def _topic_block(lam, w0, w1, psi_total, scratch, ebeta_t, log_scale, elog_sum, 
                 part[i] = lg - x * e
                 xq[i] = 1.0
                 n_small -= 1
-        # sums in a fixed order, four at a time (no long chain of dependent additions)
-        a0 = a1 = a2 = a3 = 0.0
-        r0 = r1 = r2 = r3 = 0.0
-        i = 0
-        while i + 4 <= n:
-            a0 += elog[i]
-            a1 += elog[i + 1]
-            a2 += elog[i + 2]
-            a3 += elog[i + 3]
-            r0 += part[i]
-            r1 += part[i + 1]
-            r2 += part[i + 2]
-            r3 += part[i + 3]
-            i += 4
-        while i < n:
-            a0 += elog[i]
-            r0 += part[i]
-            i += 1
-        # sum log(x q) as the log of products, taken before they leave [1e-200, 1e200]
-        logs = 0.0
-        pp = 1.0
-        for i in range(n):
-            pp *= xq[i]
-            if not (1e-200 < pp < 1e200):
-                logs += math.log(pp)
-                pp = 1.0
-        elog_sum[b, k] = (a0 + a1) + (a2 + a3)
-        rest[b, k] = ((r0 + r1) + (r2 + r3)) - (logs + math.log(pp) + n_small * LOG_9_FACTORIAL)
+        elog_sum[b, k] = sum4(elog, 0, n)
+        rest[b, k] = sum4(part, 0, n) - (sum_logs(xq, n) + n_small * LOG_9_FACTORIAL)
     rescaled_exp_block(scratch[:n_topics], 0, n, scratch[n_topics:], ebeta_t, log_scale, w0)
 
 

@@ -205,25 +205,39 @@ def lgamma_sum(a, work):
             part[k] = math.lgamma(x)
             xq[k] = 1.0
             n_small -= 1
+    return sum4(part, 0, n) - (sum_logs(xq, n) + n_small * LOG_9_FACTORIAL)
+
+
+@njit(cache=True, nogil=True)
+def sum4(x, lo, hi):
+    """sum of x[lo:hi] (float64) in one fixed order: four interleaved partial sums, so no long chain of
+    dependent additions."""
     s0 = s1 = s2 = s3 = 0.0
-    k = 0
-    while k + 4 <= n:
-        s0 += part[k]
-        s1 += part[k + 1]
-        s2 += part[k + 2]
-        s3 += part[k + 3]
-        k += 4
-    while k < n:
-        s0 += part[k]
-        k += 1
+    i = lo
+    while i + 4 <= hi:
+        s0 += x[i]
+        s1 += x[i + 1]
+        s2 += x[i + 2]
+        s3 += x[i + 3]
+        i += 4
+    while i < hi:
+        s0 += x[i]
+        i += 1
+    return (s0 + s1) + (s2 + s3)
+
+
+@njit(cache=True, nogil=True)
+def sum_logs(x, n):
+    """sum_{i < n} log x_i for positive x, as the logs of running products taken before they leave
+    [1e-200, 1e200]: a few libm calls instead of n."""
     logs = 0.0
     pp = 1.0
-    for k in range(n):
-        pp *= xq[k]
+    for i in range(n):
+        pp *= x[i]
         if not (1e-200 < pp < 1e200):
             logs += math.log(pp)
             pp = 1.0
-    return ((s0 + s1) + (s2 + s3)) - (logs + math.log(pp) + n_small * LOG_9_FACTORIAL)
+    return logs + math.log(pp)
 
 
 @njit(cache=True, nogil=True)
