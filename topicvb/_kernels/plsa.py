@@ -158,3 +158,60 @@ def fold_in(indptr, indices, data, phi_t, theta, prior, max_iter, tol):
                 ll += data[p] * math.log(s)
             out_ll[d] = ll
     return theta, out_ll
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def normalise_rows(counts, offset, fallback):
+    """The M-step for P(z | d), in place: each row of max(counts + offset, 0) divided by its sum.
+
+    counts : float (D, K), overwritten and returned; offset : float64 (K,), the prior minus one (zeros
+    for plain EM); fallback : float64 (K,), the row given to rows whose sum is not positive.
+    """
+    n_rows, n_cols = counts.shape
+    for d in prange(n_rows):
+        row = counts[d]
+        total = 0.0
+        for k in range(n_cols):
+            v = max(row[k] + offset[k], 0.0)
+            row[k] = v
+            total += v
+        if total > 0.0:
+            for k in range(n_cols):
+                row[k] = row[k] / total
+        else:
+            for k in range(n_cols):
+                row[k] = fallback[k]
+    return counts
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def normalise_columns(counts, offset, fallback):
+    """The M-step for P(w | z) in term-major layout, in place: each column of max(counts + offset, 0)
+    divided by its sum; a column whose sum is not positive becomes ``fallback`` (1 / V).
+
+    counts : float (V, K), overwritten and returned; offset, fallback : floats. The column sums are
+    taken by blocks of rows in one fixed order, so the result does not depend on the thread count.
+    """
+    n_rows, n_cols = counts.shape
+    n_blocks = (n_rows + 255) // 256
+    parts = np.zeros((n_blocks, n_cols), dtype=np.float64)
+    for b in prange(n_blocks):
+        part = parts[b]
+        for w in range(b * 256, min(n_rows, (b + 1) * 256)):
+            row = counts[w]
+            for k in range(n_cols):
+                v = max(row[k] + offset, 0.0)
+                row[k] = v
+                part[k] += v
+    scale = np.zeros(n_cols, dtype=np.float64)
+    for b in range(n_blocks):
+        for k in range(n_cols):
+            scale[k] += parts[b, k]
+    for k in range(n_cols):
+        scale[k] = 1.0 / scale[k] if scale[k] > 0.0 else 0.0
+    for b in prange(n_blocks):
+        for w in range(b * 256, min(n_rows, (b + 1) * 256)):
+            row = counts[w]
+            for k in range(n_cols):
+                row[k] = row[k] * scale[k] if scale[k] > 0.0 else fallback
+    return counts

@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.utils import check_random_state, check_scalar
 
 from .._config import threads
-from .._kernels.plsa import em_step_indexed, fold_in, log_likelihood
+from .._kernels.plsa import em_step_indexed, fold_in, log_likelihood, normalise_columns, normalise_rows
 from .._kernels.sparse import column_index
 from .._validation import check_choice, csr_arrays
 from ._base import TopicModelBase
@@ -206,6 +206,8 @@ class PLSA(TopicModelBase):
             restore_rng(rng, state)
         indptr, indices, data = csr_arrays(X)
         columns = column_index(indptr, indices, V)  # once for all E-steps
+        offset_doc = np.zeros(K) if a1 is None else np.asarray(a1, dtype=np.float64)
+        offset_term = 0.0 if e1 is None else float(e1)
         tempered = self.beta != 1.0
         started = time.perf_counter()
         converged = False
@@ -236,8 +238,8 @@ class PLSA(TopicModelBase):
                         break
                 if done == self.max_iter or stop.requested:
                     break
-                theta = _normalise_rows(n_dk, a1, fallback).astype(dtype)
-                phi_t = _normalise_rows(n_wk.T, e1, 1.0 / V).T.astype(dtype).copy()
+                theta = normalise_rows(n_dk, offset_doc, fallback)  # (in place: n_dk and n_wk are new arrays)
+                phi_t = normalise_columns(n_wk, offset_term, 1.0 / V)
                 done += 1
                 arrays = {"theta": theta, "phi_t": phi_t, "history": np.asarray(history),
                           "v_history": np.asarray(v_history)}
