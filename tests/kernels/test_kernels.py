@@ -252,3 +252,31 @@ def test_e_step_indexed_returns_the_bound_of_the_previous_solution(accelerate):
     _, _, _, none = e_step_indexed(indptr, indices, data, *columns, ebeta_t, alpha, start, prev[:0], 50, 1e-6,
                                    accelerate)
     np.testing.assert_array_equal(none, 0.0)  # without a previous solution there is nothing to report
+
+
+def test_plsa_m_step_kernels_match_numpy():
+    from topicvb._kernels.plsa import normalise_columns, normalise_rows
+
+    rng = np.random.default_rng(9)
+    counts = rng.gamma(0.5, 2.0, (300, 6))
+    counts[7] = 0.0  # a row and a column that come out empty
+    counts[:, 4] = 0.0
+    offset = np.array([0.0, -0.2, 0.3, -5.0, 0.0, 0.0])
+    fallback = np.full(6, 1.0 / 6)
+    want = np.maximum(counts + offset, 0.0)
+    sums = want.sum(axis=1, keepdims=True)
+    want = np.where(sums > 0, want / np.where(sums > 0, sums, 1.0), fallback)
+    np.testing.assert_allclose(normalise_rows(counts.copy(), offset, fallback), want, rtol=1e-14)
+    for off in (0.0, -0.3):
+        want = np.maximum(counts + off, 0.0)
+        sums = want.sum(axis=0, keepdims=True)
+        want = np.where(sums > 0, want / np.where(sums > 0, sums, 1.0), 1.0 / 300)
+        results = []
+        for n in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+            numba.set_num_threads(n)
+            try:
+                results.append(normalise_columns(counts.copy(), off, 1.0 / 300))
+            finally:
+                numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+        np.testing.assert_allclose(results[0], want, rtol=1e-13)
+        np.testing.assert_array_equal(results[0], results[-1])
