@@ -199,7 +199,7 @@ def test_compact_column_pass_equals_the_dense_one():
     columns = column_index(indptr, indices, V)
     dense = np.zeros((D, K))
     values = np.zeros((D, K))
-    topics = np.zeros((D, K), dtype=np.int32)
+    topics = np.zeros((D, K), dtype=np.uint16)
     counts = rng.integers(0, K + 1, D)
     for d in range(D):
         chosen = np.sort(rng.choice(K, counts[d], replace=False))

@@ -306,7 +306,7 @@ def _block_terms(lam, totals, ebeta_t, log_scale):
     return elog_sum, rest
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def topic_terms(lam, ebeta_t, log_scale):
     """Rescaled exp(E[log beta]) as ``topic_expectations``, plus the topic part of the ELBO in two pieces.
 

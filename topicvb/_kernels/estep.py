@@ -491,9 +491,11 @@ def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, ethet
     compact = np.empty((n_chunks, n_topics), dtype=np.int64)
     psi_alpha = np.empty(n_topics, dtype=np.float64)
     digamma_row(alpha, n_topics, psi_alpha)
-    symmetric = True
-    for k in range(n_topics):
-        symmetric = symmetric and alpha[k] == alpha[0]
+    symmetric = np.all(alpha == alpha[0])
+    # runtime booleans for the flags passed down: literal True/False arguments would make numba compile
+    # every callee once per combination (a cold first fit took a minute)
+    yes = n_docs >= 0
+    no = not yes
     everything = np.arange(n_topics)
     n_iter = np.zeros(n_docs, dtype=np.int64)
     compare = gamma_prev.shape[0] == n_docs
@@ -553,11 +555,11 @@ def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, ethet
                 # (SQUAREM checks its extrapolations here: the document must not end below gamma_prev)
                 n_iter[d], n_rows = _ascent(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block,
                                             resident, phinorm, r, rows, limit, state, alpha, max_iter, tol,
-                                            accelerate, True, True, n_rows, th)
+                                            accelerate, yes, yes, n_rows, th)
             else:
                 n_iter[d], n_rows = _ascent(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block,
                                             resident, phinorm, r, rows, limit, state, alpha, max_iter, tol,
-                                            accelerate, False, False, n_topics, th)
+                                            accelerate, no, no, n_topics, th)
             if restarted:  # elog, et and phinorm hold g's values; the previous solution's go to scratch
                 fresh = _current_objective(g, elog, data, start, end, phinorm, alpha, lgw)
                 old = _fresh_objective(gamma_prev[d], elog_prev, et_prev, indices, data, start, end, ebeta_t, block,
@@ -568,8 +570,10 @@ def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, ethet
                         g[k] = gamma_prev[d, k]
                     more, n_rows = _ascent(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block,
                                            resident, phinorm, r, rows, limit, state, alpha, max_iter, tol,
-                                           accelerate, True, False, n_topics, th)
+                                           accelerate, yes, no, n_topics, th)
                     n_iter[d] += more
+            if n_topics > 65536:  # (topic indices are stored as uint16: more topics keep whole rows)
+                n_rows = n_topics
             counts[d] = n_rows  # et of the active topics, for the statistics (see _documents)
             if n_rows == n_topics:
                 for k in range(n_topics):
@@ -594,7 +598,7 @@ def _documents(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_ite
     n_docs = indptr.shape[0] - 1
     gamma = gamma.copy()
     etheta = np.empty_like(gamma)
-    topics = np.empty(gamma.shape, dtype=np.int32)
+    topics = np.empty(gamma.shape, dtype=np.uint16)  # half the memory of int32 (K <= 65536)
     counts = np.empty(n_docs, dtype=np.int64)
     phinorm = np.empty(indices.shape[0], dtype=np.float64)
     prev_objective = np.zeros(n_docs, dtype=np.float64)
@@ -661,5 +665,6 @@ def document_objectives(indptr, indices, data, ebeta_t, alpha, gamma):
     """The document objective of each row of ``gamma`` under these topics, as the last output of
     :func:`e_step_indexed` gives it for ``gamma_prev`` (float64, (D,)), without any update: the
     E-step's own evaluation (the active topics of gamma first, checked), cheaper than ``lda_doc_bound``."""
-    _, _, _, _, objective = _documents(indptr, indices, data, ebeta_t, alpha, gamma, gamma, 0, 0.0, False)
+    none = indptr.shape[0] * 0  # (runtime values, not literals: _documents is then the E-step's own compilation)
+    _, _, _, _, objective = _documents(indptr, indices, data, ebeta_t, alpha, gamma, gamma, none, 0.0, none > 0)
     return objective

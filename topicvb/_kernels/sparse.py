@@ -73,7 +73,7 @@ def column_accumulate_compact(colptr, positions, rows, weight, values, topics, c
     """:func:`column_accumulate` with row factors stored compactly: row d has counts[d] non-zero entries,
     values[d, j] in column topics[d, j] for j < counts[d], or, when counts[d] == K, is values[d] itself.
 
-    values : float array of shape (D, K); topics : int32 array of shape (D, K); counts : int64 (D,)
+    values : float array of shape (D, K); topics : integer array of shape (D, K); counts : int64 (D,)
     The other arguments as in :func:`column_accumulate`; the sums keep its fixed order.
     """
     n_terms = colptr.shape[0] - 1
