@@ -229,10 +229,10 @@ def _phinorm(et, rows, n_rows, indices, start, end, ebeta_t, block, resident, ou
 
 
 @njit(cache=True, nogil=True)
-def _etheta_and_phinorm(g, elog, et, work, indices, start, end, ebeta_t, block, resident, phinorm, rows, limit,
-                        state, alpha, th):
+def _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, block, resident, phinorm, rows, limit, state,
+                        alpha, th):
     """Refresh et = exp(E[log theta] - max) from g, the active topics (``rows``, returns their number) and
-    phinorm over the document's non-zeros from them (work: scratch of shape (K,)).
+    phinorm over the document's non-zeros from them.
 
     Topic k is left out when et_k < UNIT * min_w phinorm_w * limit_k, limit_k = min(alpha_k / N_d, 1 / K)
     (N_d the document's tokens): together such topics add less than one unit roundoff to every
@@ -375,13 +375,13 @@ def _iterate(g, elog, et, acc, indices, data, start, end, ebeta_t, block, reside
     the number of active topics. ``ready``: elog, et, phinorm and the active topics (``n_rows``) already
     hold g's values."""
     if not ready:
-        n_rows = _etheta_and_phinorm(g, elog, et, acc, indices, start, end, ebeta_t, block, resident, phinorm, rows,
+        n_rows = _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, block, resident, phinorm, rows,
                                      limit, state, alpha, th)
     done = 0
     for it in range(max_iter):
         change = _update(g, g, et, acc, indices, data, start, end, ebeta_t, block, resident, phinorm, r, rows,
                          n_rows, alpha)
-        n_rows = _etheta_and_phinorm(g, elog, et, acc, indices, start, end, ebeta_t, block, resident, phinorm, rows,
+        n_rows = _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, block, resident, phinorm, rows,
                                      limit, state, alpha, th)
         done = it + 1
         if change < tol:
@@ -406,14 +406,14 @@ def _squarem(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block
     n_topics = g.shape[0]
     lgw = th[2]
     if not ready:
-        n_rows = _etheta_and_phinorm(g, elog, et, acc, indices, start, end, ebeta_t, block, resident, phinorm, rows,
+        n_rows = _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, block, resident, phinorm, rows,
                                      limit, state, alpha, th)
     done = 0
     while done < max_iter:
         change = _update(g, g1, et, acc, indices, data, start, end, ebeta_t, block, resident, phinorm, r, rows,
                          n_rows, alpha)  # g1 = F(g)
         done += 1
-        n_rows = _etheta_and_phinorm(g1, elog, et, acc, indices, start, end, ebeta_t, block, resident, phinorm,
+        n_rows = _etheta_and_phinorm(g1, elog, et, indices, start, end, ebeta_t, block, resident, phinorm,
                                      rows, limit, state, alpha, th)
         if change < tol or done == max_iter:
             _copy(g1, g)
@@ -424,7 +424,7 @@ def _squarem(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block
         done += 1
         if change < tol or done == max_iter:
             _copy(g2, g)
-            n_rows = _etheta_and_phinorm(g, elog, et, acc, indices, start, end, ebeta_t, block, resident, phinorm,
+            n_rows = _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, block, resident, phinorm,
                                          rows, limit, state, alpha, th)
             break
         rr = 0.0
@@ -454,11 +454,11 @@ def _squarem(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block
             _copy(acc, g)
         else:  # the plain double update
             _copy(g2, g)
-        n_rows = _etheta_and_phinorm(g, elog, et, acc, indices, start, end, ebeta_t, block, resident, phinorm, rows,
+        n_rows = _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, block, resident, phinorm, rows,
                                      limit, state, alpha, th)
         if safe and step < -1.0 and _current_objective(g, elog, data, start, end, phinorm, alpha, lgw) < base:
             _copy(g2, g)  # the extrapolation lost ground: keep the plain double update
-            n_rows = _etheta_and_phinorm(g, elog, et, acc, indices, start, end, ebeta_t, block, resident, phinorm,
+            n_rows = _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, block, resident, phinorm,
                                          rows, limit, state, alpha, th)
     return done, n_rows
 
@@ -549,7 +549,7 @@ def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, ethet
             for k in range(n_topics + 1):  # the block's columns are gathered as topics become active
                 have[k] = 0
             if compare and not restarted:  # continuing from gamma_prev: record its objective, then ascend
-                n_rows = _etheta_and_phinorm(g, elog, et, acc, indices, start, end, ebeta_t, block, resident,
+                n_rows = _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, block, resident,
                                              phinorm, rows, limit, state, alpha, th)
                 prev_objective[d] = _current_objective(g, elog, data, start, end, phinorm, alpha, lgw)
                 # (SQUAREM checks its extrapolations here: the document must not end below gamma_prev)

@@ -28,6 +28,7 @@ from .sparse import column_accumulate, column_index
 from .vec import axpy, dot
 
 CHUNK = 64
+ROW_BLOCK = 256  # rows per block of the column sums in normalise_columns (a fixed order)
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -193,11 +194,11 @@ def normalise_columns(counts, offset, fallback):
     taken by blocks of rows in one fixed order, so the result does not depend on the thread count.
     """
     n_rows, n_cols = counts.shape
-    n_blocks = (n_rows + 255) // 256
+    n_blocks = (n_rows + ROW_BLOCK - 1) // ROW_BLOCK
     parts = np.zeros((n_blocks, n_cols), dtype=np.float64)
     for b in prange(n_blocks):
         part = parts[b]
-        for w in range(b * 256, min(n_rows, (b + 1) * 256)):
+        for w in range(b * ROW_BLOCK, min(n_rows, (b + 1) * ROW_BLOCK)):
             row = counts[w]
             for k in range(n_cols):
                 v = max(row[k] + offset, 0.0)
@@ -210,7 +211,7 @@ def normalise_columns(counts, offset, fallback):
     for k in range(n_cols):
         scale[k] = 1.0 / scale[k] if scale[k] > 0.0 else 0.0
     for b in prange(n_blocks):
-        for w in range(b * 256, min(n_rows, (b + 1) * 256)):
+        for w in range(b * ROW_BLOCK, min(n_rows, (b + 1) * ROW_BLOCK)):
             row = counts[w]
             for k in range(n_cols):
                 row[k] = row[k] * scale[k] if scale[k] > 0.0 else fallback

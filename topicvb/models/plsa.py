@@ -17,18 +17,6 @@ from ._checkpoint import interruptible, restore_rng
 from .batch_lda import _seeded_topics
 
 
-def _normalise_rows(counts, prior_minus_one, fallback):
-    """Rows of max(counts + prior - 1, 0) normalised to 1; all-zero rows become ``fallback``."""
-    if prior_minus_one is not None:
-        counts = np.maximum(counts + prior_minus_one, 0.0)
-    totals = counts.sum(axis=1, keepdims=True)
-    out = counts / np.where(totals > 0, totals, 1.0)
-    empty = totals[:, 0] <= 0
-    if np.any(empty):
-        out[empty] = fallback
-    return out
-
-
 def _log_prior(theta, phi_t, a1, e1):
     """sum (alpha - 1) log theta + sum (eta - 1) log phi over the entries that are positive."""
     total = 0.0
@@ -190,12 +178,12 @@ class PLSA(TopicModelBase):
         if self.early_stopping:
             X, valid = self._split_validation(X, rng)
             v_indptr, v_indices, v_data = csr_arrays(valid)
-        theta = _normalise_rows(rng.random_sample((D, K)) + 0.5, None, fallback).astype(dtype)
+        theta = normalise_rows(rng.random_sample((D, K)) + 0.5, np.zeros(K), fallback).astype(dtype)
         if self.init == "seeded":
             start = _seeded_topics(X, K, rng, np.float64)
         else:
             start = rng.random_sample((K, V)) + 0.5
-        phi_t = _normalise_rows(start, None, None).T.astype(dtype).copy()
+        phi_t = normalise_columns(np.ascontiguousarray(start.T), 0.0, 1.0 / V).astype(dtype)
         history, v_history, best = [], [], None
         done = 0  # EM iterations applied to (theta, phi_t)
         if state is not None:
