@@ -398,7 +398,7 @@ def bench_plsa(args, Xtr, Xte, out):
 
     from topicvb import PLSA
 
-    rows, target_rows = [], []
+    rows, target_rows, seed_rows = [], [], []
     N = args.plsa_iters
     for K in args.k:
         res = {}
@@ -434,12 +434,31 @@ def bench_plsa(args, Xtr, Xte, out):
             rows.append([K, f"sklearn NMF (KL, mu), init={init!r}", f"BLAS threads={nb}", N, reps, med / N,
                          statistics.median(median_time.last_own) / N, foreign_str(median_time.last_foreign), ll,
                          float("nan")])
+        # the log-likelihood over random_state values: starts differ, and so do the optima EM reaches
+        tokens = float(Xtr.sum())
+        spread = {}
+        for seed in range(args.plsa_seeds):
+            log(f"PLSA / NMF K={K} random_state={seed}: log-likelihood after {N} iterations")
+            with blas(2), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                p = PLSA(K, max_iter=N, tol=0, n_jobs=2, random_state=seed).fit(Xtr)
+                spread.setdefault("plsa", []).append(factor_loglik(Xtr, p.doc_topic_, p.components_) / tokens)
+                for init in ("random", None):
+                    m = NMF(K, beta_loss="kullback-leibler", solver="mu", init=init, max_iter=N, tol=0,
+                            random_state=seed)
+                    W = m.fit_transform(Xtr)
+                    spread.setdefault(init, []).append(factor_loglik(Xtr, W, m.components_) / tokens)
+        for key, label in (("plsa", "topicvb PLSA"), ("random", "sklearn NMF, init='random'"),
+                           (None, "sklearn NMF, init=None")):
+            v = spread[key]
+            seed_rows.append([K, label, len(v), f"{np.mean(v):.4f}", f"{np.min(v):.4f}", f"{np.max(v):.4f}"])
         for init in ("random", None):
             ratio = res[("nmf", 1, init)][0] / res[("plsa", 1)][0]
             dll = res[("plsa", 1)][1] - res[("nmf", 1, init)][1]
-            ok = ratio >= 5 and dll >= 0
+            dmean = float(np.mean(spread["plsa"]) - np.mean(spread[init]))
+            ok = ratio >= 5 and dll >= 0 and dmean >= 0
             target_rows.append([K, repr(init), f"{ratio:.2f}x", f"{res[('plsa', 1)][0] / res[('plsa', 2)][0]:.2f}x",
-                                f"{dll / float(Xtr.sum()):+.4f}", "met" if ok else "MISSED"])
+                                f"{dll / tokens:+.4f}", f"{dmean:+.4f}", "met" if ok else "MISSED"])
     text = ["## 2. PLSA vs scikit-learn NMF (KL divergence, multiplicative updates)", "",
             f"{N} iterations each (topicvb tol=0, its default init='seeded', whose cost is inside the fit time; "
             "NMF tol=0, init='random' and its default init), same matrix, no priors. NMF has no "
@@ -449,9 +468,14 @@ def bench_plsa(args, Xtr, Xte, out):
             "\"PLSA bound\" is PLSA's own `bound_history_[-1]` as a cross-check.", ""]
     text.append(md_table(["K", "system", "threads", "iterations", "runs", "s / iteration", "own CPU s / iter",
                           "other load (max)", "train log-lik", "PLSA bound"], rows))
-    text += ["", "Target: >= 5x faster per iteration (1 thread) at equal or better log-likelihood.", ""]
+    text += ["", f"Log-likelihood per token after {N} iterations for random_state = 0..{args.plsa_seeds - 1} "
+             "(PLSA 2 threads, NMF 2 BLAS threads; no timing):", ""]
+    text.append(md_table(["K", "system", "seeds", "mean", "min", "max"], seed_rows))
+    text += ["", "Target: >= 5x faster per iteration (1 thread) at equal or better log-likelihood; \"met\" needs "
+             f"the time ratio, the log-likelihood of the timed fits (random_state={SEED}) and the mean over the "
+             "seeds above.", ""]
     text.append(md_table(["K", "NMF init", "NMF / PLSA time per iter (1 thr)", "PLSA 1 -> 2 threads",
-                          "log-lik PLSA - NMF per token", "target"], target_rows))
+                          "log-lik PLSA - NMF per token (timed fits)", "mean over seeds", "target"], target_rows))
     out.append("\n".join(text))
     print(out[-1], flush=True)
 
@@ -706,6 +730,8 @@ def main(argv=None):
     p.add_argument("--sk-jobs-iters", type=int, default=None,
                    help="iterations of the scikit-learn n_jobs=2 runs (default 3 for K <= 20, else 2)")
     p.add_argument("--plsa-iters", type=int, default=None, help="PLSA / NMF iterations (default 20)")
+    p.add_argument("--plsa-seeds", type=int, default=None,
+                   help="random_state values 0..n-1 of the PLSA / NMF log-likelihood spread (default 5)")
     p.add_argument("--online-passes", type=int, default=None, help="online LDA passes (default 3)")
     p.add_argument("--cvb-sweeps", type=int, default=None, help="CollapsedLDA sweeps (default 50)")
     p.add_argument("--mem-iters", type=int, default=None, help="iterations of the memory fits (default 2)")
@@ -730,6 +756,7 @@ def main(argv=None):
     args.iters = args.iters or (2 if q else None)
     args.sk_jobs_iters = args.sk_jobs_iters or (1 if q else None)
     args.plsa_iters = args.plsa_iters or (3 if q else 20)
+    args.plsa_seeds = args.plsa_seeds or (2 if q else 5)
     args.online_passes = args.online_passes or (1 if q else 3)
     args.cvb_sweeps = args.cvb_sweeps or (3 if q else 50)
     args.mem_iters = args.mem_iters or (1 if q else 2)

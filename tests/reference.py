@@ -137,11 +137,33 @@ def plsa_em_step(X, theta, phi, beta=1.0):
     X = np.asarray(X, dtype=float)
     joint = theta[:, :, None] * phi[None, :, :]  # (D, K, V)
     tempered = joint ** beta
-    resp = tempered / tempered.sum(axis=1, keepdims=True)
+    sums = tempered.sum(axis=1, keepdims=True)
+    resp = np.divide(tempered, sums, out=np.zeros_like(tempered), where=sums > 0)  # 0 where P(w|d) = 0
     n_dk = np.einsum("dv,dkv->dk", X, resp)
     n_kw = np.einsum("dv,dkv->kv", X, resp)
-    loglik = np.sum(X * np.log(joint.sum(axis=1)))
+    loglik = np.sum(X[X > 0] * np.log(joint.sum(axis=1)[X > 0]))
     return n_dk, n_kw, loglik
+
+
+def plsa_iteration(X, theta, phi, update="alternating", beta=1.0, doc_offset=0.0, term_offset=0.0):
+    """One EM iteration for pLSA from explicit responsibilities.
+
+    "simultaneous": both M-steps from the responsibilities of (theta, phi) (Hofmann's EM);
+    "alternating": theta from the responsibilities of (theta, phi), then phi from those of
+    (new theta, phi). The M-steps normalise max(expected counts + offset, 0); a row (document) or a
+    column (topic) that sums to zero becomes uniform. Returns the new (theta, phi) and the
+    log-likelihood of the given model.
+    """
+    def normalise(counts, offset, axis):
+        counts = np.maximum(counts + offset, 0.0)
+        sums = counts.sum(axis=axis, keepdims=True)
+        return np.where(sums > 0, counts / np.where(sums > 0, sums, 1.0), 1.0 / counts.shape[axis])
+
+    n_dk, n_kw, loglik = plsa_em_step(X, theta, phi, beta)
+    theta_new = normalise(n_dk, doc_offset, 1)
+    if update == "alternating":
+        _, n_kw, _ = plsa_em_step(X, theta_new, phi, beta)
+    return theta_new, normalise(n_kw, term_offset, 1), loglik
 
 
 def plsa_fold_in(X, phi, theta0, prior, n_iter):

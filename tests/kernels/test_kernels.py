@@ -8,8 +8,8 @@ import scipy.sparse as sp
 import reference as ref
 from topicvb._kernels.bounds import lda_doc_bound, lda_topic_bound, topic_expectations
 from topicvb._kernels.estep import e_step
-from topicvb._kernels.plsa import em_step, fold_in, log_likelihood
-from topicvb._kernels.sparse import column_accumulate, column_index
+from topicvb._kernels.plsa import fold_in, log_likelihood
+from topicvb._kernels.sparse import column_index
 from topicvb._validation import csr_arrays
 
 
@@ -27,19 +27,6 @@ def _expect(lam):
     log_scale = np.empty(V)
     elog = topic_expectations(lam, ebeta_t, log_scale)
     return elog, ebeta_t, log_scale
-
-
-def test_column_pass_matches_dense():
-    X, Xc, rng = _problem()
-    indptr, indices, data = csr_arrays(Xc)
-    colptr, positions, rows = column_index(indptr, indices, X.shape[1])
-    A = rng.random((X.shape[0], 3))
-    S = rng.random((X.shape[1], 3))
-    weight = rng.random(Xc.nnz)
-    out = np.empty((X.shape[1], 3))
-    column_accumulate(colptr, positions, rows, weight, A, S, out)
-    W = sp.csr_matrix((weight, indices, indptr), shape=X.shape).toarray()
-    np.testing.assert_allclose(out, S * (W.T @ A), rtol=1e-12)
 
 
 def test_topic_expectations():
@@ -113,22 +100,6 @@ def test_elbo_pieces_match_reference():
     np.testing.assert_allclose(total, ref.lda_elbo(X, gamma, lam, alpha, eta), rtol=1e-11)
 
 
-@pytest.mark.parametrize("beta", [1.0, 0.7])
-def test_plsa_em_step_matches_reference(beta):
-    X, Xc, rng = _problem(5)
-    K = 3
-    theta = rng.dirichlet(np.ones(K), X.shape[0])
-    phi = rng.dirichlet(np.ones(X.shape[1]), K)
-    phi_t = np.ascontiguousarray(phi.T)
-    tempered = beta != 1.0
-    n_dk, n_wk, ll = em_step(*csr_arrays(Xc), theta, phi_t, theta ** beta, phi_t ** beta, tempered)
-    n_dk_ref, n_kw_ref, ll_ref = ref.plsa_em_step(X, theta, phi, beta)
-    np.testing.assert_allclose(n_dk, n_dk_ref, rtol=1e-11, atol=1e-13)
-    np.testing.assert_allclose(n_wk.T, n_kw_ref, rtol=1e-11, atol=1e-13)
-    np.testing.assert_allclose(ll.sum(), ll_ref, rtol=1e-12)
-    np.testing.assert_allclose(log_likelihood(*csr_arrays(Xc), theta, phi_t).sum(), ll_ref, rtol=1e-12)
-
-
 @pytest.mark.parametrize("prior", [0.0, 0.5, -0.05])
 def test_fold_in_matches_reference(prior):
     X, Xc, rng = _problem(6)
@@ -155,9 +126,7 @@ def test_results_do_not_depend_on_thread_count():
             elog, ebeta_t, log_scale = _expect(lam)
             g, s, _ = e_step(*csr_arrays(X), ebeta_t, alpha, gamma0, gamma0 * 2.0, 30, 1e-6, True, True)
             b = lda_doc_bound(*csr_arrays(X), g, alpha, ebeta_t, log_scale)
-            theta = rng.dirichlet(np.ones(K), 400) if not results else results[0][3]
-            n_dk, n_wk, ll = em_step(*csr_arrays(X), theta, ebeta_t, theta, ebeta_t, False)
-            results.append((g, s, b, theta, n_dk, n_wk, ll))
+            results.append((g, s, b))
         finally:
             numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     for a, b in zip(results[0], results[-1]):
@@ -280,3 +249,101 @@ def test_plsa_m_step_kernels_match_numpy():
                 numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
         np.testing.assert_allclose(results[0], want, rtol=1e-13)
         np.testing.assert_array_equal(results[0], results[-1])
+
+
+def _sweeps(X, theta, phi, beta, block_rows, n_parts):
+    """Both halves of an alternating iteration's expected counts through plsa.sweep (theta half from
+    (theta, phi), phi half from (theta, phi) as well, so both compare with one reference E-step)."""
+    from topicvb._kernels.plsa import sweep
+
+    indptr, indices, data = csr_arrays(sp.csr_matrix(X))
+    colptr, positions, rows = column_index(indptr, indices, X.shape[1])
+    phi_t = np.ascontiguousarray(phi.T)
+    tempered = beta != 1.0
+    theta_b, phi_t_b = (theta ** beta, phi_t ** beta) if tempered else (theta, phi_t)
+    n_dk = np.full_like(theta, np.nan)  # overwritten, also the rows of empty documents
+    ll = np.full(X.shape[0], np.nan)
+    sweep(indptr, indices, data, theta, phi_t, theta_b, phi_t_b, tempered, True, block_rows, n_parts, n_dk, ll)
+    n_wk = np.full_like(phi_t, np.nan)
+    ll_t = np.full(X.shape[1], np.nan)
+    sweep(colptr, rows, np.ascontiguousarray(data[positions]), phi_t, theta, phi_t_b, theta_b, tempered, True,
+          block_rows, n_parts, n_wk, ll_t)
+    return n_dk, n_wk, ll, ll_t
+
+
+@pytest.mark.parametrize("beta", [1.0, 0.7])
+@pytest.mark.parametrize("block_rows", [1, 3, 1000])
+@pytest.mark.parametrize("n_parts", [1, 2, 20])
+def test_plsa_sweep_matches_reference(beta, block_rows, n_parts):
+    X, _, rng = _problem(11, D=12, V=17)
+    X[:, 6] = 0.0  # a term no document uses
+    K = 5
+    theta = rng.dirichlet(np.ones(K), X.shape[0])
+    phi = rng.dirichlet(np.ones(X.shape[1]), K)
+    n_dk, n_wk, ll, ll_t = _sweeps(X, theta, phi, beta, block_rows, n_parts)
+    n_dk_ref, n_kw_ref, ll_ref = ref.plsa_em_step(X, theta, phi, beta)
+    np.testing.assert_allclose(n_dk, n_dk_ref, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(n_wk.T, n_kw_ref, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(ll.sum(), ll_ref, rtol=1e-13)
+    np.testing.assert_allclose(ll_t.sum(), ll_ref, rtol=1e-13)  # the same sum by terms
+    assert np.all(n_dk[3] == 0.0) and ll[3] == 0.0  # the empty document
+    assert np.all(n_wk[6] == 0.0) and ll_t[6] == 0.0  # the unused term
+
+
+def test_plsa_sweep_does_not_depend_on_parts_or_threads():
+    rng = np.random.default_rng(12)
+    X = sp.random(300, 500, density=0.04, random_state=13, data_rvs=lambda n: rng.integers(1, 6, n)).toarray()
+    K = 9  # not a multiple of the vector width: the remainder loops run too
+    theta = rng.dirichlet(np.ones(K), 300)
+    phi = rng.dirichlet(np.ones(500), K)
+    results = []
+    for n_parts, threads in ((1, 1), (3, 1), (7, min(2, numba.config.NUMBA_NUM_THREADS))):
+        numba.set_num_threads(threads)
+        try:
+            results.append(_sweeps(X, theta, phi, 1.0, 64, n_parts))
+        finally:
+            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    for other in results[1:]:
+        for a, b in zip(results[0], other):
+            np.testing.assert_array_equal(a, b)  # bit-identical: every row is summed in its own fixed order
+    # a different block size only regroups the four-row steps: equal to rounding
+    for a, b in zip(results[0], _sweeps(X, theta, phi, 1.0, 5, 2)):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
+
+
+def test_plsa_sweep_float32():
+    X, _, rng = _problem(14)
+    K = 4
+    theta = rng.dirichlet(np.ones(K), X.shape[0])
+    phi = rng.dirichlet(np.ones(X.shape[1]), K)
+    n_dk, n_wk, ll, _ = _sweeps(X, theta.astype(np.float32), phi.astype(np.float32), 1.0, 4, 2)
+    n_dk_ref, n_kw_ref, ll_ref = ref.plsa_em_step(X, theta, phi)
+    assert n_dk.dtype == np.float32 and n_wk.dtype == np.float32 and ll.dtype == np.float64
+    np.testing.assert_allclose(n_dk, n_dk_ref, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(n_wk.T, n_kw_ref, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ll.sum(), ll_ref, rtol=1e-6)
+
+
+@pytest.mark.parametrize("n_parts", [1, 2, 3, 8, 40])
+def test_balanced_bounds(n_parts):
+    from topicvb._kernels.plsa import balanced_bounds
+
+    ptr = np.cumsum(np.r_[0, np.random.default_rng(15).integers(0, 30, 25)]).astype(np.int64)
+    bounds = balanced_bounds(ptr, n_parts)
+    assert bounds[0] == 0 and bounds[-1] == 25 and np.all(np.diff(bounds) >= 0)
+    if n_parts <= 3:  # each part within one row's entries of an equal share
+        sizes = np.diff(ptr[bounds])
+        assert np.all(np.abs(sizes - ptr[-1] / n_parts) <= 30)
+
+
+def test_dot4_axpy4_match_numpy():
+    from topicvb._kernels.vec import axpy4, dot4
+
+    rng = np.random.default_rng(16)
+    for n in (0, 1, 7, 33, 100):
+        a, b0, b1, b2, b3 = rng.random((5, n))
+        np.testing.assert_allclose(dot4(a, b0, b1, b2, b3), [a @ b0, a @ b1, a @ b2, a @ b3], rtol=1e-13)
+        acc = rng.random(n)
+        want = acc + 0.5 * b0 - 2.0 * b1 + 3.0 * b2 + 0.25 * b3
+        axpy4(acc, b0, b1, b2, b3, 0.5, -2.0, 3.0, 0.25)
+        np.testing.assert_allclose(acc, want, rtol=1e-13)

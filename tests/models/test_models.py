@@ -33,6 +33,7 @@ def _recovery(true_topics, model):
 
 MODELS = {
     "plsa": lambda: PLSA(6, max_iter=200, random_state=0),
+    "plsa_simultaneous": lambda: PLSA(6, update="simultaneous", max_iter=200, random_state=0),
     "batch": lambda: BatchLDA(6, max_iter=200, random_state=0),
     "cvb0": lambda: CollapsedLDA(6, max_iter=200, random_state=0),
     "cvb": lambda: CollapsedLDA(6, variant="cvb", max_iter=200, random_state=0),
@@ -59,13 +60,48 @@ def test_batch_lda_elbo_never_decreases(synthetic):
     assert h[-1] > h[0]
 
 
+@pytest.mark.parametrize("update", ["alternating", "simultaneous"])
 @pytest.mark.parametrize("priors", [(None, None), (1.0, 1.0), (1.5, 1.01)])
-def test_plsa_objective_never_decreases(priors, synthetic):
-    model = PLSA(6, doc_topic_prior=priors[0], topic_word_prior=priors[1], max_iter=30, tol=0, random_state=2)
+def test_plsa_objective_never_decreases(priors, update, synthetic):
+    model = PLSA(6, doc_topic_prior=priors[0], topic_word_prior=priors[1], update=update, max_iter=30, tol=0,
+                 random_state=2)
     model.fit(synthetic.corpus.X)
     h = model.bound_history_
     assert np.all(np.diff(h) >= -1e-12 * np.abs(h[1:]))
     assert h[-1] > h[0]
+
+
+@pytest.mark.parametrize("update", ["alternating", "simultaneous"])
+@pytest.mark.parametrize("beta, priors", [(1.0, (None, None)), (0.8, (None, None)), (1.0, (1.3, 1.1)),
+                                          (1.0, (0.9, None))])
+def test_plsa_iterations_are_the_reference_iterations(update, beta, priors):
+    data = make_lda_corpus(30, 20, 3, random_state=4, doc_length=25)
+    X = data.corpus.X.toarray()
+    X[5] = 0.0  # an empty document
+    D, V, K, n_iter = X.shape[0], X.shape[1], 3, 6
+    model = PLSA(K, doc_topic_prior=priors[0], topic_word_prior=priors[1], beta=beta, update=update, init="random",
+                 max_iter=n_iter, tol=0, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(sp.csr_matrix(X))
+    rng = np.random.RandomState(0)  # the draws of init="random"
+    theta = rng.random_sample((D, K)) + 0.5
+    theta /= theta.sum(axis=1, keepdims=True)
+    phi = rng.random_sample((K, V)) + 0.5
+    phi /= phi.sum(axis=1, keepdims=True)
+    a1 = 0.0 if priors[0] is None else priors[0] - 1.0
+    e1 = 0.0 if priors[1] is None else priors[1] - 1.0
+    history = []
+    for i in range(n_iter + 1):
+        new_theta, new_phi, ll = ref.plsa_iteration(X, theta, phi, update, beta, a1, e1)
+        if i > 0:
+            logs = [np.where(m > 0, np.log(np.where(m > 0, m, 1.0)), 0.0).sum() for m in (theta, phi)]
+            history.append(ll + a1 * logs[0] + e1 * logs[1])
+        if i < n_iter:
+            theta, phi = new_theta, new_phi
+    np.testing.assert_allclose(model.doc_topic_, theta, rtol=1e-9, atol=1e-13)
+    np.testing.assert_allclose(model.components_, phi, rtol=1e-9, atol=1e-13)
+    np.testing.assert_allclose(model.bound_history_, history, rtol=1e-11)
 
 
 def test_plsa_log_likelihood_is_the_stated_quantity(synthetic):
@@ -350,3 +386,17 @@ def test_batch_elbo_stays_monotone_while_learning_priors(asymmetric):
 def test_learn_priors_bad_value(block_corpus):
     with pytest.raises(ValueError, match="learn_priors must be one of"):
         BatchLDA(3, learn_priors="alpha").fit(block_corpus)
+
+
+def test_plsa_update_is_checked_and_both_updates_agree_on_the_likelihood(synthetic):
+    X = synthetic.corpus.X
+    with pytest.raises(ValueError, match=r"update must be one of \{'alternating', 'simultaneous'\}, got 'both'"):
+        PLSA(3, update="both").fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fits = [PLSA(6, update=u, max_iter=300, tol=1e-10, random_state=0).fit(X) for u in ("alternating", "simultaneous")]
+    # two EM variants climbing the same likelihood from the same start end at about the same height
+    rows, cols = X.nonzero()
+    lls = [np.sum(np.asarray(X[rows, cols]).ravel()
+                  * np.log(np.einsum("ik,ki->i", m.doc_topic_[rows], m.components_[:, cols]))) for m in fits]
+    assert abs(lls[0] - lls[1]) < 1e-3 * abs(lls[1])

@@ -15,8 +15,8 @@ assignment changes no result.
 Two departures from the plain ``@njit(cache=True)`` preset, each limited to arithmetic leaves and
 each measured (``benchmarks/bench_models.py``, ``BENCHMARKS.md``):
 
-* ``vec.dot``, ``vec.axpy``, ``vec.matvec_t`` and ``vec.matvec_add`` (the inner loops of PLSA, the
-  seeding and the E-step) use ``fastmath``
+* ``vec.dot``, ``vec.axpy``, ``vec.dot4``, ``vec.axpy4``, ``vec.matvec_t`` and ``vec.matvec_add`` (the
+  inner loops of PLSA, the seeding and the E-step) use ``fastmath``
   with only the ``reassoc`` and ``contract`` flags, so LLVM vectorises the reduction; NaN/Inf
   semantics are untouched. Results stay deterministic and independent of the thread count, but the
   last bits follow the CPU's vector width.
@@ -29,7 +29,7 @@ each measured (``benchmarks/bench_models.py``, ``BENCHMARKS.md``):
 
 Developers: numba's on-disk cache (``cache=True``) checks only the source file of the function it
 holds. A kernel that calls one from another module (``estep`` and ``plsa`` call
-``sparse.column_accumulate``, for example) keeps its cached copy of the old callee after the callee's
+``vec.dot``, for example) keeps its cached copy of the old callee after the callee's
 file changes, so after editing a kernel delete ``topicvb/_kernels/__pycache__/*.nbi`` and ``*.nbc``
 (benchmarks here always ran on a cleared cache). An installed package is not affected: installing
 gives every file a new timestamp, which invalidates the whole cache.

@@ -1,4 +1,5 @@
-"""Column passes over a CSR matrix, shared by the VB E-step and pLSA.
+"""Column passes over a CSR matrix: the column index (shared by the VB E-step and pLSA) and the VB
+E-step's topic-term statistics.
 
 Topic-term statistics have the form
 
@@ -45,36 +46,16 @@ def column_index(indptr, indices, n_terms):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def column_accumulate(colptr, positions, rows, weight, row_factor, scale, out):
-    """out[w, k] = scale[w, k] * sum_{p in column w} row_factor[rows[p], k] * weight[p].
+def column_accumulate_compact(colptr, positions, rows, weight, values, topics, counts, scale, out):
+    """out[w, k] = scale[w, k] * sum_{p in column w} row_factor[rows[p], k] * weight[p], with the row
+    factors stored compactly: row d has counts[d] non-zero entries, values[d, j] in column topics[d, j]
+    for j < counts[d], or, when counts[d] == K, is values[d] itself.
 
     colptr, positions, rows : from :func:`column_index`
     weight : float64 array of shape (nnz,), indexed by CSR position
-    row_factor : float array of shape (D, K)
-    scale : float array of shape (V, K)
-    out : float array of shape (V, K), overwritten
-    """
-    n_terms = colptr.shape[0] - 1
-    n_topics = out.shape[1]
-    for w in prange(n_terms):
-        for k in range(n_topics):
-            out[w, k] = 0.0
-        for q in range(colptr[w], colptr[w + 1]):
-            d = rows[q]
-            c = weight[positions[q]]
-            for k in range(n_topics):
-                out[w, k] += row_factor[d, k] * c
-        for k in range(n_topics):
-            out[w, k] *= scale[w, k]
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def column_accumulate_compact(colptr, positions, rows, weight, values, topics, counts, scale, out):
-    """:func:`column_accumulate` with row factors stored compactly: row d has counts[d] non-zero entries,
-    values[d, j] in column topics[d, j] for j < counts[d], or, when counts[d] == K, is values[d] itself.
-
     values : float array of shape (D, K); topics : integer array of shape (D, K); counts : int64 (D,)
-    The other arguments as in :func:`column_accumulate`; the sums keep its fixed order.
+    scale : float array of shape (V, K); out : float array of shape (V, K), overwritten
+    Each entry is summed in document order by one thread.
     """
     n_terms = colptr.shape[0] - 1
     n_topics = out.shape[1]

@@ -1,5 +1,6 @@
-"""Vector leaves shared by the kernels: a dot product and an axpy over the topic axis, and the two
-products of a document's topic-major block with a vector that the VB E-step makes.
+"""Vector leaves shared by the kernels: a dot product and an axpy over the topic axis (singly and four
+rows at a time), and the two products of a document's topic-major block with a vector that the VB
+E-step makes.
 
 These are the only kernels compiled with ``fastmath``, and only with the ``reassoc`` and
 ``contract`` flags: reassociating the sum lets LLVM vectorise the reduction and fuse multiply-adds
@@ -94,3 +95,28 @@ def matvec_add(block, r, rows, n_rows, n, out):
             s0 += b0[i] * r[i]
         out[rows[j]] += s0
         j += 1
+
+
+@njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+def dot4(a, b0, b1, b2, b3):
+    """(a . b0, a . b1, a . b2, a . b3) for 1-D float arrays of equal length, in one pass over a
+    (float64 accumulators): four rows gathered at once keep four memory streams in flight."""
+    s0 = 0.0
+    s1 = 0.0
+    s2 = 0.0
+    s3 = 0.0
+    for k in range(a.shape[0]):
+        x = a[k]
+        s0 += x * b0[k]
+        s1 += x * b1[k]
+        s2 += x * b2[k]
+        s3 += x * b3[k]
+    return s0, s1, s2, s3
+
+
+@njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+def axpy4(acc, x0, x1, x2, x3, r0, r1, r2, r3):
+    """acc[k] += r0 x0[k] + r1 x1[k] + r2 x2[k] + r3 x3[k] in place: one load and store of acc for
+    four rows."""
+    for k in range(acc.shape[0]):
+        acc[k] += (x0[k] * r0 + x1[k] * r1) + (x2[k] * r2 + x3[k] * r3)

@@ -98,7 +98,7 @@ def _start_points(gamma_init, gamma_prev, offset, restart_every, iteration):
     return gamma_init
 
 
-def _seeded_topics(X, n_topics, rng, dtype, n_refine=2):
+def _seeded_topics(X, n_topics, rng, dtype, n_refine=2, centre_weight=0.5):
     """Initial lam from document clusters: k-means++ seeds refined by a few Lloyd steps.
 
     Documents are embedded by the square roots of their term frequencies (unit vectors, so the
@@ -110,9 +110,10 @@ def _seeded_topics(X, n_topics, rng, dtype, n_refine=2):
     its documents (an empty cluster keeps its centre), so topics start from the mean of many
     documents rather than from one, often atypical, far-away document: on 20 Newsgroups this start
     gave 5-8% lower held-out perplexity than the single-document seeds and than a Gamma(100, 0.01)
-    start, for BatchLDA and OnlineLDA alike (benchmarks/BENCHMARKS.md). Topic k starts as an even mix
-    of centre k and the uniform distribution, scaled to carry 1/K of the corpus tokens, times
-    noise of mean 1 and standard deviation 0.1 (:func:`random_start`). Cost (the kernels of :mod:`topicvb._kernels.seeding`): for each of the K
+    start, for BatchLDA and OnlineLDA alike (benchmarks/BENCHMARKS.md). Topic k starts as the mix
+    ``centre_weight`` * centre k + (1 - ``centre_weight``) * uniform (an even mix for the LDA fits;
+    PLSA passes its own weight), scaled to carry 1/K of the corpus tokens, times noise of mean 1
+    and standard deviation 0.1 (:func:`random_start`). Cost (the kernels of :mod:`topicvb._kernels.seeding`): for each of the K
     seeds, 2 + log K candidates' inner products with the documents sharing their terms (through the
     term-major embedding), plus ``n_refine`` assignment passes of K multiply-adds per non-zero.
     """
@@ -167,7 +168,7 @@ def _seeded_topics(X, n_topics, rng, dtype, n_refine=2):
             centres[filled] = sums[filled] / counts[filled, None]
     scale = lengths.sum() / n_topics
     noise = random_start(rng, (n_topics, n_terms))
-    return (scale * (0.5 * centres + 0.5 / n_terms) * noise).astype(dtype)
+    return (scale * (centre_weight * centres + (1.0 - centre_weight) / n_terms) * noise).astype(dtype)
 
 
 class VBLDAMixin:
