@@ -251,13 +251,14 @@ def test_plsa_m_step_kernels_match_numpy():
         np.testing.assert_array_equal(results[0], results[-1])
 
 
-def _sweeps(X, theta, phi, beta, block_rows, n_parts):
+def _sweeps(X, theta, phi, beta, block_rows, n_parts, data_dtype=np.float64):
     """Both halves of an alternating iteration's expected counts through plsa.sweep (theta half from
     (theta, phi), phi half from (theta, phi) as well, so both compare with one reference E-step)."""
     from topicvb._kernels.plsa import sweep
 
-    indptr, indices, data = csr_arrays(sp.csr_matrix(X))
+    indptr, indices, data = csr_arrays(sp.csr_matrix(X, dtype=data_dtype))
     colptr, positions, rows = column_index(indptr, indices, X.shape[1])
+    rows = rows.astype(np.int32)  # as PLSA passes them
     phi_t = np.ascontiguousarray(phi.T)
     tempered = beta != 1.0
     theta_b, phi_t_b = (theta ** beta, phi_t ** beta) if tempered else (theta, phi_t)
@@ -272,11 +273,13 @@ def _sweeps(X, theta, phi, beta, block_rows, n_parts):
 
 
 @pytest.mark.parametrize("beta", [1.0, 0.7])
-@pytest.mark.parametrize("block_rows", [1, 3, 1000])
+@pytest.mark.parametrize("block_rows", [1, 3, 5, 8, 1000])
 @pytest.mark.parametrize("n_parts", [1, 2, 20])
 def test_plsa_sweep_matches_reference(beta, block_rows, n_parts):
     X, _, rng = _problem(11, D=12, V=17)
     X[:, 6] = 0.0  # a term no document uses
+    X[7] = rng.integers(1, 4, X.shape[1])  # a full row: runs of four entries across block edges
+    X[7, 6] = 0.0
     K = 5
     theta = rng.dirichlet(np.ones(K), X.shape[0])
     phi = rng.dirichlet(np.ones(X.shape[1]), K)
@@ -316,7 +319,7 @@ def test_plsa_sweep_float32():
     K = 4
     theta = rng.dirichlet(np.ones(K), X.shape[0])
     phi = rng.dirichlet(np.ones(X.shape[1]), K)
-    n_dk, n_wk, ll, _ = _sweeps(X, theta.astype(np.float32), phi.astype(np.float32), 1.0, 4, 2)
+    n_dk, n_wk, ll, _ = _sweeps(X, theta.astype(np.float32), phi.astype(np.float32), 1.0, 4, 2, np.float32)
     n_dk_ref, n_kw_ref, ll_ref = ref.plsa_em_step(X, theta, phi)
     assert n_dk.dtype == np.float32 and n_wk.dtype == np.float32 and ll.dtype == np.float64
     np.testing.assert_allclose(n_dk, n_dk_ref, rtol=1e-5, atol=1e-6)
@@ -347,3 +350,16 @@ def test_dot4_axpy4_match_numpy():
         want = acc + 0.5 * b0 - 2.0 * b1 + 3.0 * b2 + 0.25 * b3
         axpy4(acc, b0, b1, b2, b3, 0.5, -2.0, 3.0, 0.25)
         np.testing.assert_allclose(acc, want, rtol=1e-13)
+
+
+def test_cache_size_parsing_and_block_rows():
+    from topicvb._config import _parse_cache_size, block_rows, l2_cache_bytes
+
+    assert _parse_cache_size("2048K") == 2 << 20
+    assert _parse_cache_size("1M\n") == 1 << 20
+    assert _parse_cache_size("524288") == 524288
+    for bad in ("", "K", "-1K", "0", "big"):
+        assert _parse_cache_size(bad) is None
+    assert l2_cache_bytes() > 0
+    assert block_rows(100, 8) == max(16, l2_cache_bytes() // 2 // 800)
+    assert block_rows(10 ** 7, 8) == 16  # at least 16 rows, however wide

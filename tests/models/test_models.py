@@ -395,8 +395,20 @@ def test_plsa_update_is_checked_and_both_updates_agree_on_the_likelihood(synthet
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         fits = [PLSA(6, update=u, max_iter=300, tol=1e-10, random_state=0).fit(X) for u in ("alternating", "simultaneous")]
+    assert not np.allclose(fits[0].bound_history_[:5], fits[1].bound_history_[:5], rtol=1e-6)  # they differ
     # two EM variants climbing the same likelihood from the same start end at about the same height
     rows, cols = X.nonzero()
     lls = [np.sum(np.asarray(X[rows, cols]).ravel()
                   * np.log(np.einsum("ik,ki->i", m.doc_topic_[rows], m.components_[:, cols]))) for m in fits]
     assert abs(lls[0] - lls[1]) < 1e-3 * abs(lls[1])
+
+
+def test_seeded_start_mixes_centres_and_uniform_by_centre_weight(synthetic):
+    from topicvb.models.batch_lda import _seeded_topics
+
+    X = synthetic.corpus.X
+    starts = {w: _seeded_topics(X, 4, np.random.RandomState(3), np.float64, centre_weight=w) for w in (0.0, 0.1, 1.0)}
+    # the same centres and noise for every weight: the start is affine in the weight
+    np.testing.assert_allclose(starts[0.1], 0.9 * starts[0.0] + 0.1 * starts[1.0], rtol=1e-12)
+    noise = starts[0.0] / starts[0.0].mean()  # weight 0: uniform times noise of mean 1 and sd 0.1
+    assert abs(noise.std() - 0.1) < 0.02

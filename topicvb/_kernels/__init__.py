@@ -19,7 +19,8 @@ each measured (``benchmarks/bench_models.py``, ``BENCHMARKS.md``):
   inner loops of PLSA, the seeding and the E-step) use ``fastmath``
   with only the ``reassoc`` and ``contract`` flags, so LLVM vectorises the reduction; NaN/Inf
   semantics are untouched. Results stay deterministic and independent of the thread count, but the
-  last bits follow the CPU's vector width.
+  last bits follow the CPU's vector width (and, for PLSA's cache-blocked ``plsa.sweep``, the size of
+  the L2 cache, which sets where its groups of four entries restart).
 * Loops that evaluate digamma, lgamma or exp over many values (``special.digamma_row``,
   ``special.dirichlet_expectation_row``, ``special.lgamma_sum``, ``estep._theta_row``,
   ``bounds.exp_shifted_row``, ``bounds.rescaled_exp_block``, ``bounds._topic_block``) compile with

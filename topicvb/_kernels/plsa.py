@@ -66,7 +66,7 @@ def _log_term(c, s):
 
 @njit(cache=True, nogil=True, parallel=True)
 def sweep(ptr, idx, vals, own, other, own_b, other_b, tempered, want_loglik, block_rows, n_parts, acc, loglik):
-    """One half of an alternating EM iteration, on a compressed matrix with sorted indices:
+    """One half of an EM iteration, on a compressed matrix with sorted indices:
 
         acc[i, k] = own_b[i, k] * sum_j vals[j] other_b[idx[j], k] / (own_b[i] . other_b[idx[j]])
         loglik[i] = sum_j vals[j] log(own[i] . other[idx[j]])          (when want_loglik)
@@ -80,18 +80,27 @@ def sweep(ptr, idx, vals, own, other, own_b, other_b, tempered, want_loglik, blo
 
     Cache blocking: ``other`` is visited in blocks of ``block_rows`` rows (sized to half a core's L2
     cache by the caller), each block by every row of the part before the next block, so the gathered
-    rows come from L2 instead of memory (0.057 -> 0.038 s per term pass and 0.046 -> 0.037 s per
-    document pass at K = 100 on 20 Newsgroups, 1 thread, ``benchmarks/bench_models.py``). Each row of
-    ``own`` keeps a cursor into its entries, which are in increasing index order. Threads take
-    ``n_parts`` contiguous row ranges of equal non-zeros; every row is summed in its own entry order, so
-    the results do not depend on the number of parts or threads.
+    rows come from L2 more often (``benchmarks/profile_plsa.py``, results in BENCHMARKS.md: on 20
+    Newsgroups at K = 100 the term sweep takes about a fifth less time than with one block, the document
+    sweep a few per cent less). Four entries are taken at a time (``vec.dot4``/``vec.axpy4``), so four
+    rows are in flight and the accumulator row is loaded and stored once for four. Each row of ``own``
+    keeps a cursor into its entries; they must be in increasing index order for the blocking to work
+    (any order gives the same sums, visited in worse order). Threads take ``n_parts`` contiguous row
+    ranges of equal non-zeros; every row is summed in its own entry order, so the results do not depend
+    on the number of parts or threads. They do depend, in the last bits, on ``block_rows`` (groups of four
+    restart at block edges), which the caller derives from the L2 size.
     """
     n_rows = ptr.shape[0] - 1
     n_topics = own.shape[1]
     n_other = other.shape[0]
+    block_rows = max(1, block_rows)
+    n_parts = max(1, n_parts)
     n_blocks = max(1, (n_other + block_rows - 1) // block_rows)
     bounds = balanced_bounds(ptr, n_parts)
     cursor = ptr[:-1].copy()
+    # the block of each row's next entry (n_blocks when none is left): the block loop skips a row by
+    # reading 4 bytes of a sequential array, not its cursor, end and next index
+    next_block = np.empty(n_rows, dtype=np.int32)
     for part in prange(n_parts):
         r0 = bounds[part]
         r1 = bounds[part + 1]
@@ -99,13 +108,14 @@ def sweep(ptr, idx, vals, own, other, own_b, other_b, tempered, want_loglik, blo
             loglik[i] = 0.0
             for k in range(n_topics):
                 acc[i, k] = 0.0
+            next_block[i] = idx[ptr[i]] // block_rows if ptr[i] < ptr[i + 1] else n_blocks
         for b in range(n_blocks):
             hi = (b + 1) * block_rows
             for i in range(r0, r1):
+                if next_block[i] != b:
+                    continue
                 j = cursor[i]
                 end = ptr[i + 1]
-                if j == end or idx[j] >= hi:
-                    continue
                 o = own[i]
                 ob = own_b[i]
                 a = acc[i]
@@ -147,6 +157,7 @@ def sweep(ptr, idx, vals, own, other, own_b, other_b, tempered, want_loglik, blo
                     axpy(a, x0, _ratio(c0, s0))
                     j += 1
                 cursor[i] = j
+                next_block[i] = idx[j] // block_rows if j < end else n_blocks
                 loglik[i] += ll
         for i in range(r0, r1):
             for k in range(n_topics):

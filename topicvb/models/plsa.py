@@ -223,6 +223,9 @@ class PLSA(TopicModelBase):
         indptr, indices, data = csr_arrays(X)
         colptr, positions, col_rows = column_index(indptr, indices, V)  # once for all iterations
         col_data = np.ascontiguousarray(data[positions])  # the values in column order, for the term sweeps
+        if D < 2 ** 31:  # int32 like the CSR indices: one compiled sweep, half the index bytes
+            col_rows = col_rows.astype(np.int32)
+        del positions
         n_block = block_rows(K, np.dtype(dtype).itemsize)
         n_parts = n_threads(self.n_jobs)
         alternating = self.update == "alternating"
@@ -231,12 +234,15 @@ class PLSA(TopicModelBase):
         tempered = self.beta != 1.0
         started = time.perf_counter()
         converged = False
+        theta_b_next = None  # theta ** beta of the new theta, when the alternating step computed it
         with threads(self.n_jobs), interruptible(type(self).__name__) as stop:
             while True:
                 if tempered:
-                    theta_b, phi_t_b = theta ** self.beta, phi_t ** self.beta
+                    theta_b = theta_b_next if theta_b_next is not None else theta ** self.beta
+                    phi_t_b = phi_t ** self.beta
                 else:
                     theta_b, phi_t_b = theta, phi_t
+                theta_b_next = None
                 if done == self.max_iter:  # only evaluate the final model
                     ll = float(np.sum(log_likelihood(indptr, indices, data, theta, phi_t)))
                 else:  # the theta half: expected counts n_dk, and the current model's log-likelihood
@@ -264,7 +270,8 @@ class PLSA(TopicModelBase):
                 given, given_b = theta, theta_b
                 theta = normalise_rows(n_dk, offset_doc, fallback)  # (in place: n_dk is a new array)
                 if alternating:
-                    given, given_b = theta, (theta ** self.beta if tempered else theta)
+                    given = theta
+                    given_b = theta_b_next = theta ** self.beta if tempered else theta
                 n_wk = np.empty_like(phi_t)
                 sweep(colptr, col_rows, col_data, phi_t, given, phi_t_b, given_b, tempered, False, n_block, n_parts,
                       n_wk, np.empty(V))
