@@ -18,13 +18,14 @@ from .batch_lda import _seeded_topics
 
 # Weight of the document-cluster centre in the seeded start of P(w | z) (the rest is uniform). The
 # LDA fits use an even mix; maximum likelihood commits to its start more than VB does, and a start
-# nearer uniform lets EM find better optima. Log-likelihood per token, alternating EM, mean of
-# random_state 0 and 1, weight 0.5 -> 0.1: after 20 iterations 20 Newsgroups (train) -7.5141 -> -7.5099
-# (K = 20) and -6.9607 -> -6.9496 (K = 100), UCI KOS -7.1344 -> -7.1347 and -6.6305 -> -6.6206, AP
-# -7.5299 -> -7.5276 and -6.8958 -> -6.8840; after 100 iterations better in all six cases. Of the
-# weights 0.5, 0.2, 0.1, 0.05, 0.03, 0.1 was the best or within 0.0011 of it after 20 iterations except
-# on 20 Newsgroups at K = 100, where smaller weights did better still (0.03: -6.9349), and the
-# weights below 0.1 were worse at K = 20 on KOS and AP. (/tmp/exp/plsa_mix.py, session 6; BENCHMARKS.md.)
+# nearer uniform lets EM find better optima. `python benchmarks/bench_plsa_start.py` (results in
+# benchmarks/results/plsa_start.md): log-likelihood per token, alternating EM, mean of random_state 0
+# and 1, weight 0.5 -> 0.1, after 20 iterations: 20 Newsgroups -7.5141 -> -7.5099 (K = 20) and
+# -6.9607 -> -6.9496 (K = 100), UCI KOS -7.1344 -> -7.1347 and -6.6305 -> -6.6206, AP -7.5299 -> -7.5276
+# and -6.8958 -> -6.8840; after 100 iterations better in all six cases. Of the weights 0.5, 0.2, 0.1,
+# 0.05, 0.03, 0.1 was the best or within 0.0011 of it after 20 iterations except on 20 Newsgroups at
+# K = 100, where smaller weights did better still (0.03: -6.9349), and the weights below 0.1 were
+# worse at K = 20 on KOS and AP.
 _CENTRE_WEIGHT = 0.1
 
 
@@ -56,7 +57,8 @@ class PLSA(TopicModelBase):
     their responsibilities afresh, in cache-sized blocks, so an iteration costs the same either way.
     After 20 iterations alternating reached the higher log-likelihood in all six cases tried (20
     Newsgroups, UCI KOS and AP at K = 20 and 100, mean of two seeds; e.g. -6.9496 vs -6.9517 nats per
-    token on 20 Newsgroups at K = 100, -6.6206 vs -6.6355 on KOS), after 100 in five of the six.
+    token on 20 Newsgroups at K = 100, -6.6206 vs -6.6355 on KOS), after 100 in five of the six
+    (``benchmarks/bench_plsa_start.py``).
     ``update="simultaneous"`` is Hofmann's classic EM (both M-steps from the same responsibilities).
 
     With Dirichlet priors the fit is MAP estimation (the MAP algorithm of Asuncion et al. 2009):
@@ -89,7 +91,8 @@ class PLSA(TopicModelBase):
         Initial P(w | z). "seeded" starts from document clusters (k-means++ seeds refined by two
         Lloyd steps, as :class:`BatchLDA`'s default), each topic mixed as 0.1 x its cluster's term
         frequencies + 0.9 x uniform, times noise of mean 1 and standard deviation 0.1 (the LDA fits mix
-        0.5 / 0.5; the lighter weight gave PLSA better optima on three corpora). "random" is uniform
+        0.5 / 0.5; the lighter weight gave PLSA better optima on three corpora after 100 iterations, and
+        after 20 in five of six cases, ``benchmarks/bench_plsa_start.py``). "random" is uniform
         noise in [0.5, 1.5), normalised. P(z | d) starts from uniform noise either way.
     early_stopping : bool, default=False
         Hold out ``validation_fraction`` of the non-zero cells of X and stop when their
