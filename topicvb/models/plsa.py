@@ -6,11 +6,11 @@ import numbers
 import time
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils import check_random_state, check_scalar
 
 from .._config import block_rows, n_threads, threads
 from .._kernels.plsa import fold_in, log_likelihood, normalise_columns, normalise_rows, sweep
-from .._kernels.sparse import column_index
 from .._validation import check_choice, csr_arrays
 from ._base import TopicModelBase
 from ._checkpoint import interruptible, restore_rng
@@ -224,11 +224,13 @@ class PLSA(TopicModelBase):
                 best = (float(state["best_value"]), int(state["best_iter"]), state["best_theta"], state["best_phi_t"])
             restore_rng(rng, state)
         indptr, indices, data = csr_arrays(X)
-        colptr, positions, col_rows = column_index(indptr, indices, V)  # once for all iterations
-        col_data = np.ascontiguousarray(data[positions])  # the values in column order, for the term sweeps
-        if D < 2 ** 31:  # int32 like the CSR indices: one compiled sweep, half the index bytes
-            col_rows = col_rows.astype(np.int32)
-        del positions
+        # the non-zeros in column order, rows ascending within each column (CSC), for the term sweeps
+        Xc = sp.csc_matrix(X)
+        Xc.sort_indices()
+        colptr = Xc.indptr.astype(np.int64)  # as indptr: one compiled sweep for both halves
+        col_rows = Xc.indices.astype(np.int32 if D < 2 ** 31 else np.int64, copy=False)
+        col_data = Xc.data
+        del Xc
         n_block = block_rows(K, np.dtype(dtype).itemsize)
         n_parts = n_threads(self.n_jobs)
         alternating = self.update == "alternating"
