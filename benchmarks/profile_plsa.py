@@ -42,14 +42,14 @@ def main(argv=None):
 
     from topicvb._config import block_rows, l2_cache_bytes
     from topicvb._kernels.plsa import normalise_columns, normalise_rows, sweep
-    from topicvb._kernels.sparse import column_index
     from topicvb._validation import csr_arrays
 
     X = common.load_matrices(verbose=False).X_train
     D, V = X.shape
     indptr, indices, data = csr_arrays(X)
-    colptr, positions, rows = column_index(indptr, indices, V)
-    col_data = np.ascontiguousarray(data[positions])
+    Xc = X.tocsc()  # the term sweep's arrays, as PLSA builds them
+    Xc.sort_indices()
+    colptr, rows, col_data = Xc.indptr.astype(np.int64), Xc.indices.astype(np.int32), Xc.data
     numba.set_num_threads(1)
     table = []
     for K in args.k:

@@ -15,7 +15,7 @@ n_wk       (V, K)     sum_d c_dw r_dwk (term-major)
 
 The responsibilities of a non-zero are computed on the fly and never stored. An EM iteration is two
 :func:`sweep` calls over the non-zeros, one by documents (n_dk, and the log-likelihood of the current
-model) and one by terms (n_wk, over the column index of :func:`topicvb._kernels.sparse.column_index`),
+model, over the CSR arrays) and one by terms (n_wk, over the same matrix in CSC form, rows ascending),
 each followed by its M-step (:func:`normalise_rows`, :func:`normalise_columns`: normalising, with
 optional Dirichlet smoothing). The term sweep is given the new P(z | d) (alternating EM) or the old one
 (Hofmann's simultaneous EM).
@@ -73,7 +73,7 @@ def sweep(ptr, idx, vals, own, other, own_b, other_b, tempered, want_loglik, blo
 
     over the entries j of row i (``ptr[i]:ptr[i + 1]``). Rows by documents (``ptr, idx, vals`` = CSR,
     ``own`` = theta, ``other`` = phi_t) give the expected counts n_dk for the theta update; rows by
-    terms (the column index and the values in column order, ``own`` = phi_t, ``other`` = theta) give
+    terms (the CSC arrays of the same matrix, ``own`` = phi_t, ``other`` = theta) give
     n_wk for the phi update. ``own_b``/``other_b`` are the arrays raised to the tempering exponent
     (the arrays themselves, and ``tempered`` False, for plain EM). Scalars s below 1e-300 count as
     1e-300. acc (n_rows, K; the dtype of ``own``) and loglik (float64, (n_rows,)) are overwritten.
@@ -81,7 +81,7 @@ def sweep(ptr, idx, vals, own, other, own_b, other_b, tempered, want_loglik, blo
     Cache blocking: ``other`` is visited in blocks of ``block_rows`` rows (sized to half a core's L2
     cache by the caller), each block by every row of the part before the next block, so the gathered
     rows come from L2 more often (``benchmarks/profile_plsa.py``, results in BENCHMARKS.md: on 20
-    Newsgroups at K = 100, 1 thread, the term sweep took 12-17% less time than with one block in two
+    Newsgroups at K = 100, 1 thread, the term sweep took 12-17% less time than with one block in three
     runs, the document sweep 0-7% less). Four entries are taken at a time (``vec.dot4``/``vec.axpy4``), so four
     rows are in flight and the accumulator row is loaded and stored once for four. Each row of ``own``
     keeps a cursor into its entries; they must be in increasing index order for the blocking to work

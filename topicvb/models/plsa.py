@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state, check_scalar
 
-from .._config import block_rows, n_threads, threads
+from .._config import block_rows, threads
 from .._kernels.plsa import fold_in, log_likelihood, normalise_columns, normalise_rows, sweep
 from .._validation import check_choice, csr_arrays
 from ._base import TopicModelBase
@@ -232,7 +232,6 @@ class PLSA(TopicModelBase):
         col_data = Xc.data
         del Xc
         n_block = block_rows(K, np.dtype(dtype).itemsize)
-        n_parts = n_threads(self.n_jobs)
         alternating = self.update == "alternating"
         offset_doc = np.zeros(K) if a1 is None else np.asarray(a1, dtype=np.float64)
         offset_term = 0.0 if e1 is None else float(e1)
@@ -240,7 +239,7 @@ class PLSA(TopicModelBase):
         started = time.perf_counter()
         converged = False
         theta_b_next = None  # theta ** beta of the new theta, when the alternating step computed it
-        with threads(self.n_jobs), interruptible(type(self).__name__) as stop:
+        with threads(self.n_jobs) as n_parts, interruptible(type(self).__name__) as stop:
             while True:
                 if tempered:
                     theta_b = theta_b_next if theta_b_next is not None else theta ** self.beta
