@@ -12,11 +12,12 @@ from scipy import special
 
 import reference as ref
 from topicvb._kernels.bounds import exp_shifted_row, lda_doc_bound
-from topicvb._kernels.estep import BLOCK, _documents, _theta_row, document_objectives, e_step, e_step_indexed
+from topicvb._kernels.doc_ascent import theta_row as _theta_row
+from topicvb._kernels.estep import BLOCK, _documents, document_objectives, e_step, e_step_indexed
 from topicvb._kernels.sparse import column_accumulate_compact, column_index
 from topicvb._kernels.special import digamma, digamma_row, dirichlet_expectation_row, lgamma_sum
 from topicvb._validation import csr_arrays
-from topicvb.models.batch_lda import _expectations as _expect  # (elog_beta, ebeta_t, log_scale) of lam
+from topicvb.models._vb import expectations as _expect  # (elog_beta, ebeta_t, log_scale) of lam
 
 UNIT = 2.0 ** -53  # the unit roundoff of float64, the promise of the E-step (not read from it)
 

@@ -196,7 +196,7 @@ def test_e_step_indexed_returns_the_bound_of_the_previous_solution(accelerate):
     # BatchLDA takes its previous iteration's document bound from the E-step: it must be lda_doc_bound
     # of gamma_prev under the same topics (less its constant), for continuing, restarted and empty documents
     from topicvb._kernels.estep import e_step_indexed
-    from topicvb.models.batch_lda import _prior_const
+    from topicvb.models._vb import prior_const as _prior_const
 
     X, Xc, rng = _problem(12, D=30, V=20)
     K = 4

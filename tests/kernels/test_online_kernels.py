@@ -150,8 +150,12 @@ def test_exp_nonpositive_within_one_ulp_of_libm():
 def test_online_fused_path_matches_numpy_step_and_elbo(learn_priors):
     """OnlineLDA's fused loop makes the same steps and bounds as a NumPy SVI step + ``_elbo``."""
     from topicvb.datasets import make_lda_corpus
-    from topicvb.models.batch_lda import _expectations, random_start
-    from topicvb.models.online_lda import OnlineLDA, _mean_elog_theta
+    from scipy.special import digamma
+
+    from topicvb.models._priors import dirichlet_from_mean_log, symmetric_dirichlet_from_mean_log
+    from topicvb.models._start import random_start
+    from topicvb.models._vb import expectations as _expectations
+    from topicvb.models.online_lda import OnlineLDA
     from topicvb._kernels.estep import e_step
     from topicvb._validation import csr_arrays
 
@@ -173,8 +177,11 @@ def test_online_fused_path_matches_numpy_step_and_elbo(learn_priors):
                                       expectations=expectations))
         rho = ref_model._rho(t)
         lam = ref.svi_lambda_step(lam, eta, sstats_t.T, rho, 140 / batch.shape[0])
-        alpha, eta = ref_model._prior_step(alpha, eta, rho, 150, _mean_elog_theta(gamma) if learn_priors else None,
-                                           lambda: float(np.mean(_expectations(lam)[0])))
+        if learn_priors:  # a step rho towards the batch's optimal priors (Hoffman et al. 2013)
+            mean_elog_theta = (digamma(gamma) - digamma(gamma.sum(axis=1, keepdims=True))).mean(axis=0)
+            new_alpha = dirichlet_from_mean_log(alpha, mean_elog_theta)
+            new_eta = symmetric_dirichlet_from_mean_log(eta, float(np.mean(_expectations(lam)[0])), 150)
+            alpha, eta = (1.0 - rho) * alpha + rho * new_alpha, (1.0 - rho) * eta + rho * new_eta
     np.testing.assert_allclose(model.components_, lam, rtol=1e-10)
     np.testing.assert_allclose(model.bound_history_, bounds, rtol=1e-11)
     np.testing.assert_allclose(model.doc_topic_prior_, alpha, rtol=1e-10)

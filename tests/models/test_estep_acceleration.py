@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 
-import topicvb.models.batch_lda as bl
-import topicvb.models.online_lda as ol
+import topicvb.models._vb as vb  # the variational core: where the drivers' E-step kernels are called
 from topicvb import BatchLDA, OnlineLDA, make_lda_corpus
 
 
@@ -42,7 +41,7 @@ def _fit_counting(module, name, model, X):
 
 def test_batch_lda_same_fit_in_fewer_updates(corpus):
     X = corpus.corpus.X
-    fits = {acc: _fit_counting(bl, "e_step_indexed", BatchLDA(6, max_iter=12, tol=0, e_step_acceleration=acc,
+    fits = {acc: _fit_counting(vb, "e_step_indexed", BatchLDA(6, max_iter=12, tol=0, e_step_acceleration=acc,
                                                                random_state=0, n_jobs=1), X)
             for acc in ("squarem", None)}
     (fast, n_fast), (plain, n_plain) = fits["squarem"], fits[None]
@@ -57,7 +56,7 @@ def test_batch_lda_same_fit_in_fewer_updates(corpus):
 
 def test_online_lda_same_fit_in_fewer_updates(corpus):
     X = corpus.corpus.X
-    fits = {acc: _fit_counting(ol, "e_step", OnlineLDA(6, max_iter=5, batch_size=50, e_step_acceleration=acc,
+    fits = {acc: _fit_counting(vb, "e_step", OnlineLDA(6, max_iter=5, batch_size=50, e_step_acceleration=acc,
                                                        random_state=0, n_jobs=1), X)
             for acc in ("squarem", None)}
     (fast, n_fast), (plain, n_plain) = fits["squarem"], fits[None]

@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 
 from topicvb import PLSA, BatchLDA, OnlineLDA, make_lda_corpus
-from topicvb.models.batch_lda import _seeded_topics
+from topicvb.models._start import seeded_topics as _seeded_topics
 
 
 def _mean_best_cosine(true, found):
@@ -79,7 +79,7 @@ def test_init_must_be_a_known_start(cls, clustered):
 # ----------------------------------------------------------------------------- BatchLDA's E-step restarts
 @pytest.mark.parametrize("restart_every", [1, 3, 4])
 def test_restart_rotation_restarts_each_document_once_per_round(restart_every):
-    from topicvb.models.batch_lda import _restart_rows
+    from topicvb.models._start import restart_rows as _restart_rows
 
     for offset in (0, 7):
         masks = np.array([_restart_rows(10, offset, restart_every, t) for t in range(5, 5 + restart_every)])
@@ -91,7 +91,7 @@ def test_restart_rotation_restarts_each_document_once_per_round(restart_every):
 
 
 def test_start_points_take_previous_solution_for_documents_not_restarting():
-    from topicvb.models.batch_lda import _start_points
+    from topicvb.models._start import start_points as _start_points
 
     fresh, prev = np.zeros((6, 2)), np.ones((6, 2))
     out = _start_points(fresh.copy(), prev, 0, 3, 2)  # iteration 2 restarts documents 1 and 4
@@ -118,13 +118,13 @@ def _fit_counting_updates(module, name, model, X):
 
 
 def test_rotating_restarts_keep_the_bound_monotone_and_cut_the_work(clustered):
-    import topicvb.models.batch_lda as bl
+    import topicvb.models._vb as vb  # the variational core calls the E-step kernels
 
     X = clustered.corpus.X
     updates = {}
     for r in (1, 4):
         model, counts = _fit_counting_updates(
-            bl, "e_step_indexed", BatchLDA(6, max_iter=12, tol=0, restart_every=r, random_state=0, n_jobs=1), X)
+            vb, "e_step_indexed", BatchLDA(6, max_iter=12, tol=0, restart_every=r, random_state=0, n_jobs=1), X)
         b = model.bound_history_
         assert np.all(np.diff(b) >= -1e-9 * np.abs(b[1:]))
         updates[r] = sum(counts[1:])  # after the first E-step, which restarts everything either way
@@ -141,13 +141,13 @@ def test_restart_every_must_be_a_positive_integer(clustered, cls):
 
 
 def test_online_rotating_restarts_cut_the_updates_of_later_passes(clustered):
-    import topicvb.models.online_lda as ol
+    import topicvb.models._vb as vb  # the variational core calls the E-step kernels
 
     X = clustered.corpus.X
     runs = {}
     for every in (1, 4):
         runs[every] = _fit_counting_updates(
-            ol, "e_step", OnlineLDA(6, batch_size=100, max_iter=4, tol=0, restart_every=every, random_state=0,
+            vb, "e_step", OnlineLDA(6, batch_size=100, max_iter=4, tol=0, restart_every=every, random_state=0,
                                     n_jobs=1), X)
     per_pass = X.shape[0] // 100
     cold, warm = runs[1][1], runs[4][1]

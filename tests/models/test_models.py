@@ -13,7 +13,7 @@ from sklearn.exceptions import ConvergenceWarning, NotFittedError
 import reference as ref
 from topicvb.datasets import make_lda_corpus
 from topicvb.models import PLSA, BatchLDA, CollapsedLDA, OnlineLDA, StochasticCollapsedLDA
-from topicvb.models.batch_lda import random_start
+from topicvb.models._start import random_start
 
 
 @pytest.fixture(scope="module")
@@ -404,7 +404,7 @@ def test_plsa_update_is_checked_and_both_updates_agree_on_the_likelihood(synthet
 
 
 def test_seeded_start_mixes_centres_and_uniform_by_centre_weight(synthetic):
-    from topicvb.models.batch_lda import _seeded_topics
+    from topicvb.models._start import seeded_topics as _seeded_topics
 
     X = synthetic.corpus.X
     starts = {w: _seeded_topics(X, 4, np.random.RandomState(3), np.float64, centre_weight=w) for w in (0.0, 0.1, 1.0)}

@@ -38,14 +38,14 @@ How a document is computed (the costs are measured in ``BENCHMARKS.md``):
   entry alpha_k + (that count) rounds to alpha_k, which is what it is set to (its phi is taken as 0,
   also in the statistics). The minimum of phinorm is that of the previous evaluation, and the test
   is repeated with the new one (all topics are used if it fails), so the promise always holds. The
-  results are those of the dense computation up to floating-point rounding. On 20 Newsgroups at
-  K = 100 (alpha = 0.01) a converged document keeps 3-10 of the 100 topics.
+  results are those of the dense computation up to floating-point rounding. A converged document
+  with a small alpha keeps a handful of topics.
 * **Only what is used is gathered.** A document that continues from ``gamma_prev`` first tries the
   topics on which gamma_prev is not alpha (checked as above), and the block's columns are copied
   only for the topics taken in; a restarted document starts with every topic.
 * **psi and exp only where gamma is not alpha.** A left-out topic's gamma entry is exactly alpha_k,
   so its psi is psi(alpha_k), computed once, and with a symmetric alpha its et is shared
-  (``_theta_row``, bit for bit the dense rows).
+  (``theta_row``, bit for bit the dense rows).
 * **Compact statistics.** Each document's final et is kept for its active topics only (values,
   topic indices, count), and the column pass over the CSR matrix reads just those
   (``sparse.column_accumulate_compact``).
@@ -65,15 +65,13 @@ counts towards ``max_iter`` and the stopping rule is the plain one (mean absolut
 update below ``tol``). A document that must not end below its start (one continuing from
 ``gamma_prev``) keeps g' only when its document bound is at least that of g1, so the bound never
 goes down within a cycle or across cycles; the others accept g' unchecked (a restarted document's
-result is compared with ``gamma_prev`` as below). On 20 Newsgroups (K = 20, the topics of a
-10-iteration fit) the accelerated ascent needed 3.4 instead of 8.5 updates per document from the
-previous iteration's solution and 19 instead of 29 from a random start, to slightly higher
-document bounds.
+result is compared with ``gamma_prev`` as below). It needs far fewer updates per document than the
+plain ascent, to slightly higher document bounds (``BENCHMARKS.md``).
 
 Starting points are the caller's ``gamma``. BatchLDA passes, per E-step, random draws of mean 1 and
-standard deviation 0.1 (``batch_lda.random_start``) for a rotating share of the documents (restarts
+standard deviation 0.1 (``models._start.random_start``) for a rotating share of the documents (restarts
 explore far better than warm starts alone, whose early commitments stick: on a synthetic corpus warm
-starts reached a bound 20% worse) and the previous iteration's solution for the others. To keep the
+starts lock early mistakes in) and the previous iteration's solution for the others. To keep the
 batch ELBO monotone it also passes that previous solution as ``gamma_prev``: when a restarted
 document's solution has a lower document-level bound than ``gamma_prev`` under the same topics, the
 document continues from ``gamma_prev`` instead, so no document's bound term ever goes down. A
@@ -85,400 +83,24 @@ previous iteration. OnlineLDA passes no ``gamma_prev`` (a mini-batch's documents
 E-step reaches).
 """
 
-import math
-
 import numpy as np
 from numba import njit, prange
 
 from .sparse import column_accumulate_compact, column_index
-from .bounds import exp_nonpositive, exp_shifted_row
-from .special import digamma, digamma_row, dirichlet_expectation_row, lgamma_sum
-from .vec import matvec_add, matvec_t
+from .special import digamma_row, dirichlet_expectation_row
+from .doc_ascent import ascent, current_objective, etheta_and_phinorm, fresh_objective, objective_from
 
 CHUNK = 64  # documents per parallel work item (scratch buffers are allocated per item)
 BLOCK = 1 << 19  # at most this many entries (K x non-zeros) in a document's gathered block of ebeta_t
-UNIT = 2.0 ** -53  # the unit roundoff of float64
-
-
-@njit(cache=True, nogil=True)
-def _gather(ebeta_t, indices, p0, p1, block):
-    """block[k, i] = ebeta_t[indices[p0 + i], k] for i < p1 - p0 (the document's rows, topic-major)."""
-    n_topics = block.shape[0]
-    n = p1 - p0
-    i = 0
-    while i + 4 <= n:  # four rows at a time: each column of block gets four neighbouring entries
-        r0 = ebeta_t[indices[p0 + i]]
-        r1 = ebeta_t[indices[p0 + i + 1]]
-        r2 = ebeta_t[indices[p0 + i + 2]]
-        r3 = ebeta_t[indices[p0 + i + 3]]
-        for k in range(n_topics):
-            block[k, i] = r0[k]
-            block[k, i + 1] = r1[k]
-            block[k, i + 2] = r2[k]
-            block[k, i + 3] = r3[k]
-        i += 4
-    while i < n:
-        r0 = ebeta_t[indices[p0 + i]]
-        for k in range(n_topics):
-            block[k, i] = r0[k]
-        i += 1
-
-
-@njit(cache=True, nogil=True)
-def _ensure_gathered(ebeta_t, indices, start, end, block, have, missing, rows, n_rows):
-    """Gather the columns of the topics rows[:n_rows] that the resident block does not hold yet
-    (``have``: int64 flags per topic, have[K] the number held; missing: int64 scratch of shape (K,))."""
-    n_topics = block.shape[0]
-    if have[n_topics] == n_topics:
-        return
-    n_missing = 0
-    for j in range(n_rows):
-        k = rows[j]
-        if have[k] == 0:
-            missing[n_missing] = k
-            n_missing += 1
-            have[k] = 1
-    if n_missing == 0:
-        return
-    have[n_topics] += n_missing
-    if n_missing == n_topics:
-        _gather(ebeta_t, indices, start, end, block)
-        return
-    for i in range(end - start):
-        row = ebeta_t[indices[start + i]]
-        for j in range(n_missing):
-            k = missing[j]
-            block[k, i] = row[k]
-
-
-@njit(cache=True, nogil=True, error_model="numpy")  # (the loops over topics vectorise)
-def _theta_row(g, alpha, psi_alpha, symmetric, elog, et, work, idx):
-    """elog = E[log theta] = psi(g_k) - psi(sum g) and et = exp(elog - max elog) for one document, bit
-    for bit ``dirichlet_expectation_row`` and ``exp_shifted_row``, evaluating psi and exp only where
-    g_k != alpha_k when those are few: the other entries take psi_alpha[k] = psi(alpha_k), and with a
-    ``symmetric`` alpha share one exp. (A topic left out of the updates stays at exactly alpha_k.)
-
-    work : float64 scratch of shape (>= 2 K,); idx : int64 scratch of shape (K,).
-    """
-    n_topics = g.shape[0]
-    n = 0
-    for k in range(n_topics):  # (SIMD) count first; the list only when it is used
-        n += g[k] != alpha[k]
-    if 2 * n > n_topics:
-        dirichlet_expectation_row(g, elog)
-        m = elog[0]
-        for k in range(1, n_topics):
-            m = max(m, elog[k])
-        exp_shifted_row(elog, m, et, work)
-        return
-    total = 0.0
-    for k in range(n_topics):
-        total += float(g[k])  # the order of dirichlet_expectation_row's sum
-    psi_total = digamma(total)
-    n = 0
-    for k in range(n_topics):
-        if g[k] != alpha[k]:
-            idx[n] = k
-            n += 1
-    vals = work[:n]
-    dgs = work[n:2 * n]
-    for j in range(n):
-        vals[j] = g[idx[j]]
-    digamma_row(vals, n, dgs)
-    for k in range(n_topics):
-        elog[k] = psi_alpha[k] - psi_total
-    for j in range(n):
-        elog[idx[j]] = dgs[j] - psi_total
-    m = elog[0]
-    for k in range(1, n_topics):
-        m = max(m, elog[k])
-    if not symmetric:
-        exp_shifted_row(elog, m, et, work)
-        return
-    k0 = 0
-    while k0 < n_topics and g[k0] != alpha[k0]:
-        k0 += 1
-    shared = exp_nonpositive(elog[k0] - m)  # (k0 < K: at least half the entries are alpha's)
-    for k in range(n_topics):
-        et[k] = shared
-    for j in range(n):
-        vals[j] = elog[idx[j]]
-    exp_shifted_row(vals, m, dgs, work[2 * n:])  # (3 n <= 2 K)
-    for j in range(n):
-        et[idx[j]] = dgs[j]
-
-
-@njit(cache=True, nogil=True)
-def _phinorm(et, rows, n_rows, indices, start, end, ebeta_t, block, resident, out):
-    """out[p - start] = max(sum_{k in rows} et_k ebeta_t[w_p, k], 1e-300) for the positions p of one
-    document; returns the smallest value. ``block`` holds the document's rows of ebeta_t
-    (``resident``) or is refilled piece by piece."""
-    width = block.shape[1]
-    smallest = np.inf
-    for p0 in range(start, end, width):
-        p1 = min(end, p0 + width)
-        if not resident:
-            _gather(ebeta_t, indices, p0, p1, block)
-        piece = out[p0 - start:p1 - start]
-        matvec_t(block, et, rows, n_rows, p1 - p0, piece)
-        for i in range(p1 - p0):
-            v = max(piece[i], 1e-300)
-            piece[i] = v
-            smallest = min(smallest, v)
-    return smallest
-
-
-@njit(cache=True, nogil=True)
-def _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, block, resident, phinorm, rows, limit, state,
-                        alpha, th):
-    """Refresh et = exp(E[log theta] - max) from g, the active topics (``rows``, returns their number) and
-    phinorm over the document's non-zeros from them.
-
-    Topic k is left out when et_k < UNIT * min_w phinorm_w * limit_k, limit_k = min(alpha_k / N_d, 1 / K)
-    (N_d the document's tokens): together such topics add less than one unit roundoff to every
-    phinorm, and alpha_k + et_k sum_w c_dw ebeta_t[w, k] / phinorm_dw rounds to alpha_k. The minimum
-    is that of the previous call (``state[0]``; 0 for none: all topics), checked against the new one.
-    """
-    n_topics = g.shape[0]
-    psi_alpha, symmetric, lgw, idx, have, missing = th
-    _theta_row(g, alpha, psi_alpha, symmetric, elog, et, lgw, idx)
-    n_rows = n_topics
-    if state[0] > 0.0:
-        cut = UNIT * state[0]
-        lowest = np.inf
-        for k in range(n_topics):  # (SIMD) whether any topic could be left out at all
-            lowest = min(lowest, et[k] - cut * limit[k])
-        if lowest < 0.0:
-            n_rows = 0
-            for k in range(n_topics):
-                if et[k] >= cut * limit[k]:
-                    rows[n_rows] = k
-                    n_rows += 1
-    elif state[1] > 0.0:  # no minimum yet, but a solution to continue from: try the topics it uses
-        n_rows = 0
-        for k in range(n_topics):
-            if g[k] != alpha[k]:
-                rows[n_rows] = k
-                n_rows += 1
-        if 2 * n_rows > n_topics:
-            n_rows = n_topics
-    if n_rows < n_topics:
-        if resident:
-            _ensure_gathered(ebeta_t, indices, start, end, block, have, missing, rows, n_rows)
-        smallest = _phinorm(et, rows, n_rows, indices, start, end, ebeta_t, block, resident, phinorm[start:end])
-        cut = UNIT * smallest
-        j = 0
-        for k in range(n_topics):  # a left-out topic must pass the test with the new minimum too
-            if j < n_rows and rows[j] == k:
-                j += 1
-            elif et[k] >= cut * limit[k]:
-                n_rows = n_topics
-                break
-        state[0] = smallest
-    if n_rows == n_topics:
-        for k in range(n_topics):
-            rows[k] = k
-        if resident:
-            _ensure_gathered(ebeta_t, indices, start, end, block, have, missing, rows, n_rows)
-        state[0] = _phinorm(et, rows, n_rows, indices, start, end, ebeta_t, block, resident, phinorm[start:end])
-    return n_rows
-
-
-@njit(cache=True, nogil=True)
-def _objective_from(g, elog, words, alpha, work):
-    """Document part of the ELBO given elog = E[log theta] for g and words = sum_w c_dw (log
-    phinorm_dw + max_k elog_k), up to the term sum_w c_dw s_w (the same for every g). work: float64
-    scratch of shape (>= 2 K,)."""
-    n_topics = g.shape[0]
-    s0 = s1 = s2 = s3 = 0.0
-    gsum = 0.0
-    k = 0
-    while k + 4 <= n_topics:  # four partial sums: no long chain of dependent additions
-        s0 += (alpha[k] - g[k]) * elog[k]
-        s1 += (alpha[k + 1] - g[k + 1]) * elog[k + 1]
-        s2 += (alpha[k + 2] - g[k + 2]) * elog[k + 2]
-        s3 += (alpha[k + 3] - g[k + 3]) * elog[k + 3]
-        gsum += (g[k] + g[k + 1]) + (g[k + 2] + g[k + 3])
-        k += 4
-    while k < n_topics:
-        s0 += (alpha[k] - g[k]) * elog[k]
-        gsum += g[k]
-        k += 1
-    return words + ((s0 + s1) + (s2 + s3)) + lgamma_sum(g, work) - math.lgamma(gsum)
-
-
-@njit(cache=True, nogil=True)
-def _max(x):
-    m = x[0]
-    for k in range(1, x.shape[0]):
-        if x[k] > m:
-            m = x[k]
-    return m
-
-
-@njit(cache=True, nogil=True)
-def _current_objective(g, elog, data, start, end, phinorm, alpha, work):
-    """The document objective of g when elog and phinorm already hold g's values (after _iterate)."""
-    m = _max(elog)
-    words = 0.0
-    for p in range(start, end):
-        words += data[p] * (np.log(phinorm[p]) + m)
-    return _objective_from(g, elog, words, alpha, work)
-
-
-@njit(cache=True, nogil=True)
-def _fresh_objective(g, elog, et, indices, data, start, end, ebeta_t, block, resident, everything, tmp, alpha, th):
-    """The document objective of g, computed from scratch (all topics) into elog and et (tmp: scratch of
-    shape (end - start,) for its phinorm; everything: the topics 0..K-1)."""
-    psi_alpha, symmetric, lgw, idx, have, missing = th
-    _theta_row(g, alpha, psi_alpha, symmetric, elog, et, lgw, idx)
-    m = _max(elog)
-    if resident:
-        _ensure_gathered(ebeta_t, indices, start, end, block, have, missing, everything, everything.shape[0])
-    _phinorm(et, everything, everything.shape[0], indices, start, end, ebeta_t, block, resident, tmp)
-    words = 0.0
-    for p in range(start, end):
-        words += data[p] * (np.log(tmp[p - start]) + m)
-    return _objective_from(g, elog, words, alpha, th[2])
-
-
-@njit(cache=True, nogil=True)
-def _update(g, out, et, acc, indices, data, start, end, ebeta_t, block, resident, phinorm, r, rows, n_rows,
-            alpha):
-    """One coordinate-ascent update out = F(g) = alpha + et * sum_w c_dw ebeta_t[w] / phinorm_dw, with et,
-    phinorm and the active topics (``rows[:n_rows]``; the others stay at alpha) holding g's values;
-    returns the mean absolute change |F(g) - g| (out may be g). r: scratch of shape (>= min(end - start,
-    block width),)."""
-    n_topics = g.shape[0]
-    for k in range(n_topics):
-        acc[k] = 0.0
-    width = block.shape[1]
-    for p0 in range(start, end, width):
-        p1 = min(end, p0 + width)
-        if not resident:
-            _gather(ebeta_t, indices, p0, p1, block)
-        for i in range(p1 - p0):
-            r[i] = data[p0 + i] / phinorm[p0 + i]
-        matvec_add(block, r, rows, n_rows, p1 - p0, acc)
-    change = 0.0
-    for k in range(n_topics):
-        new = alpha[k] + et[k] * acc[k]
-        change += abs(new - g[k])
-        out[k] = new
-    return change / n_topics
-
-
-@njit(cache=True, nogil=True)
-def _iterate(g, elog, et, acc, indices, data, start, end, ebeta_t, block, resident, phinorm, r, rows, limit, state,
-             alpha, max_iter, tol, ready, n_rows, th):
-    """Plain coordinate ascent on one document from g (updated in place); returns the updates made and
-    the number of active topics. ``ready``: elog, et, phinorm and the active topics (``n_rows``) already
-    hold g's values."""
-    if not ready:
-        n_rows = _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, block, resident, phinorm, rows,
-                                     limit, state, alpha, th)
-    done = 0
-    for it in range(max_iter):
-        change = _update(g, g, et, acc, indices, data, start, end, ebeta_t, block, resident, phinorm, r, rows,
-                         n_rows, alpha)
-        n_rows = _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, block, resident, phinorm, rows,
-                                     limit, state, alpha, th)
-        done = it + 1
-        if change < tol:
-            break
-    return done, n_rows
-
-
-@njit(cache=True, nogil=True)
-def _copy(src, dst):
-    for k in range(src.shape[0]):
-        dst[k] = src[k]
-
-
-@njit(cache=True, nogil=True)
-def _squarem(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block, resident, phinorm, r, rows, limit,
-             state, alpha, max_iter, tol, safe, ready, n_rows, th):
-    """Coordinate ascent on one document accelerated by SQUAREM (see the module notes), from g
-    (updated in place); returns the updates (evaluations of F) made and the number of active topics.
-    ``safe``: never end below the start's objective (each cycle's extrapolated point is kept only if it
-    beats the cycle's first update). g1, g2: scratch of shape (K,). ``ready``: elog, et, phinorm and the
-    active topics (``n_rows``) already hold g's values."""
-    n_topics = g.shape[0]
-    lgw = th[2]
-    if not ready:
-        n_rows = _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, block, resident, phinorm, rows,
-                                     limit, state, alpha, th)
-    done = 0
-    while done < max_iter:
-        change = _update(g, g1, et, acc, indices, data, start, end, ebeta_t, block, resident, phinorm, r, rows,
-                         n_rows, alpha)  # g1 = F(g)
-        done += 1
-        n_rows = _etheta_and_phinorm(g1, elog, et, indices, start, end, ebeta_t, block, resident, phinorm,
-                                     rows, limit, state, alpha, th)
-        if change < tol or done == max_iter:
-            _copy(g1, g)
-            break
-        base = _current_objective(g1, elog, data, start, end, phinorm, alpha, lgw) if safe else 0.0
-        change = _update(g1, g2, et, acc, indices, data, start, end, ebeta_t, block, resident, phinorm, r, rows,
-                         n_rows, alpha)  # g2 = F(g1)
-        done += 1
-        if change < tol or done == max_iter:
-            _copy(g2, g)
-            n_rows = _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, block, resident, phinorm,
-                                         rows, limit, state, alpha, th)
-            break
-        rr = 0.0
-        vv = 0.0
-        for k in range(n_topics):
-            rk = g1[k] - g[k]
-            v = g2[k] - 2.0 * g1[k] + g[k]
-            rr += rk * rk
-            vv += v * v
-        step = -math.sqrt(rr / vv) if vv > 0.0 else -1.0
-        while step < -1.0:  # extrapolate into acc; shorten the step while a component falls below alpha / 2
-            inside = True
-            for k in range(n_topics):
-                rk = g1[k] - g[k]
-                v = g2[k] - 2.0 * g1[k] + g[k]
-                x = g[k] - 2.0 * step * rk + step * step * v
-                if not (x > 0.5 * alpha[k]):  # also catches NaN
-                    inside = False
-                    break
-                acc[k] = x
-            if inside:
-                break
-            step = 0.5 * (step - 1.0)
-            if step > -1.01:
-                step = -1.0
-        if step < -1.0:
-            _copy(acc, g)
-        else:  # the plain double update
-            _copy(g2, g)
-        n_rows = _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, block, resident, phinorm, rows,
-                                     limit, state, alpha, th)
-        if safe and step < -1.0 and _current_objective(g, elog, data, start, end, phinorm, alpha, lgw) < base:
-            _copy(g2, g)  # the extrapolation lost ground: keep the plain double update
-            n_rows = _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, block, resident, phinorm,
-                                         rows, limit, state, alpha, th)
-    return done, n_rows
-
-
-@njit(cache=True, nogil=True)
-def _ascent(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block, resident, phinorm, r, rows, limit,
-            state, alpha, max_iter, tol, accelerate, safe, ready, n_rows, th):
-    """Ascent on one document from g in place, plain or accelerated; elog, et, phinorm and the active
-    topics end with g's values (``ready``: they hold them already at the start). Returns the updates made
-    and the number of active topics."""
-    if accelerate:
-        return _squarem(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block, resident, phinorm, r,
-                        rows, limit, state, alpha, max_iter, tol, safe, ready, n_rows, th)
-    return _iterate(g, elog, et, acc, indices, data, start, end, ebeta_t, block, resident, phinorm, r, rows, limit,
-                    state, alpha, max_iter, tol, ready, n_rows, th)
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, etheta, topics, counts, phinorm, max_iter,
                  tol, accelerate, prev_objective):
+    # One long kernel on purpose: the per-chunk scratch is carved out once per work item of the prange
+    # (no allocation per document), and the three paths of a document (continuing from gamma_prev,
+    # restarted, restarted but falling back on gamma_prev) share that scratch and the gathered block;
+    # split into functions, the scratch would have to travel as a dozen arguments through each.
     n_docs = indptr.shape[0] - 1
     n_topics = alpha.shape[0]
     n_chunks = (n_docs + CHUNK - 1) // CHUNK
@@ -513,7 +135,7 @@ def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, ethet
         state = states[c]
         lgw = lgamma_work[c]
         have = gathered[c]
-        th = (psi_alpha, symmetric, lgw, compact[c], have, missing[c])  # scratch of _theta_row and the gathering
+        th = (psi_alpha, symmetric, lgw, compact[c], have, missing[c])  # scratch of theta_row and the gathering
         longest = 1
         for d in range(c, n_docs, n_chunks):
             longest = max(longest, indptr[d + 1] - indptr[d])
@@ -527,7 +149,7 @@ def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, ethet
             if start == end:  # empty document: the optimum is gamma = alpha
                 if compare:
                     dirichlet_expectation_row(gamma_prev[d], elog_prev)
-                    prev_objective[d] = _objective_from(gamma_prev[d], elog_prev, 0.0, alpha, lgw)
+                    prev_objective[d] = objective_from(gamma_prev[d], elog_prev, 0.0, alpha, lgw)
                 for k in range(n_topics):
                     g[k] = alpha[k]
                 counts[d] = 0
@@ -549,26 +171,26 @@ def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, ethet
             for k in range(n_topics + 1):  # the block's columns are gathered as topics become active
                 have[k] = 0
             if compare and not restarted:  # continuing from gamma_prev: record its objective, then ascend
-                n_rows = _etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, block, resident,
+                n_rows = etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, block, resident,
                                              phinorm, rows, limit, state, alpha, th)
-                prev_objective[d] = _current_objective(g, elog, data, start, end, phinorm, alpha, lgw)
+                prev_objective[d] = current_objective(g, elog, data, start, end, phinorm, alpha, lgw)
                 # (SQUAREM checks its extrapolations here: the document must not end below gamma_prev)
-                n_iter[d], n_rows = _ascent(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block,
+                n_iter[d], n_rows = ascent(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block,
                                             resident, phinorm, r, rows, limit, state, alpha, max_iter, tol,
                                             accelerate, yes, yes, n_rows, th)
             else:
-                n_iter[d], n_rows = _ascent(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block,
+                n_iter[d], n_rows = ascent(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block,
                                             resident, phinorm, r, rows, limit, state, alpha, max_iter, tol,
                                             accelerate, no, no, n_topics, th)
             if restarted:  # elog, et and phinorm hold g's values; the previous solution's go to scratch
-                fresh = _current_objective(g, elog, data, start, end, phinorm, alpha, lgw)
-                old = _fresh_objective(gamma_prev[d], elog_prev, et_prev, indices, data, start, end, ebeta_t, block,
+                fresh = current_objective(g, elog, data, start, end, phinorm, alpha, lgw)
+                old = fresh_objective(gamma_prev[d], elog_prev, et_prev, indices, data, start, end, ebeta_t, block,
                                        resident, everything, r, alpha, th)
                 prev_objective[d] = old
                 if old > fresh:  # keep improving the previous solution instead
                     for k in range(n_topics):
                         g[k] = gamma_prev[d, k]
-                    more, n_rows = _ascent(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block,
+                    more, n_rows = ascent(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block,
                                            resident, phinorm, r, rows, limit, state, alpha, max_iter, tol,
                                            accelerate, yes, no, n_topics, th)
                     n_iter[d] += more
@@ -593,7 +215,7 @@ def _documents(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_ite
     (etheta, topics, counts) hold each document's et of its final evaluation, compactly: the
     counts[d] active topics are topics[d, :counts[d]] with values etheta[d, :counts[d]], or, when
     counts[d] == K, etheta[d] is the whole row in topic order; the others' phi is below the unit
-    roundoff (see _etheta_and_phinorm) and taken as 0, as their gamma entries are.
+    roundoff (see etheta_and_phinorm) and taken as 0, as their gamma entries are.
     """
     n_docs = indptr.shape[0] - 1
     gamma = gamma.copy()

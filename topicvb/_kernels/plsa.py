@@ -80,9 +80,7 @@ def sweep(ptr, idx, vals, own, other, own_b, other_b, tempered, want_loglik, blo
 
     Cache blocking: ``other`` is visited in blocks of ``block_rows`` rows (sized to half a core's L2
     cache by the caller), each block by every row of the part before the next block, so the gathered
-    rows come from L2 more often (``benchmarks/profile_plsa.py``, results in BENCHMARKS.md: on 20
-    Newsgroups at K = 100, 1 thread, the term sweep took 12-17% less time than with one block in three
-    runs, the document sweep 0-7% less). Four entries are taken at a time (``vec.dot4``/``vec.axpy4``), so four
+    rows come from L2 more often (``benchmarks/profile_plsa.py``; results in BENCHMARKS.md). Four entries are taken at a time (``vec.dot4``/``vec.axpy4``), so four
     rows are in flight and the accumulator row is loaded and stored once for four. Each row of ``own``
     keeps a cursor into its entries; they must be in increasing index order for the blocking to work
     (any order gives the same sums, visited in worse order). Threads take ``n_parts`` contiguous row
@@ -90,6 +88,9 @@ def sweep(ptr, idx, vals, own, other, own_b, other_b, tempered, want_loglik, blo
     on the number of parts or threads. They do depend, in the last bits, on ``block_rows`` (groups of four
     restart at block edges), which the caller derives from the L2 size.
     """
+    # One long kernel on purpose: the block loop, the per-row cursors and the four-entry steps share
+    # the part's state (cursor, next_block, accumulator rows) inside one prange work item; split up,
+    # that state would cross function boundaries in the innermost loop.
     n_rows = ptr.shape[0] - 1
     n_topics = own.shape[1]
     n_other = other.shape[0]

@@ -30,6 +30,17 @@ logger = logging.getLogger("topicvb.models")
 _DTYPES = {"float64": np.float64, "float32": np.float32}
 
 
+def normalised_rows(weights, n_topics, dtype):
+    """Rows of non-negative ``weights`` normalised to sum to 1 (a row summing to 0 becomes uniform)."""
+    weights = np.asarray(weights, dtype=np.float64)
+    totals = weights.sum(axis=1, keepdims=True)
+    out = weights / np.where(totals > 0, totals, 1.0)
+    bad = totals[:, 0] <= 0
+    if np.any(bad):
+        out[bad] = 1.0 / n_topics
+    return out.astype(dtype, copy=False)
+
+
 class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Base class of the topic models; not meant to be used directly."""
 
@@ -187,13 +198,7 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         """
         check_is_fitted(self)
         X = self._validate_counts(X, reset=False, caller="transform")
-        weights = np.asarray(self._doc_topic(X), dtype=np.float64)
-        totals = weights.sum(axis=1, keepdims=True)
-        out = weights / np.where(totals > 0, totals, 1.0)
-        bad = totals[:, 0] <= 0
-        if np.any(bad):
-            out[bad] = 1.0 / self.n_components
-        return out.astype(self._float, copy=False)
+        return normalised_rows(self._doc_topic(X), self.n_components, self._float)
 
     def perplexity(self, X):
         """exp(-score(X) / number of tokens in X); lower is better.

@@ -15,60 +15,11 @@ from .._kernels.plsa import log_likelihood
 from .._kernels.sparse import column_index
 from .._validation import check_choice, csr_arrays
 from ._base import TopicModelBase
+from ._collapsed import CollapsedInferenceMixin, point_estimates
 from ._checkpoint import interruptible, restore_rng
 from ._priors import learn_flags, polya_fixed_point, symmetric_polya_fixed_point
 
 logger = logging.getLogger(__name__)
-
-
-def _point_estimates(n_dk, n_wk, alpha, eta):
-    """theta_hat (D, K) and phi_hat term-major (V, K) from expected counts plus priors."""
-    theta = n_dk + alpha[None, :]
-    theta /= theta.sum(axis=1, keepdims=True)
-    phi_t = n_wk + eta
-    phi_t /= phi_t.sum(axis=0, keepdims=True)
-    return theta, phi_t
-
-
-class CollapsedInferenceMixin:
-    """Inference of new documents with the topic-term counts fixed, shared by the collapsed models."""
-
-    def _infer(self, X):
-        """CVB0 updates of new documents' cells with the fitted topic counts fixed; returns n_dk."""
-        K = self.n_components
-        dtype = self._float
-        indptr, indices, data = csr_arrays(X)
-        n_wk = np.ascontiguousarray((self.components_ - self.topic_word_prior_).T, dtype=dtype)
-        n_wk = np.maximum(n_wk, 0)
-        n_k = n_wk.sum(axis=0)
-        gamma = np.full((X.nnz, K), 1.0 / K, dtype=dtype)
-        n_dk = np.empty((X.shape[0], K), dtype=dtype)
-        empty = np.empty((0, K), dtype=dtype)
-        with threads(self.n_jobs):
-            document_counts(indptr, data, gamma, n_dk, empty, False)
-            sweep_documents(indptr, indices, data, gamma, n_dk, n_wk, n_k, empty, empty, np.zeros(K, dtype=dtype),
-                            self.doc_topic_prior_, self.topic_word_prior_, False, True,
-                            int(self.transform_max_iter), float(self.mean_change_tol))
-        return n_dk
-
-    def _doc_topic(self, X):
-        return self._infer(X) + self.doc_topic_prior_[None, :]
-
-    def _score(self, X):
-        n_dk = self._infer(X)
-        theta, _ = _point_estimates(n_dk, np.zeros((1, self.n_components)), self.doc_topic_prior_, 1.0)
-        phi_t = np.ascontiguousarray(self.topic_word_distribution().T)
-        indptr, indices, data = csr_arrays(X)
-        with threads(self.n_jobs):
-            return float(np.sum(log_likelihood(indptr, indices, data, theta, phi_t)))
-
-    def score(self, X, y=None):
-        """Log-likelihood of ``X`` at the point estimates, theta inferred with the topics fixed.
-
-        Higher is better. theta is fitted to the scored documents themselves, so on held-out data
-        this is optimistic; compare models by document completion (``topicvb.evaluation``).
-        """
-        return super().score(X, y)
 
 
 class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
@@ -219,7 +170,7 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
                     alpha = polya_fixed_point(alpha, n_dk, lengths)
                 if learn_eta and learning:
                     eta = symmetric_polya_fixed_point(eta, n_wk.T)
-                theta, phi_t = _point_estimates(n_dk, n_wk, alpha, eta)
+                theta, phi_t = point_estimates(n_dk, n_wk, alpha, eta)
                 history.append(float(np.sum(log_likelihood(indptr, indices, data, theta, phi_t))))
                 save(it, {"gamma": gamma, "n_dk": n_dk, "n_wk": n_wk, "v_dk": v_dk, "v_wk": v_wk, "alpha": alpha,
                           "eta": np.array(eta), "history": np.asarray(history)}, rng)

@@ -14,7 +14,7 @@ from .._kernels.plsa import fold_in, log_likelihood, normalise_columns, normalis
 from .._validation import check_choice, csr_arrays
 from ._base import TopicModelBase
 from ._checkpoint import interruptible, restore_rng
-from .batch_lda import _seeded_topics
+from ._start import seeded_topics
 
 # Weight of the document-cluster centre in the seeded start of P(w | z) (the rest is uniform). The
 # LDA fits use an even mix; maximum likelihood commits to its start more than VB does, and a start
@@ -211,7 +211,7 @@ class PLSA(TopicModelBase):
             v_indptr, v_indices, v_data = csr_arrays(valid)
         theta = normalise_rows(rng.random_sample((D, K)) + 0.5, np.zeros(K), fallback).astype(dtype)
         if self.init == "seeded":
-            start = _seeded_topics(X, K, rng, np.float64, centre_weight=_CENTRE_WEIGHT)
+            start = seeded_topics(X, K, rng, np.float64, centre_weight=_CENTRE_WEIGHT)
         else:
             start = rng.random_sample((K, V)) + 0.5
         phi_t = normalise_columns(np.ascontiguousarray(start.T), 0.0, 1.0 / V).astype(dtype)

@@ -15,7 +15,7 @@ from .._kernels.sparse import column_index
 from .._validation import csr_arrays
 from ._base import TopicModelBase
 from ._checkpoint import interruptible
-from .collapsed_lda import CollapsedInferenceMixin, _point_estimates
+from ._collapsed import CollapsedInferenceMixin, point_estimates
 
 
 class StochasticCollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
@@ -141,7 +141,7 @@ class StochasticCollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
             scvb0_documents(indptr, indices, data, n_phi_t, n_z, alpha, eta, n_theta, gamma, int(self.burn_in),
                             10.0, 0.9)
             if batch_tokens > 0:
-                theta, phi_t = _point_estimates(n_theta, n_phi_t, alpha, eta)
+                theta, phi_t = point_estimates(n_theta, n_phi_t, alpha, eta)
                 values.append(float(np.sum(log_likelihood(indptr, indices, data, theta, phi_t))) / batch_tokens)
                 colptr, positions, _ = column_index(indptr, indices, V)
                 hat = np.empty((V, K), dtype=n_phi_t.dtype)

@@ -24,9 +24,10 @@ from topicvb._kernels.bounds import lda_doc_bound, lda_topic_bound  # noqa: E402
 from topicvb._kernels.estep import e_step  # noqa: E402
 from topicvb._validation import csr_arrays  # noqa: E402
 from topicvb.datasets import make_lda_corpus, write_uci  # noqa: E402
-from topicvb.distributed import (_restart_block, fit_distributed, interleaved_order,  # noqa: E402
-                                 transform_distributed)
-from topicvb.models.batch_lda import _expectations, _start_points  # noqa: E402
+from topicvb.distributed import fit_distributed, interleaved_order, transform_distributed  # noqa: E402
+from topicvb.distributed._tasks import restart_block as _restart_block  # noqa: E402
+from topicvb.models._start import start_points as _start_points  # noqa: E402
+from topicvb.models._vb import expectations as _expectations  # noqa: E402
 
 K, SIZES = 4, (150, 100, 200, 150)  # uneven partitions on purpose
 

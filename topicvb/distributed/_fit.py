@@ -1,0 +1,275 @@
+"""fit_distributed, transform_distributed: the variational core's drivers with a Dask map."""
+
+from __future__ import annotations
+
+import logging
+import numbers
+import time
+
+import dask
+import dask.array as da
+import numpy as np
+from distributed import Client, default_client
+from sklearn.utils import check_random_state, check_scalar
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import check_choice
+from ..models import BatchLDA, OnlineLDA
+from ..models._priors import learn_flags
+from ..models._start import initial_topics
+from ..models._vb import expectations
+from ..models._vb_fit import batch_loop, online_loop
+from ._batch import DaskCorpusMap
+from ._online import DaskMiniBatchMap, interleaved_order
+from ._partitions import Partitions, resolve_client, seeding_sample
+from ._tasks import transform_partition, warm_up
+
+logger = logging.getLogger("topicvb.distributed")
+
+
+def warm_up_workers(client: Client, dtypes=("float64",)) -> dict:
+    """Compile the E-step and bound kernels once on every worker (``client.run``).
+
+    Numba compiles a kernel once per process and per signature, and caches the machine code on
+    disk (next to the package, or under ``NUMBA_CACHE_DIR``), so later workers on the same machine
+    only load it. Warming up keeps compilation out of the first iteration and out of task timings.
+
+    Returns a mapping worker address -> seconds spent.
+    """
+    return client.run(warm_up, tuple(dtypes))
+
+
+
+
+def _initial_topics(model, client, parts, rng, init_sample_size, total=None):
+    """The model's initial topics, as its ``fit`` draws them: seeded on the whole corpus (for OnlineLDA
+    in visiting order) when it has at most ``init_sample_size`` documents, else on the first rows of
+    every partition, scaled to the whole corpus."""
+    K, V, dtype = model.n_components, parts.n_terms, np.dtype(model._float)
+    if model.init == "random":
+        return rng.gamma(100.0, 0.01, size=(K, V)).astype(dtype)
+    X, whole = seeding_sample(client, parts, init_sample_size)
+    if total is not None:  # OnlineLDA: seeds scaled to the corpus size
+        if whole:
+            X = X[interleaved_order(parts.n_docs)]
+        return initial_topics("seeded", X, K, rng, dtype, scale=total / X.shape[0])
+    if whole:  # the whole corpus: exactly BatchLDA's seeding
+        return initial_topics("seeded", X, K, rng, dtype)
+    sample_tokens = float(X.sum())
+    return initial_topics("seeded", X, K, rng, dtype, scale=parts.n_tokens / sample_tokens if sample_tokens > 0
+                          else 1.0)
+
+
+def _fit_batch(model, client, parts, *, random_streams, kernel_threads, retries, max_repairs, init_sample_size,
+               callback, hook):
+    """BatchLDA's loop (:func:`topicvb.models._vb_fit.batch_loop`) over a :class:`DaskCorpusMap`."""
+    rng = check_random_state(model.random_state)
+    alpha, eta = model._resolve_priors()
+    lam = _initial_topics(model, client, parts, rng, init_sample_size)
+    mapper = DaskCorpusMap(model, client, parts, rng, random_streams=random_streams, kernel_threads=kernel_threads,
+                           retries=retries, max_repairs=max_repairs, hook=hook)
+    learn_alpha, learn_eta = learn_flags(model.learn_priors, type(model).__name__)
+
+    def report(it, bound):
+        if callback is not None:
+            callback({"iteration": it, "bound": bound, "seconds": mapper.timings[-1],
+                      "bytes_scattered": mapper.bytes_scattered})
+
+    try:
+        lam, alpha, eta, history, it, converged = batch_loop(
+            model, mapper, lam, alpha, eta, learn_alpha=learn_alpha, learn_eta=learn_eta, started=time.perf_counter(),
+            on_bound=report)
+    finally:
+        mapper.close()
+    model._warn_not_converged(it, converged)
+    return {"components_": lam, "doc_topic_prior_": alpha, "topic_word_prior_": eta,
+            "bound_history_": np.asarray(history), "n_iter_": it, "n_features_in_": parts.n_terms}
+
+
+def _fit_online(model, client, parts, *, random_streams, kernel_threads, retries, max_repairs, init_sample_size,
+                callback, hook):
+    """OnlineLDA's loop (:func:`topicvb.models._vb_fit.online_loop`) over a :class:`DaskMiniBatchMap`."""
+    n_docs = int(sum(parts.n_docs))
+    total = n_docs if model.total_samples is None else float(model.total_samples)
+    if total < n_docs:
+        raise ValueError(f"total_samples={model.total_samples} is smaller than the {n_docs} documents in "
+                         "the partitions; use None or the corpus size.")
+    rng = check_random_state(model.random_state)
+    alpha, eta = model._resolve_priors()
+    lam = np.array(_initial_topics(model, client, parts, rng, init_sample_size, total), order="C")
+    mapper = DaskMiniBatchMap(model, client, parts, rng, total, random_streams=random_streams,
+                              kernel_threads=kernel_threads, retries=retries, max_repairs=max_repairs, hook=hook)
+    n_workers = max(1, len(client.nthreads()))
+    if min(int(model.batch_size), n_docs) < 1000 * n_workers:
+        logger.info("OnlineLDA mini-batches of %d documents on %d workers: each mini-batch costs a broadcast and "
+                    "a round trip (tens of ms), which will dominate; a batch_size of thousands of documents per "
+                    "worker keeps the workers busy", min(int(model.batch_size), n_docs), n_workers)
+    if model.restart_every > 1 and model.max_iter > 1:
+        logger.warning("fit_distributed restarts every document in every pass: the fit corresponds to "
+                       "OnlineLDA(restart_every=1), not to restart_every=%d", model.restart_every)
+    state = {"components_": lam, "doc_topic_prior_": alpha, "topic_word_prior_": eta, "n_batch_iter_": 0,
+             "n_docs_seen_": 0, "n_iter_": 0, "bound_history_": np.zeros(0), "random_state_": rng}
+    timing = {"tick": time.perf_counter(), "bytes": 0}
+
+    def report(it, means, n_batches):
+        if callback is not None:
+            callback({"iteration": it, "bound": means[-1], "seconds": time.perf_counter() - timing["tick"],
+                      "n_batches": n_batches, "bytes_scattered": mapper.bytes_scattered - timing["bytes"]})
+        timing.update(tick=time.perf_counter(), bytes=mapper.bytes_scattered)
+
+    it, converged = online_loop(model, mapper, state, [], time.perf_counter(), on_pass=report)
+    model._warn_not_converged(it, converged)
+    return {**state, "n_features_in_": parts.n_terms}
+
+
+def fit_distributed(model: BatchLDA | OnlineLDA, shards, client: Client | None = None, *,
+                    random_streams: str = "partition", kernel_threads: int = 1, retries: int = 3,
+                    max_repairs: int = 3, init_sample_size: int = 20000, callback=None,
+                    _hook=None) -> BatchLDA | OnlineLDA:
+    """Fit a :class:`~topicvb.BatchLDA` or an :class:`~topicvb.OnlineLDA` on a corpus split into
+    partitions held by Dask workers.
+
+    The model ends up as after ``model.fit(X)`` on the stacked partitions: ``components_``,
+    ``bound_history_``, ``n_iter_``, ``doc_topic_prior_``, ``topic_word_prior_`` and
+    ``n_features_in_`` are set (and, for OnlineLDA, ``n_batch_iter_``, ``n_docs_seen_`` and
+    ``random_state_``), so ``transform``, ``save`` and the inspection helpers work. Every
+    parameter of the model is honoured except ``n_jobs`` (see ``kernel_threads``) and
+    ``checkpoint_path`` (a distributed fit does not write checkpoints).
+
+    An OnlineLDA's mini-batches take from every partition in proportion to its size (see
+    :func:`interleaved_order`), so every worker works on every mini-batch and the client makes the
+    stochastic step after each one (the loop of ``OnlineLDA.fit``, :func:`topicvb.models._vb_fit.online_loop`).
+    ``shuffle=True`` visits each partition's documents in a new random order on every pass (the
+    documents do not move between workers, so this is not the global shuffle of ``OnlineLDA.fit``).
+    Each mini-batch costs one broadcast of the topics and one round trip, so choose ``batch_size``
+    large enough (thousands of documents per worker) that the E-steps dominate.
+
+    Parameters
+    ----------
+    model : BatchLDA or OnlineLDA
+        The estimator to fit (its parameters are used as given; it is fitted in place).
+    shards : list or dask.bag.Bag
+        The partitions, in document order: paths of ``.npz`` files written by
+        :func:`scipy.sparse.save_npz` or of UCI docword files (read by the workers themselves, so
+        the files must be visible to every worker), sparse or dense count matrices (scattered to
+        the workers once), dask delayed objects or futures of matrices, or a dask bag whose
+        partitions are lists of sparse rows or matrices.
+    client : distributed.Client, default=None
+        The cluster to use. None uses the default client when there is one, and otherwise starts a
+        ``LocalCluster`` with one single-threaded worker process per core for the duration of the
+        call.
+    random_streams : {"partition", "global"}, default="partition"
+        How the E-step restarts are drawn (see the module notes): independent streams per
+        partition and iteration or mini-batch (parallel; the result depends on the seed and the
+        partitioning), or pieces of the model's single random stream. With "global", a BatchLDA
+        equals ``model.fit(X)`` (the draws form a sequential chain across partitions) and an
+        OnlineLDA with ``shuffle=False`` equals ``model.fit(X[interleaved_order(n_docs)])`` with
+        ``restart_every=1`` (the client draws each mini-batch's restarts and sends them with its
+        tasks; the runner restarts every document in every pass).
+    kernel_threads : int, default=1
+        Numba threads per task. The parallelism comes from the partitions: give each worker as
+        many Dask threads as cores, or run one single-threaded worker per core.
+    retries : int, default=3
+        Retries of a task that raised (passed to ``client.submit``).
+    max_repairs : int, default=3
+        Times an iteration (or mini-batch) may be repaired after losing workers before the fit
+        gives up.
+    init_sample_size : int, default=20000
+        ``init="seeded"`` chooses its seed documents among the whole corpus when it has at most this
+        many documents (exactly as ``fit``, the partitions are gathered once) and otherwise
+        among the first documents of every partition, this many in all.
+    callback : callable, default=None
+        Called on the client after every iteration (for OnlineLDA: every pass) with a dict
+        (``iteration``, ``bound``, ``seconds``: wall time of the pass, ``bytes_scattered``: bytes
+        of topics broadcast in it; OnlineLDA adds ``n_batches``).
+
+    Returns
+    -------
+    model : BatchLDA or OnlineLDA
+        The fitted model. A failed fit leaves it as it was.
+
+    Raises
+    ------
+    TypeError
+        If ``model`` is not a BatchLDA or an OnlineLDA, or a partition has an unsupported type.
+    ValueError
+        For bad parameters, partitions of different widths, negative or non-finite counts, or an
+        OnlineLDA ``total_samples`` below the number of documents.
+    """
+    if isinstance(model, OnlineLDA):
+        fit = _fit_online
+    elif isinstance(model, BatchLDA):
+        fit = _fit_batch
+    else:
+        raise TypeError(f"fit_distributed fits a BatchLDA or an OnlineLDA, got {type(model).__name__}.")
+    check_choice(random_streams, "random_streams", {"partition", "global"})
+    check_scalar(kernel_threads, "kernel_threads", numbers.Integral, min_val=1)
+    check_scalar(retries, "retries", numbers.Integral, min_val=0)
+    check_scalar(max_repairs, "max_repairs", numbers.Integral, min_val=0)
+    check_scalar(init_sample_size, "init_sample_size", numbers.Integral, min_val=1)
+    model._check_params()
+    client, cleanup = resolve_client(client)
+    try:
+        warm_up_workers(client, (model.dtype,))
+        parts = Partitions(client, shards, model.dtype, retries)
+        fitted = fit(model, client, parts, random_streams=random_streams, kernel_threads=kernel_threads,
+                     retries=retries, max_repairs=max_repairs, init_sample_size=init_sample_size, callback=callback,
+                     hook=_hook)
+    finally:
+        if cleanup is not None:
+            cleanup()
+    if hasattr(model, "feature_names_in_"):
+        delattr(model, "feature_names_in_")
+    for name, value in fitted.items():
+        setattr(model, name, value)
+    return model
+
+
+def transform_distributed(model, shards, client: Client | None = None, *, kernel_threads: int = 1) -> da.Array:
+    """Document-topic proportions of partitioned documents, computed on the workers.
+
+    Parameters
+    ----------
+    model : BatchLDA or OnlineLDA
+        A fitted variational LDA model.
+    shards : list or dask.bag.Bag
+        The partitions, as for :func:`fit_distributed`.
+    client : distributed.Client, default=None
+        The cluster; None uses the default client (start one first, e.g. ``Client(LocalCluster())``).
+    kernel_threads : int, default=1
+        Numba threads per task.
+
+    Returns
+    -------
+    doc_topic : dask.array.Array of shape (n_docs, n_components)
+        One chunk per partition, already being computed on the workers; rows sum to 1 and equal
+        ``model.transform`` of the stacked partitions. Call ``.compute()`` to gather it, or keep
+        it distributed (``.persist()``, ``.to_zarr(...)``).
+    """
+    check_is_fitted(model)
+    if not hasattr(model, "max_doc_update_iter"):
+        raise TypeError(f"transform_distributed needs a variational LDA model (BatchLDA, OnlineLDA), got "
+                        f"{type(model).__name__}.")
+    if client is None:
+        try:
+            client = default_client()
+        except ValueError:
+            raise ValueError("transform_distributed needs a Dask client: pass client= or start one first "
+                             "(Client(LocalCluster()) for this machine).") from None
+    check_scalar(kernel_threads, "kernel_threads", numbers.Integral, min_val=1)
+    parts = Partitions(client, shards, model.dtype, retries=3)
+    if parts.n_terms != model.n_features_in_:
+        raise ValueError(f"The partitions have {parts.n_terms} terms, but this {type(model).__name__} was fitted on "
+                         f"{model.n_features_in_}. Transform with the vectorizer used for fit.")
+    _, ebeta_t, _ = expectations(np.asarray(model.components_))
+    topics = client.scatter([ebeta_t], broadcast=True, hash=False)[0]
+    alpha = np.asarray(model.doc_topic_prior_, dtype=np.float64)
+    hosts = parts.where()
+    chunks = []
+    for p, X in enumerate(parts.futures):
+        opts = {"workers": [hosts[p]], "allow_other_workers": True} if hosts[p] else {}
+        f = client.submit(transform_partition, X, topics, alpha, model._doc_updates(), kernel_threads, model._float,
+                          pure=False, retries=3, **opts)
+        chunks.append(da.from_delayed(dask.delayed(f), shape=(parts.n_docs[p], model.n_components),
+                                      dtype=model._float))
+    return da.concatenate(chunks, axis=0)

@@ -1,0 +1,65 @@
+"""The collapsed family's shared core (CollapsedLDA's CVB0/CVB, StochasticCollapsedLDA's SCVB0):
+point estimates from expected counts, and inference of new documents with the topic counts fixed.
+
+The cell updates themselves are numba kernels (:mod:`topicvb._kernels.cvb0`); the drivers decide
+which cells in what order and how the topic counts move (a full sweep, or a stochastic step).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._config import threads
+from .._kernels.cvb0 import document_counts, sweep_documents
+from .._kernels.plsa import log_likelihood
+from .._validation import csr_arrays
+
+
+def point_estimates(n_dk, n_wk, alpha, eta):
+    """theta_hat (D, K) and phi_hat term-major (V, K) from expected counts plus priors."""
+    theta = n_dk + alpha[None, :]
+    theta /= theta.sum(axis=1, keepdims=True)
+    phi_t = n_wk + eta
+    phi_t /= phi_t.sum(axis=0, keepdims=True)
+    return theta, phi_t
+
+
+class CollapsedInferenceMixin:
+    """Inference of new documents with the topic-term counts fixed, shared by the collapsed models."""
+
+    def _infer(self, X):
+        """CVB0 updates of new documents' cells with the fitted topic counts fixed; returns n_dk."""
+        K = self.n_components
+        dtype = self._float
+        indptr, indices, data = csr_arrays(X)
+        n_wk = np.ascontiguousarray((self.components_ - self.topic_word_prior_).T, dtype=dtype)
+        n_wk = np.maximum(n_wk, 0)
+        n_k = n_wk.sum(axis=0)
+        gamma = np.full((X.nnz, K), 1.0 / K, dtype=dtype)
+        n_dk = np.empty((X.shape[0], K), dtype=dtype)
+        empty = np.empty((0, K), dtype=dtype)
+        with threads(self.n_jobs):
+            document_counts(indptr, data, gamma, n_dk, empty, False)
+            sweep_documents(indptr, indices, data, gamma, n_dk, n_wk, n_k, empty, empty, np.zeros(K, dtype=dtype),
+                            self.doc_topic_prior_, self.topic_word_prior_, False, True,
+                            int(self.transform_max_iter), float(self.mean_change_tol))
+        return n_dk
+
+    def _doc_topic(self, X):
+        return self._infer(X) + self.doc_topic_prior_[None, :]
+
+    def _score(self, X):
+        n_dk = self._infer(X)
+        theta, _ = point_estimates(n_dk, np.zeros((1, self.n_components)), self.doc_topic_prior_, 1.0)
+        phi_t = np.ascontiguousarray(self.topic_word_distribution().T)
+        indptr, indices, data = csr_arrays(X)
+        with threads(self.n_jobs):
+            return float(np.sum(log_likelihood(indptr, indices, data, theta, phi_t)))
+
+    def score(self, X, y=None):
+        """Log-likelihood of ``X`` at the point estimates, theta inferred with the topics fixed.
+
+        Higher is better. theta is fitted to the scored documents themselves, so on held-out data
+        this is optimistic; compare models by document completion (``topicvb.evaluation``).
+        """
+        return super().score(X, y)

@@ -1,0 +1,144 @@
+"""Where a fit starts: initial topics (seeded from document clusters or random), the E-step's random
+restarts and deterministic starts. One place for every estimator and driver (BatchLDA, OnlineLDA,
+PLSA, the Dask runners), so a change of start is made once.
+
+All randomness is drawn here from the caller's random stream; the kernels receive arrays.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._kernels.seeding import candidate_distances, nearest_centre
+
+_HALF_WIDTH = 0.1 * math.sqrt(3.0)
+
+
+def random_start(rng, shape, dtype=np.float64):
+    """Random positive values of mean 1 and standard deviation 0.1: E-step restarts and start noise.
+
+    Uniform on 1 +- 0.1 sqrt(3): the first two moments of the Gamma(100, 0.01) draws of Hoffman's and
+    scikit-learn's code, for a fraction of their cost (a restart draws D x K numbers per E-step).
+    ``rng``: a ``RandomState`` or a ``Generator``.
+    """
+    u = rng.random(size=shape)
+    u *= 2.0 * _HALF_WIDTH
+    u += 1.0 - _HALF_WIDTH
+    return u.astype(dtype, copy=False)
+
+
+def initial_gamma(X, alpha, dtype):
+    """Deterministic start for gamma: the prior plus the document's tokens spread evenly."""
+    lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
+    return (alpha[None, :] + lengths[:, None] / alpha.shape[0]).astype(dtype)
+
+
+def restart_rows(n_docs, offset, restart_every, iteration):
+    """Boolean mask of the documents whose E-step ``iteration`` (from 1) restarts from a random point.
+
+    Document d (its index in the whole corpus, ``offset`` being the index of the first of these
+    ``n_docs``) restarts when d % restart_every == (iteration - 1) % restart_every, so every document
+    restarts once every ``restart_every`` E-steps, in a rotation that needs no random numbers (the
+    distributed runner computes the same mask on each partition).
+    """
+    return (np.arange(offset, offset + n_docs) % restart_every) == ((iteration - 1) % restart_every)
+
+
+def start_points(gamma_init, gamma_prev, offset, restart_every, iteration):
+    """E-step starting points: the random ``gamma_init`` for the documents that restart in
+    ``iteration``, the previous solution ``gamma_prev`` for the others (all restart when there is no
+    previous solution). Modifies and returns ``gamma_init``."""
+    if gamma_prev.shape[0] == 0 or restart_every == 1:
+        return gamma_init
+    keep = ~restart_rows(gamma_init.shape[0], offset, restart_every, iteration)
+    gamma_init[keep] = gamma_prev[keep]
+    return gamma_init
+
+
+def seeded_topics(X, n_topics, rng, dtype, n_refine=2, centre_weight=0.5):
+    """Initial lam from document clusters: k-means++ seeds refined by a few Lloyd steps.
+
+    Documents are embedded by the square roots of their term frequencies (unit vectors, so the
+    squared Euclidean distance is twice the squared Hellinger distance). Seeds are chosen by greedy
+    k-means++ (Arthur & Vassilvitskii 2007): the first uniformly among non-empty documents; for each
+    next one a few candidates are drawn with probability proportional to their squared distance to
+    the nearest seed, and the one leaving the smallest total is kept. ``n_refine`` Lloyd steps then
+    assign every document to its nearest centre and move each centre to the mean term frequency of
+    its documents (an empty cluster keeps its centre), so topics start from the mean of many
+    documents rather than from one, often atypical, far-away document (``BENCHMARKS.md`` compares
+    the starts). Topic k starts as the mix
+    ``centre_weight`` * centre k + (1 - ``centre_weight``) * uniform (an even mix for the LDA fits;
+    PLSA passes its own weight), scaled to carry 1/K of the corpus tokens, times noise of mean 1
+    and standard deviation 0.1 (:func:`random_start`). Cost (the kernels of :mod:`topicvb._kernels.seeding`): for each of the K
+    seeds, 2 + log K candidates' inner products with the documents sharing their terms (through the
+    term-major embedding), plus ``n_refine`` assignment passes of K multiply-adds per non-zero.
+    """
+    n_docs, n_terms = X.shape
+    lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
+    nonempty = np.flatnonzero(lengths > 0)
+    if nonempty.size == 0:
+        return rng.gamma(100.0, 0.01, size=(n_topics, n_terms)).astype(dtype)
+    X = sp.csr_matrix(X)
+    row_lengths = np.repeat(np.maximum(lengths, 1.0), np.diff(X.indptr))
+    tf = sp.csr_matrix((np.asarray(X.data, dtype=np.float64) / row_lengths, X.indices, X.indptr), shape=X.shape)
+    emb = sp.csr_matrix((np.sqrt(tf.data), tf.indices, tf.indptr), shape=X.shape)
+    sq = (lengths > 0).astype(np.float64)  # squared norms: sum_w tf_dw = 1 for every non-empty document
+    emb_t = emb.T.tocsr()  # term-major: a candidate's inner products touch only the documents sharing its terms
+    arrays = (emb.indptr, emb.indices, emb.data, emb_t.indptr, emb_t.indices, emb_t.data)  # no copies
+    n_trials = 2 + int(np.log(n_topics))
+    scratch = np.empty((n_trials, n_docs), dtype=np.float64)
+
+    def after_adding(candidates, dist):  # (totals, new distances) for each candidate: see candidate_distances
+        out = scratch[:len(candidates)]
+        totals = candidate_distances(*arrays, sq, dist, np.asarray(candidates, dtype=np.int64), out)
+        return totals, out
+
+    seeds = [int(rng.choice(nonempty))]
+    _, first = after_adding([seeds[0]], np.where(lengths > 0, np.inf, 0.0))
+    dist = first[0].copy()
+    for _ in range(1, n_topics):
+        total = dist.sum()
+        if total <= 0:
+            seeds.append(int(rng.choice(nonempty)))
+            continue
+        # greedy k-means++: of a few candidates drawn by squared distance, keep the one that
+        # leaves the smallest total squared distance
+        candidates = rng.choice(n_docs, size=n_trials, p=dist / total)
+        totals, new_dist = after_adding(candidates, dist)
+        best = int(np.argmin(totals))
+        seeds.append(int(candidates[best]))
+        dist = new_dist[best].copy()
+    centres = tf[seeds].toarray()
+    if n_refine > 0:
+        centres = 0.5 * centres + 0.5 / n_terms  # the first assignment: seeds mixed with uniform
+        docs = nonempty
+        emb_docs, tf_docs = (emb, tf) if docs.size == n_docs else (emb[docs], tf[docs])
+        doc_arrays = (emb_docs.indptr, emb_docs.indices, emb_docs.data)
+        for _ in range(n_refine):
+            labels = nearest_centre(*doc_arrays, np.ascontiguousarray(np.sqrt(centres).T))
+            members = sp.csr_matrix((np.ones(docs.size), (labels, np.arange(docs.size))),
+                                    shape=(n_topics, docs.size))
+            counts = np.asarray(members.sum(axis=1)).ravel()
+            sums = np.asarray((members @ tf_docs).todense())
+            filled = counts > 0
+            centres[filled] = sums[filled] / counts[filled, None]
+    scale = lengths.sum() / n_topics
+    noise = random_start(rng, (n_topics, n_terms))
+    return (scale * (centre_weight * centres + (1.0 - centre_weight) / n_terms) * noise).astype(dtype)
+
+
+def initial_topics(init, X, n_topics, rng, dtype, *, scale=1.0, centre_weight=0.5):
+    """Initial topic parameters (K, V): ``seeded_topics`` of X times ``scale`` for ``init="seeded"``,
+    Gamma(100, 0.01) draws (Hoffman's and scikit-learn's start) for ``init="random"``.
+
+    ``scale`` corrects a seeded start computed on a sample of the corpus (OnlineLDA's batch, the
+    distributed runner's sample) to the whole corpus; a scale of 1 keeps the dtype of the seeding.
+    """
+    if init == "random":
+        return rng.gamma(100.0, 0.01, size=(n_topics, X.shape[1])).astype(dtype)
+    if scale == 1.0:
+        return seeded_topics(X, n_topics, rng, dtype, centre_weight=centre_weight)
+    return (seeded_topics(X, n_topics, rng, np.float64, centre_weight=centre_weight) * scale).astype(dtype)

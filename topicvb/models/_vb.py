@@ -1,0 +1,246 @@
+"""The variational core of LDA: pure functions over arrays that every VB driver shares.
+
+Mean-field VB for LDA (Blei, Ng & Jordan 2003) splits into a local step, over any block of
+documents, and a global step, over the topics (the split of model from learning algorithm that
+bnpy makes; Hughes & Sudderth 2013):
+
+* **topics -> what the local step needs**: :func:`topic_arrays` gives the rescaled
+  exp(E[log beta]) (term-major, ``ebeta_t``), its per-term log scale and the pieces of the topic
+  part of the ELBO (:func:`topic_bound`);
+* **local step**: :func:`local_step` runs the E-step (:mod:`topicvb._kernels.estep`) on a block of
+  documents and returns their gamma and a :class:`LocalStats`: the expected topic-term counts, the
+  block's part of the ELBO and the sum of E[log theta] (for learning alpha). Statistics of blocks
+  add up (:func:`add_stats`), so a corpus can be cut into blocks anywhere: in one process, in
+  mini-batches, or in partitions on Dask workers;
+* **global step**: :func:`batch_m_step` (lam = eta + statistics: batch VB),
+  :func:`svi_step` (a natural-gradient step, Hoffman et al. 2013: online VB), and the prior
+  updates :func:`learned_priors` (Minka's fixed points, :mod:`._priors`).
+
+The drivers (:mod:`._vb_fit` for BatchLDA and OnlineLDA, :mod:`topicvb.distributed` for Dask)
+only decide which blocks, in what order and which global step; the fit loops themselves live once,
+in :mod:`._vb_fit`.
+
+Notation: D documents, V terms, K topics; ``lam`` (K, V) the topic-term Dirichlet parameters,
+``gamma`` (D, K) the document-topic ones, ``sstats_t`` (V, K) sum_d c_dw phi_dwk (term-major).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from scipy.special import digamma
+
+from .._kernels.bounds import lda_doc_bound, svi_topic_update, topic_expectations, topic_terms
+from .._kernels.estep import document_objectives, e_step, e_step_indexed
+from .._kernels.sparse import column_index
+from .._validation import csr_arrays
+from ._priors import dirichlet_from_mean_log, symmetric_dirichlet_from_mean_log
+
+
+# ----------------------------------------------------------------------------------- topics
+def expectations(lam):
+    """E[log beta] (K, V), term-major rescaled exp(E[log beta]) (V, K) and the per-term log scale."""
+    n_topics, n_terms = lam.shape
+    ebeta_t = np.empty((n_terms, n_topics), dtype=lam.dtype)
+    log_scale = np.empty(n_terms, dtype=np.float64)
+    elog = topic_expectations(lam, ebeta_t, log_scale)
+    return elog, ebeta_t, log_scale
+
+
+class TopicArrays(NamedTuple):
+    """What the local step and the bound need of the topics lam: ``ebeta_t`` (V, K) and
+    ``log_scale`` (V,) (see :mod:`topicvb._kernels.estep`), and the per-topic pieces of the
+    ELBO's topic part (``elog_sum``, ``rest``: see :func:`topic_bound`)."""
+
+    ebeta_t: np.ndarray
+    log_scale: np.ndarray
+    elog_sum: np.ndarray
+    rest: np.ndarray
+
+
+def topic_arrays(lam, out=None) -> TopicArrays:
+    """:class:`TopicArrays` of ``lam``, in new arrays or in those of ``out`` (a TopicArrays)."""
+    n_topics, n_terms = lam.shape
+    if out is None:
+        ebeta_t = np.empty((n_terms, n_topics), dtype=lam.dtype)
+        log_scale = np.empty(n_terms, dtype=np.float64)
+    else:
+        ebeta_t, log_scale = out.ebeta_t, out.log_scale
+    elog_sum, rest = topic_terms(lam, ebeta_t, log_scale)
+    return TopicArrays(ebeta_t, log_scale, elog_sum, rest)
+
+
+def topic_bound(topics: TopicArrays, eta, n_terms) -> float:
+    """The topic part of the ELBO, sum_k E[log p(beta_k | eta) - log q(beta_k)], for a symmetric
+    ``eta``, from :func:`topic_arrays`'s per-topic pieces."""
+    eta = float(eta)
+    const = math.lgamma(n_terms * eta) - n_terms * math.lgamma(eta)
+    return float(const * topics.elog_sum.shape[0] + eta * np.sum(topics.elog_sum) + np.sum(topics.rest))
+
+
+def mean_elog_beta(topics: TopicArrays, n_terms) -> float:
+    """The mean over topics and terms of E[log beta_kw]: the statistic of eta's update."""
+    return float(np.sum(topics.elog_sum)) / (topics.elog_sum.shape[0] * n_terms)
+
+
+def prior_const(alpha) -> float:
+    """lnG(sum alpha) - sum lnG(alpha): the per-document constant of the ELBO's theta terms."""
+    return math.lgamma(float(np.sum(alpha))) - float(np.sum([math.lgamma(a) for a in np.ravel(alpha)]))
+
+
+# ----------------------------------------------------------------------------------- blocks
+class Block(NamedTuple):
+    """A block of documents as the local step reads it: CSR arrays, optionally the column index
+    (``colptr, positions, rows``, see :func:`topicvb._kernels.sparse.column_index`) and the term
+    totals sum_d c_dw (for the bound's constant). A driver that runs many E-steps on the same
+    documents (BatchLDA) builds them once; otherwise the local step builds the index itself."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    data: np.ndarray
+    n_terms: int
+    columns: tuple | None
+    term_counts: np.ndarray
+
+    @property
+    def n_docs(self) -> int:
+        return self.indptr.shape[0] - 1
+
+
+def make_block(X, with_index: bool = True) -> Block:
+    """The :class:`Block` of a canonical CSR matrix X."""
+    indptr, indices, data = csr_arrays(X)
+    n_terms = X.shape[1]
+    columns = column_index(indptr, indices, n_terms) if with_index else None
+    term_counts = np.bincount(indices, weights=data, minlength=n_terms)
+    return Block(indptr, indices, data, n_terms, columns, term_counts)
+
+
+class DocUpdates(NamedTuple):
+    """How the local step iterates each document: the cap on gamma updates, the mean-change
+    tolerance, and whether SQUAREM accelerates the updates."""
+
+    max_iter: int
+    tol: float
+    accelerate: bool
+
+
+class LocalStats(NamedTuple):
+    """What a block's local step gives the global step; blocks add up with :func:`add_stats`.
+
+    sstats_t : (V, K) expected topic-term counts, or None when not computed
+    doc_bound : the block's document part of the ELBO, sum_d E[log p(w_d, theta_d, z_d | alpha,
+        beta) - log q(theta_d, z_d)] (of which gamma: see the step that made it)
+    elog_theta : (K,) sum over the block's documents of E[log theta_d], or None
+    n_docs : documents in the block
+    """
+
+    sstats_t: np.ndarray | None
+    doc_bound: float
+    elog_theta: np.ndarray | None
+    n_docs: int
+
+
+def add_stats(a: LocalStats, b: LocalStats) -> LocalStats:
+    """The statistics of two blocks together (None stays None)."""
+    return LocalStats(*(x if y is None else y if x is None else x + y for x, y in zip(a, b)))
+
+
+def sum_elog_theta(gamma) -> np.ndarray:
+    """sum_d E[log theta_d] under Dirichlet(gamma_d), shape (K,)."""
+    g = np.asarray(gamma, dtype=np.float64)
+    return (digamma(g) - digamma(g.sum(axis=1, keepdims=True))).sum(axis=0)
+
+
+def _objective_bound(objectives, block: Block, log_scale, alpha) -> float:
+    """The document part of the ELBO from the E-step's per-document objectives: their sum plus the
+    constants they leave out, sum_w c_w s_w and the prior's constant per document."""
+    # (not term_counts @ log_scale: a BLAS call wakes OpenBLAS's threads, which then spin beside the
+    # kernels' threads and slow the next E-step)
+    return (float(np.sum(objectives)) + float(np.sum(block.term_counts * log_scale))
+            + block.n_docs * prior_const(alpha))
+
+
+# ----------------------------------------------------------------------------------- local step
+def local_step(block: Block, topics: TopicArrays, alpha, gamma_init, gamma_prev, updates: DocUpdates,
+               with_elog_theta: bool = False):
+    """The batch-VB local step on a block: the E-step from ``gamma_init`` (a document falls back on
+    its row of ``gamma_prev`` where that is better; ``gamma_prev`` of shape (0, K) for none).
+
+    Returns the new gamma and :class:`LocalStats` whose ``doc_bound`` is that of ``gamma_prev``
+    under these topics (the E-step evaluates them anyway, so a batch driver takes the bound of its
+    previous iteration from here instead of a pass of its own; 0 without ``gamma_prev``).
+    """
+    colptr, positions, rows = block.columns or column_index(block.indptr, block.indices, block.n_terms)
+    gamma, sstats_t, _, prev = e_step_indexed(block.indptr, block.indices, block.data, colptr, positions, rows,
+                                              topics.ebeta_t, alpha, gamma_init, gamma_prev, updates.max_iter,
+                                              updates.tol, updates.accelerate)
+    bound = _objective_bound(prev, block, topics.log_scale, alpha) if gamma_prev.shape[0] else 0.0
+    elog_theta = sum_elog_theta(gamma) if with_elog_theta else None
+    return gamma, LocalStats(sstats_t, bound, elog_theta, block.n_docs)
+
+
+def bound_step(block: Block, topics: TopicArrays, alpha, gamma) -> LocalStats:
+    """The document part of the ELBO of ``gamma`` under these topics, with no E-step."""
+    objectives = document_objectives(block.indptr, block.indices, block.data, topics.ebeta_t, alpha, gamma)
+    return LocalStats(None, _objective_bound(objectives, block, topics.log_scale, alpha), None, block.n_docs)
+
+
+def online_local_step(indptr, indices, data, topics: TopicArrays, alpha, gamma_init, updates: DocUpdates,
+                      with_elog_theta: bool = False) -> tuple:
+    """The online-VB local step on a mini-batch (CSR arrays): the E-step from ``gamma_init`` and the
+    statistics, with ``doc_bound`` the document part of the ELBO of the *new* gamma (the batch's
+    part of the SVI bound estimate). Returns (gamma, LocalStats)."""
+    gamma, sstats_t, _ = e_step(indptr, indices, data, topics.ebeta_t, alpha, gamma_init, gamma_init[:0],
+                                updates.max_iter, updates.tol, True, updates.accelerate)
+    doc = lda_doc_bound(indptr, indices, data, gamma, alpha, topics.ebeta_t, topics.log_scale)
+    elog_theta = sum_elog_theta(gamma) if with_elog_theta else None
+    return gamma, LocalStats(sstats_t, float(np.sum(doc)), elog_theta, indptr.shape[0] - 1)
+
+
+def infer(indptr, indices, data, ebeta_t, alpha, gamma_init, updates: DocUpdates):
+    """gamma of new documents with the topics fixed (no statistics): ``transform``'s local step."""
+    gamma, _, _ = e_step(indptr, indices, data, ebeta_t, alpha, gamma_init, gamma_init[:0], updates.max_iter,
+                         updates.tol, False, updates.accelerate)
+    return gamma
+
+
+# ----------------------------------------------------------------------------------- global step
+def batch_m_step(sstats_t, eta, dtype):
+    """Batch VB's M-step: lam = eta + sum_d c_dw phi_dwk, in C order (``topic_terms`` reads rows)."""
+    n_terms, n_topics = sstats_t.shape
+    return np.add(sstats_t.T, eta, out=np.empty((n_topics, n_terms), dtype=dtype))
+
+
+def learned_priors(alpha, eta, mean_elog_theta, mean_log_beta, n_terms, learn_alpha, learn_eta):
+    """The priors that maximise the ELBO's prior terms: alpha given the mean over documents of
+    E[log theta_d] (None: alpha unchanged), eta given the mean over topics and terms of E[log beta]."""
+    if learn_alpha and mean_elog_theta is not None:
+        alpha = dirichlet_from_mean_log(alpha, mean_elog_theta)
+    if learn_eta:
+        eta = symmetric_dirichlet_from_mean_log(eta, float(mean_log_beta), n_terms)
+    return alpha, eta
+
+
+def svi_step(lam, alpha, eta, stats: LocalStats, rho, scale, out: TopicArrays, learn_alpha, learn_eta):
+    """One stochastic variational step from a mini-batch's statistics, in place on ``lam``:
+
+        lam <- (1 - rho) lam + rho (eta + scale * sstats),   scale = D / |B|
+
+    made by one fused kernel that also writes the new lam's ``ebeta_t`` and ``log_scale`` into
+    ``out``'s arrays; learned priors move with the same step towards the values that maximise the
+    ELBO for the batch and the new lam (Hoffman et al. 2013). Returns (alpha, eta, TopicArrays of the
+    new lam).
+    """
+    n_topics, n_terms = lam.shape
+    elog_sum, rest = svi_topic_update(lam, stats.sstats_t, rho, float(eta), scale, out.ebeta_t, out.log_scale)
+    topics = TopicArrays(out.ebeta_t, out.log_scale, elog_sum, rest)
+    if learn_alpha or learn_eta:
+        mean_theta = stats.elog_theta / stats.n_docs if learn_alpha and stats.elog_theta is not None else None
+        new_alpha, new_eta = learned_priors(alpha, eta, mean_theta, mean_elog_beta(topics, n_terms) if learn_eta
+                                            else 0.0, n_terms, learn_alpha, learn_eta)
+        alpha = (1.0 - rho) * alpha + rho * new_alpha
+        eta = (1.0 - rho) * eta + rho * new_eta
+    return alpha, eta, topics
