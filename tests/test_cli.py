@@ -9,6 +9,7 @@ import pytest
 
 from topicvb import TopicPipeline, load
 from topicvb.cli import main
+from topicvb.models._registry import ENTRIES, cli_names
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
@@ -90,3 +91,52 @@ def test_infer_with_a_count_model_and_text_input_says_what_is_wrong(fitted, tmp_
     assert main(["infer", str(model), str(_folder(tmp_path / "n", ["zebra lion", "tiger"])), "--min-df", "1"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "different vocabulary" in err[0]
+
+
+# ----------------------------------------------------------------------------- every registered estimator
+@pytest.fixture(scope="module")
+def count_corpus(tmp_path_factory):
+    from topicvb.datasets import make_lda_corpus
+
+    path = tmp_path_factory.mktemp("counts") / "c.npz"
+    make_lda_corpus(30, 12, 2, separated=True, random_state=0).corpus.save(path)
+    return path
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.cli_name)
+def test_fit_offers_every_registered_estimator(entry, count_corpus, tmp_path, capsys):
+    out = tmp_path / "m.npz"
+    assert main(["fit", str(count_corpus), "--model", entry.cli_name, "-k", "2", "--max-iter", "2", "--tol", "0",
+                 "--doc-topic-prior", "0.3", "--batch-size", "8", "-o", str(out)]) == 0
+    assert entry.class_name in capsys.readouterr().out
+    model = load(out)
+    assert type(model) is entry.cls and model.n_components == 2
+    params = model.get_params()
+    assert params["max_iter"] == 2 and params["doc_topic_prior"] == 0.3
+    if "batch_size" in params:  # the mini-batch models take --batch-size
+        assert params["batch_size"] == 8
+
+
+def test_model_choices_are_the_registry_names():
+    from topicvb.cli import build_parser
+
+    parser = build_parser()
+    for command in (["fit", "c.npz", "-o", "m.npz", "-k", "2"], ["demo"], ["select-k", "c.npz", "--k", "2"]):
+        assert parser.parse_args(command).model == "batch"  # the default is unchanged
+        for name in cli_names():
+            assert parser.parse_args(command + ["--model", name]).model == name
+
+
+def test_an_option_the_model_lacks_is_ignored_with_a_warning(count_corpus, tmp_path, caplog):
+    with caplog.at_level("WARNING", logger="topicvb.cli"):
+        assert main(["fit", str(count_corpus), "--model", "batch", "-k", "2", "--max-iter", "2", "--variant", "cvb",
+                     "-o", str(tmp_path / "m.npz")]) == 0
+    assert "--variant does not apply to --model batch (BatchLDA); ignored." in caplog.text
+
+
+def test_select_k_plot_goes_through_plotting(count_corpus, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "k.png"
+    assert main(["select-k", str(count_corpus), "--k", "2", "3", "--max-iter", "2", "--plot", str(png)]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "plot written to" in capsys.readouterr().out

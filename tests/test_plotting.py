@@ -84,7 +84,7 @@ def test_doc_topic_heatmap(fitted):
 def test_selection_curve(fitted):
     _, _, corpus = fitted
     result = select_n_topics(corpus.X, [2, 3], criterion="heldout", max_iter=10)
-    ax = result.plot()
+    ax = plotting.plot_selection(result)
     assert isinstance(ax, Axes)
     np.testing.assert_array_equal(ax.lines[0].get_xdata(), [2, 3])
     ax = plotting.plot_selection(result, metric="diversity")

@@ -14,6 +14,8 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
 
 from topicvb import BatchLDA, OnlineLDA, PLSA, TopicPipeline, document_topics, load, make_topic_pipeline, save
+from topicvb import persistence
+from topicvb.models._registry import ENTRIES
 from topicvb.text import PhraseDetector, Tokenizer, Vectorizer
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
@@ -210,3 +212,43 @@ def test_corrupt_vectorizer_record_is_refused_naming_the_file(fitted, tmp_path):
     np.savez(tmp_path / "bad.npz", **arrays)
     with pytest.raises(ValueError, match=r"bad\.npz' has an invalid vectorizer record"):
         load(tmp_path / "bad.npz")
+
+
+# ----------------------------------------------------------------------------- every registered estimator
+@pytest.fixture(scope="module")
+def counts():
+    vec = _vectorizer(min_df=2)
+    return vec, vec.fit_transform(TRAIN)
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.cli_name)
+def test_save_load_roundtrips_every_registered_estimator(entry, counts, tmp_path):
+    vec, X = counts
+    model = entry.cls(2, max_iter=3, random_state=0).fit(X)
+    terms = list(vec.get_feature_names_out())
+    loaded, vocab = load(save(model, tmp_path / "m.npz", vocabulary=terms), return_vocabulary=True)
+    assert type(loaded) is entry.cls and vocab == terms
+    assert loaded.get_params() == model.get_params()
+    for name in ("components_", "n_features_in_", "n_iter_", "bound_history_") + entry.required_state:
+        np.testing.assert_array_equal(getattr(loaded, name), getattr(model, name), err_msg=name)
+    np.testing.assert_allclose(loaded.transform(X), model.transform(X), rtol=1e-12, atol=1e-15)
+    # with its vectorizer, the same model comes back inside a pipeline that reads raw text
+    pipe = load(save(model, tmp_path / "p.npz", vectorizer=vec))
+    assert isinstance(pipe, TopicPipeline) and type(pipe.model) is entry.cls
+    np.testing.assert_allclose(pipe.document_topics(NEW), model.transform(vec.transform(NEW)), rtol=1e-12,
+                               atol=1e-15)
+
+
+# ----------------------------------------------------------------------------- the record layer underneath
+def test_persistence_reads_records_and_never_builds_a_pipeline(fitted, tmp_path):
+    path = fitted.save(tmp_path / "m.npz")
+    record = persistence.read(path)
+    assert isinstance(record, persistence.ModelRecord)
+    assert type(record.model) is BatchLDA and isinstance(record.vectorizer, Vectorizer)
+    assert record.vocabulary == list(fitted.vectorizer.get_feature_names_out())
+    # the record-level load returns the model alone; topicvb.load wraps it with its vectorizer
+    assert type(persistence.load(path)) is BatchLDA
+    assert isinstance(load(path), TopicPipeline)
+    with pytest.raises(TypeError, match=r"got TopicPipeline\. To save a pipeline with its vectorizer, use "
+                                        r"topicvb\.save"):
+        persistence.save(fitted, tmp_path / "x.npz")

@@ -40,9 +40,9 @@ _EXPORTS = {
     "TopicPipeline": "topicvb.pipeline",
     "make_topic_pipeline": "topicvb.pipeline",
     "document_topics": "topicvb.pipeline",
-    # persistence
-    "save": "topicvb.persistence",
-    "load": "topicvb.persistence",
+    # saving and loading (a model, or a pipeline with its vectorizer)
+    "save": "topicvb.pipeline",
+    "load": "topicvb.pipeline",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

@@ -12,25 +12,44 @@ import sys
 import time
 from pathlib import Path
 
-MODELS = {"plsa": "PLSA", "batch": "BatchLDA", "collapsed": "CollapsedLDA", "online": "OnlineLDA"}
+logger = logging.getLogger(__name__)
+
+DEFAULT_MODEL = "batch"
+# Model options of the command line, by their constructor parameter; each is passed to the
+# estimators that have that parameter (the others ignore it, with a warning).
+MODEL_OPTIONS = ("max_iter", "tol", "doc_topic_prior", "topic_word_prior", "batch_size", "variant")
+
+
+def _model_names() -> list[str]:
+    """The command-line names of the estimators, from the estimator registry."""
+    from topicvb.models._registry import cli_names
+
+    return cli_names()
+
+
+def _model_help() -> str:
+    from topicvb.models._registry import ENTRIES
+
+    names = "; ".join(f"{e.cli_name}: {e.summary}" for e in ENTRIES)
+    return f"algorithm (default: {DEFAULT_MODEL}). {names}".replace("%", "%%")  # argparse formats help with %
 
 
 def _model(name, k, args):
-    import topicvb
+    """The estimator ``name`` (a registry name) with ``k`` topics and the options given on the command line."""
+    from topicvb.models._registry import entry
 
-    cls = getattr(topicvb, MODELS[name])
+    cls = entry(name).cls
+    accepted = cls().get_params()
     params = {"random_state": args.seed, "verbose": int(args.verbose), "n_jobs": args.n_jobs}
-    if args.max_iter is not None:
-        params["max_iter"] = args.max_iter
-    if args.tol is not None:
-        params["tol"] = args.tol
-    for attr in ("doc_topic_prior", "topic_word_prior"):
-        if getattr(args, attr, None) is not None:
-            params[attr] = getattr(args, attr)
-    if name == "online" and getattr(args, "batch_size", None) is not None:
-        params["batch_size"] = args.batch_size
-    if name == "collapsed" and getattr(args, "variant", None):
-        params["variant"] = args.variant
+    for option in MODEL_OPTIONS:
+        value = getattr(args, option, None)
+        if value is None:
+            continue
+        if option in accepted:
+            params[option] = value
+        else:
+            logger.warning("--%s does not apply to --model %s (%s); ignored.", option.replace("_", "-"), name,
+                           cls.__name__)
     return cls(k, **params)
 
 
@@ -193,13 +212,9 @@ def cmd_fit(args):
 
 def _load_model(path):
     """(model, vocabulary, vectorizer or None) from a model file."""
-    from topicvb.persistence import load
-    from topicvb.pipeline import TopicPipeline
+    from topicvb.persistence import read
 
-    obj, vocabulary = load(path, return_vocabulary=True)
-    if isinstance(obj, TopicPipeline):
-        return obj.model, vocabulary, obj.vectorizer
-    return obj, vocabulary, None
+    return tuple(read(path))
 
 
 def _check_same_terms(vocabulary, corpus, what):
@@ -327,7 +342,9 @@ def cmd_select_k(args):
         import matplotlib
 
         matplotlib.use("Agg")
-        result.plot().figure.savefig(args.plot, dpi=120, bbox_inches="tight")
+        from topicvb.plotting import plot_selection
+
+        plot_selection(result).figure.savefig(args.plot, dpi=120, bbox_inches="tight")
         print(f"plot written to {args.plot}")
     return 0
 
@@ -365,13 +382,13 @@ def _add_input_options(p):
 
 
 def _add_model_options(p, k_default=None):
-    p.add_argument("--model", choices=sorted(MODELS), default="batch", help="algorithm (default: batch)")
+    p.add_argument("--model", choices=_model_names(), default=DEFAULT_MODEL, help=_model_help())
     p.add_argument("-k", "--k", type=int, default=k_default, required=k_default is None, help="number of topics")
-    p.add_argument("--max-iter", type=int, default=None, help="iterations (passes for online)")
+    p.add_argument("--max-iter", type=int, default=None, help="iterations (passes for online and scvb0)")
     p.add_argument("--tol", type=float, default=None, help="relative change of the bound to stop at")
     p.add_argument("--doc-topic-prior", type=float, default=None, help="alpha (default 1/k)")
     p.add_argument("--topic-word-prior", type=float, default=None, help="eta (default 1/k)")
-    p.add_argument("--batch-size", type=int, default=None, help="mini-batch size (online)")
+    p.add_argument("--batch-size", type=int, default=None, help="mini-batch size (online, scvb0)")
     p.add_argument("--variant", choices=["cvb0", "cvb"], default=None, help="collapsed variant")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--n-jobs", type=int, default=None, help="threads (default: all cores)")
@@ -389,10 +406,7 @@ class _ArgumentParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}; see '{self.prog} --help'.\n")
 
 
-def build_parser():
-    parser = _ArgumentParser(prog="topicvb", description="Topic models by variational inference.")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
+def _add_demo(sub):
     p = sub.add_parser("demo", help="fit a topic model on the built-in corpus and print its topics",
                        description="Build the built-in corpus (docstrings of the Python standard library and the "
                        "installed scientific packages; no download), fit a model and print the topics with timings.")
@@ -401,6 +415,8 @@ def build_parser():
     p.add_argument("--n", type=int, default=10, help="words per topic")
     p.set_defaults(func=cmd_demo)
 
+
+def _add_vectorize(sub):
     p = sub.add_parser("vectorize", help="turn an input corpus into a document-term matrix (.npz)")
     p.add_argument("input", help="a text folder, CSV, JSON lines, UCI docword, LDA-C, MatrixMarket, or '20ng'")
     p.add_argument("-o", "--output", required=True, help="the corpus file to write (.npz)")
@@ -410,6 +426,8 @@ def build_parser():
     _add_text_options(p)
     p.set_defaults(func=cmd_vectorize)
 
+
+def _add_fit(sub):
     p = sub.add_parser("fit", help="fit a topic model on a corpus and save it")
     p.add_argument("corpus", help="a corpus from 'topicvb vectorize' (.npz) or any input it reads")
     p.add_argument("-o", "--output", required=True, help="the model file to write (.npz)")
@@ -418,6 +436,8 @@ def build_parser():
     _add_text_options(p)
     p.set_defaults(func=cmd_fit)
 
+
+def _add_topics(sub):
     p = sub.add_parser("topics", help="print the top words of a saved model's topics")
     p.add_argument("model", help="a model file written by 'topicvb fit'")
     p.add_argument("--n", type=int, default=10, help="words per topic")
@@ -428,6 +448,8 @@ def build_parser():
     _add_text_options(p)
     p.set_defaults(func=cmd_topics)
 
+
+def _add_evaluate(sub):
     p = sub.add_parser("evaluate", help="held-out perplexity, bound, coherence and diversity of a saved model")
     p.add_argument("model", help="a model file written by 'topicvb fit'")
     p.add_argument("corpus", help="a test corpus over the model's vocabulary (.npz from 'topicvb vectorize')")
@@ -437,6 +459,8 @@ def build_parser():
     _add_text_options(p)
     p.set_defaults(func=cmd_evaluate)
 
+
+def _add_report(sub):
     p = sub.add_parser("report", help="write a self-contained interactive HTML report of a saved model")
     p.add_argument("model", help="a model file written by 'topicvb fit'")
     p.add_argument("corpus", help="the corpus it describes (.npz from 'topicvb vectorize', or any input it reads)")
@@ -449,6 +473,8 @@ def build_parser():
     _add_text_options(p)
     p.set_defaults(func=cmd_report)
 
+
+def _add_infer(sub):
     p = sub.add_parser("infer", help="topic proportions of new documents under a saved model",
                        description="Count new documents with the model's own vectorizer (saved by 'topicvb fit' "
                        "on raw text) or read a count matrix over its vocabulary, and give each document's topics.")
@@ -461,10 +487,12 @@ def build_parser():
     _add_text_options(p)
     p.set_defaults(func=cmd_infer)
 
+
+def _add_select_k(sub):
     p = sub.add_parser("select-k", help="fit several numbers of topics and choose one")
     p.add_argument("corpus", help="a corpus (.npz from 'topicvb vectorize') or any input it reads")
     p.add_argument("--k", type=int, nargs="+", required=True, help="candidate numbers of topics")
-    p.add_argument("--model", choices=sorted(MODELS), default="batch", help="algorithm (default: batch)")
+    p.add_argument("--model", choices=_model_names(), default=DEFAULT_MODEL, help=_model_help())
     p.add_argument("--criterion", choices=["elbo", "heldout", "coherence"], default="heldout",
                    help="how to choose (default: held-out perplexity)")
     p.add_argument("--max-iter", type=int, default=None, help="iterations per fit")
@@ -476,6 +504,16 @@ def build_parser():
     _add_input_options(p)
     _add_text_options(p)
     p.set_defaults(func=cmd_select_k)
+
+
+_COMMANDS = (_add_demo, _add_vectorize, _add_fit, _add_topics, _add_evaluate, _add_report, _add_infer, _add_select_k)
+
+
+def build_parser():
+    parser = _ArgumentParser(prog="topicvb", description="Topic models by variational inference.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add_command in _COMMANDS:
+        add_command(sub)
     return parser
 
 

@@ -22,6 +22,7 @@ from .evaluation._common import (
     check_counts,
     check_model,
     check_positive_int,
+    prevalence_and_doc_topic,
     resolve_vocabulary,
     topic_word,
 )
@@ -175,16 +176,7 @@ def topic_prevalence(model, X) -> np.ndarray:
     """
     check_model(model, "topic_prevalence")
     X = check_counts(X, model, name="X", caller="topic_prevalence")
-    return _prevalence(model, X)[0]
-
-
-def _prevalence(model, X):
-    lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
-    total = lengths.sum()
-    if total <= 0:
-        raise ValueError("topic_prevalence needs at least one token in X; every document is empty.")
-    theta = _doc_topic(model, X)
-    return lengths @ theta / total, theta
+    return prevalence_and_doc_topic(model, X)[0]
 
 
 def representative_documents(model, X, n: int = 5, *, doc_topic=None) -> list[list[tuple[int, float]]]:

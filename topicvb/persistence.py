@@ -1,9 +1,18 @@
 """Saving and loading fitted models: plain arrays plus JSON metadata in one ``.npz`` file.
 
+This module stores *records*: a fitted model, optionally the fitted
+:class:`topicvb.text.Vectorizer` that counted its corpus, and the vocabulary. :func:`save` writes
+one, :func:`read` returns one (a :class:`ModelRecord`) and :func:`load` returns its model. Turning a
+record with a vectorizer into a :class:`topicvb.TopicPipeline` is the pipeline's job:
+:func:`topicvb.save` and :func:`topicvb.load` (defined in :mod:`topicvb.pipeline`) are the
+public entry points that save and restore a whole pipeline.
+
 Loading never unpickles (``allow_pickle=False``), so a model file cannot execute code. The file
 holds a format version; a file from a newer version, a truncated file, a file that is not a
 topicvb model, or one whose arrays have inconsistent shapes is refused with a clear message.
-Ordinary pickling of the estimators also works, for scikit-learn workflows.
+Which classes a file may hold, and the fitted state each needs, comes from the estimator registry
+(:mod:`topicvb.models._registry`). Ordinary pickling of the estimators also works, for
+scikit-learn workflows.
 
 The format (version 2; version 1 files, which have no vectorizer record, still load):
 
@@ -28,30 +37,37 @@ import os
 import tempfile
 import zipfile
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import numpy as np
+
+from .models import _registry
+
+__all__ = ["FORMAT", "FORMAT_VERSION", "ModelRecord", "load", "read", "save"]
 
 FORMAT = "topicvb-model"
 FORMAT_VERSION = 2
 
 _SCALAR_TYPES = (bool, int, float, str, type(None))
-
-# Fitted attributes each model needs beyond components_ and n_features_in_ (load refuses a file without them).
-_LDA_STATE = ("doc_topic_prior_", "topic_word_prior_")
-_REQUIRED = {
-    "PLSA": (),
-    "BatchLDA": _LDA_STATE,
-    "CollapsedLDA": _LDA_STATE,
-    "OnlineLDA": _LDA_STATE + ("n_batch_iter_", "n_docs_seen_"),
-    "StochasticCollapsedLDA": _LDA_STATE + ("n_batch_iter_", "n_docs_seen_", "total_tokens_"),
-}
 _VECTORIZER_PARAMS = ("min_df", "max_df", "max_features", "input", "encoding", "chunk_size", "n_jobs", "verbose")
 
 
-def _model_classes():
-    from . import models
+class ModelRecord(NamedTuple):
+    """What a model file holds: the fitted model, its vocabulary and its vectorizer.
 
-    return {name: getattr(models, name) for name in models.__all__}
+    Attributes
+    ----------
+    model : estimator
+        The fitted topicvb model.
+    vocabulary : list of str or None
+        The column terms, when the file has them.
+    vectorizer : Vectorizer or None
+        The fitted :class:`topicvb.text.Vectorizer` saved with the model, if any.
+    """
+
+    model: Any
+    vocabulary: list | None
+    vectorizer: Any
 
 
 def _jsonable(value):
@@ -78,23 +94,6 @@ def _check_path(path, caller: str) -> Path:
 
 
 # ---------------------------------------------------------------------------- the vectorizer record
-def _split_pipeline(obj):
-    """``(vectorizer, model)`` of a two-step Pipeline ``[Vectorizer, topic model]``, else ``(None, obj)``."""
-    from sklearn.pipeline import Pipeline
-
-    if not isinstance(obj, Pipeline):
-        return None, obj
-    from .text import Vectorizer
-
-    steps = [est for _, est in obj.steps]
-    if len(steps) != 2 or not isinstance(steps[0], Vectorizer):
-        raise TypeError(
-            "save expects a topicvb model or a Pipeline of exactly (Vectorizer, topic model); got a Pipeline of "
-            f"({', '.join(type(s).__name__ for s in steps)})."
-        )
-    return steps[0], steps[1]
-
-
 def _vectorizer_record(vec, n_features: int):
     """JSON metadata and arrays describing a fitted Vectorizer; TypeError for what a file cannot hold."""
     from sklearn.utils.validation import check_is_fitted
@@ -187,13 +186,14 @@ def _rebuild_vectorizer(record, arrays, path: Path):
 def save(model, path, vocabulary=None, *, vectorizer=None) -> Path:
     """Save a fitted topicvb model (with its vocabulary, and its vectorizer if any) to ``path``.
 
+    To save a :class:`topicvb.TopicPipeline` (or any ``Pipeline`` of a Vectorizer and a model),
+    use :func:`topicvb.save` or :meth:`topicvb.TopicPipeline.save`, which split the pipeline and
+    call this function.
+
     Parameters
     ----------
-    model : PLSA, BatchLDA, CollapsedLDA, OnlineLDA, StochasticCollapsedLDA, or a fitted Pipeline
-        A fitted model, or a fitted :class:`topicvb.TopicPipeline` (any scikit-learn ``Pipeline``
-        of exactly a :class:`topicvb.text.Vectorizer` and a topicvb model): then the vectorizer's
-        vocabulary, tokenizer settings and phrases are saved too, and :func:`load` returns a
-        :class:`~topicvb.TopicPipeline` that turns raw texts into topics.
+    model : PLSA, BatchLDA, CollapsedLDA, OnlineLDA or StochasticCollapsedLDA
+        A fitted model of a class in the estimator registry.
     path : str or Path
         Destination (``.npz`` is added if missing); written atomically (a temporary file renamed
         into place), so an interrupted save never leaves a half-written model at ``path``.
@@ -201,7 +201,8 @@ def save(model, path, vocabulary=None, *, vectorizer=None) -> Path:
         Column names to keep with the model (defaults to the vectorizer's terms, else
         ``feature_names_in_`` when present).
     vectorizer : Vectorizer, optional
-        A fitted vectorizer to store with a bare model (same effect as saving the pipeline).
+        The fitted vectorizer that counted the model's corpus: its vocabulary, tokenizer settings
+        and phrases are saved too, so :func:`topicvb.load` returns a pipeline that reads raw text.
 
     Returns
     -------
@@ -211,22 +212,38 @@ def save(model, path, vocabulary=None, *, vectorizer=None) -> Path:
     Raises
     ------
     TypeError
-        Not a topicvb model (or pipeline of one); a vectorizer whose tokenizer is an arbitrary
-        callable (a file stores parameters, not code: pickle such a pipeline instead).
+        Not a topicvb model; a vectorizer whose tokenizer is an arbitrary callable (a file stores
+        parameters, not code: pickle such a pipeline instead).
     NotFittedError
         The model or vectorizer is not fitted.
     """
     from sklearn.utils.validation import check_is_fitted
 
-    pipe_vec, model = _split_pipeline(model)
-    if pipe_vec is not None and vectorizer is not None:
-        raise TypeError("save: pass either a Pipeline or vectorizer=, not both.")
-    vectorizer = pipe_vec if pipe_vec is not None else vectorizer
-    classes = _model_classes()
-    name = type(model).__name__
-    if name not in classes:
-        raise TypeError(f"save expects a topicvb model ({', '.join(sorted(classes))}), got {name}.")
+    _check_saveable(model)
     check_is_fitted(model)
+    meta, arrays = _model_state(model)
+    if vectorizer is not None:
+        meta["vectorizer"], vec_arrays = _vectorizer_arrays(vectorizer, model, vocabulary)
+        arrays.update(vec_arrays)
+    else:
+        arrays.update(_vocabulary_arrays(model, vocabulary))
+    arrays["meta"] = np.asarray(json.dumps(meta))
+    return _write_npz(arrays, path)
+
+
+def _check_saveable(model) -> None:
+    """TypeError unless ``model`` is an instance of a registered estimator class."""
+    if not isinstance(model, type) and _registry.entry_of(model) is not None:
+        return
+    name = type(model).__name__
+    hint = ""
+    if hasattr(model, "steps"):  # a scikit-learn Pipeline: the pipeline layer splits it
+        hint = " To save a pipeline with its vectorizer, use topicvb.save (or TopicPipeline.save)."
+    raise TypeError(f"save expects a topicvb model ({', '.join(sorted(_registry.class_names()))}), got {name}.{hint}")
+
+
+def _model_state(model):
+    """The JSON metadata (class, parameters, fitted scalars) and the fitted arrays of a model."""
     params = {}
     for key, value in model.get_params().items():
         value = _plain(value)
@@ -241,29 +258,41 @@ def save(model, path, vocabulary=None, *, vectorizer=None) -> Path:
             scalars[key] = value.item() if isinstance(value, np.generic) else value
         elif value is None:
             scalars[key] = None
-    meta = {"format": FORMAT, "version": FORMAT_VERSION, "class": name, "params": params, "scalars": scalars}
-    if vectorizer is not None:
-        from .text import Vectorizer
+    meta = {"format": FORMAT, "version": FORMAT_VERSION, "class": type(model).__name__, "params": params,
+            "scalars": scalars}
+    return meta, arrays
 
-        if not isinstance(vectorizer, Vectorizer):
-            raise TypeError(f"save: vectorizer must be a topicvb.text.Vectorizer, got {type(vectorizer).__name__}.")
-        meta["vectorizer"], vec_arrays = _vectorizer_record(vectorizer, model.n_features_in_)
-        if vocabulary is not None and [str(t) for t in vocabulary] != vectorizer.vocab_.terms:
-            raise ValueError("save: vocabulary differs from the vectorizer's terms; leave vocabulary=None.")
-        arrays.update(vec_arrays)
-    else:
-        if vocabulary is None:
-            vocabulary = getattr(model, "feature_names_in_", None)
-        if vocabulary is not None:
-            if isinstance(vocabulary, (str, bytes)):
-                raise TypeError("save: vocabulary must be a sequence of terms, got a single str.")
-            vocabulary = np.asarray([str(t) for t in vocabulary], dtype=str)
-            if vocabulary.shape[0] != model.n_features_in_:
-                raise ValueError(
-                    f"vocabulary has {vocabulary.shape[0]} terms, but the model was fitted on {model.n_features_in_}."
-                )
-            arrays["vocabulary"] = vocabulary
-    arrays["meta"] = np.asarray(json.dumps(meta))
+
+def _vectorizer_arrays(vectorizer, model, vocabulary):
+    """The vectorizer record and arrays (its terms are the vocabulary; a different one is refused)."""
+    from .text import Vectorizer
+
+    if not isinstance(vectorizer, Vectorizer):
+        raise TypeError(f"save: vectorizer must be a topicvb.text.Vectorizer, got {type(vectorizer).__name__}.")
+    record, arrays = _vectorizer_record(vectorizer, model.n_features_in_)
+    if vocabulary is not None and [str(t) for t in vocabulary] != vectorizer.vocab_.terms:
+        raise ValueError("save: vocabulary differs from the vectorizer's terms; leave vocabulary=None.")
+    return record, arrays
+
+
+def _vocabulary_arrays(model, vocabulary) -> dict:
+    """``{"vocabulary": terms}`` of a model saved without a vectorizer (empty when there are none)."""
+    if vocabulary is None:
+        vocabulary = getattr(model, "feature_names_in_", None)
+    if vocabulary is None:
+        return {}
+    if isinstance(vocabulary, (str, bytes)):
+        raise TypeError("save: vocabulary must be a sequence of terms, got a single str.")
+    vocabulary = np.asarray([str(t) for t in vocabulary], dtype=str)
+    if vocabulary.shape[0] != model.n_features_in_:
+        raise ValueError(
+            f"vocabulary has {vocabulary.shape[0]} terms, but the model was fitted on {model.n_features_in_}."
+        )
+    return {"vocabulary": vocabulary}
+
+
+def _write_npz(arrays: dict, path) -> Path:
+    """Write ``arrays`` to ``path`` (``.npz`` added if missing) atomically; the path written."""
     path = _check_path(path, "save")
     if path.suffix != ".npz":
         path = path.with_name(path.name + ".npz")
@@ -337,26 +366,42 @@ def _check_model(model, name: str, path: Path) -> None:
     prior = getattr(model, "doc_topic_prior_", None)
     if prior is not None and np.shape(prior) != (model.n_components,):
         raise ValueError(f"{where!r} has inconsistent shapes: doc_topic_prior_ is {np.shape(prior)}.")
-    missing = [a for a in _REQUIRED.get(name, ()) if getattr(model, a, None) is None]
+    missing = [a for a in _registry.entry(name).required_state if getattr(model, a, None) is None]
     if missing:
         raise ValueError(f"{where!r} lacks the fitted attribute(s) {', '.join(missing)} that a {name} needs.")
 
 
-def load(path, *, return_vocabulary: bool = False):
-    """Load a model (or a model with its vectorizer) written by :func:`save`.
+def _rebuild_model(meta, arrays, path: Path):
+    """The estimator a file's record describes, with its fitted attributes set (not yet checked)."""
+    name = meta.get("class")
+    if not isinstance(name, str) or name not in _registry.class_names():
+        raise ValueError(f"{str(path)!r} holds an unknown model class {name!r}.")
+    cls = _registry.estimator_class(name)
+    valid = set(cls().get_params())
+    model = cls(**{k: v for k, v in meta.get("params", {}).items() if k in valid})
+    for key, value in arrays.items():
+        if key.startswith("attr__"):
+            setattr(model, key[len("attr__"):], value)
+    for key, value in meta.get("scalars", {}).items():
+        setattr(model, key, value)
+    return model
+
+
+def read(path) -> ModelRecord:
+    """Read a file written by :func:`save`: the model, its vocabulary and its vectorizer.
+
+    Every array is validated; nothing is unpickled.
 
     Parameters
     ----------
     path : str or Path
         The ``.npz`` file.
-    return_vocabulary : bool, default=False
-        Also return the stored vocabulary (a list of str, or None).
 
     Returns
     -------
-    model or TopicPipeline, or (that, vocabulary)
-        The fitted model; a fitted :class:`topicvb.TopicPipeline` (vectorizer + model) when the
-        file was saved with a vectorizer, so ``load(path).document_topics(["some text"])`` works.
+    ModelRecord
+        ``(model, vocabulary, vectorizer)``; ``vocabulary`` (a list of str) and ``vectorizer``
+        are None when the file has none.
 
     Raises
     ------
@@ -368,30 +413,46 @@ def load(path, *, return_vocabulary: bool = False):
     """
     path = _check_path(path, "load")
     meta, arrays = _read(path)
-    classes = _model_classes()
-    name = meta.get("class")
-    cls = classes.get(name) if isinstance(name, str) else None
-    if cls is None:
-        raise ValueError(f"{str(path)!r} holds an unknown model class {name!r}.")
-    valid = set(cls().get_params())
-    model = cls(**{k: v for k, v in meta.get("params", {}).items() if k in valid})
-    for key, value in arrays.items():
-        if key.startswith("attr__"):
-            setattr(model, key[len("attr__"):], value)
-    for key, value in meta.get("scalars", {}).items():
-        setattr(model, key, value)
+    model = _rebuild_model(meta, arrays, path)
     vocabulary = arrays.get("vocabulary")
     n_features = getattr(model, "n_features_in_", None)
     if vocabulary is not None and (vocabulary.ndim != 1 or vocabulary.shape[0] != n_features):
         raise ValueError(f"{str(path)!r} has inconsistent shapes: {len(vocabulary)} vocabulary terms for "
                          f"{n_features} features.")
-    _check_model(model, name, path)
-    vocab = None if vocabulary is None else vocabulary.tolist()
-    result = model
+    _check_model(model, meta["class"], path)
+    vectorizer = None
     if meta.get("vectorizer") is not None:
-        from .pipeline import make_topic_pipeline
-
         if vocabulary is None:
             raise ValueError(f"{str(path)!r} has a vectorizer record but no vocabulary.")
-        result = make_topic_pipeline(_rebuild_vectorizer(meta["vectorizer"], arrays, path), model)
-    return (result, vocab) if return_vocabulary else result
+        vectorizer = _rebuild_vectorizer(meta["vectorizer"], arrays, path)
+    return ModelRecord(model, None if vocabulary is None else vocabulary.tolist(), vectorizer)
+
+
+def load(path, *, return_vocabulary: bool = False):
+    """Load the model of a file written by :func:`save` (without its vectorizer).
+
+    :func:`topicvb.load` is the public entry point: it returns a :class:`topicvb.TopicPipeline`
+    when the file holds a vectorizer. This function returns the model alone in every case; use
+    :func:`read` for all the parts of a file.
+
+    Parameters
+    ----------
+    path : str or Path
+        The ``.npz`` file.
+    return_vocabulary : bool, default=False
+        Also return the stored vocabulary (a list of str, or None).
+
+    Returns
+    -------
+    model, or (model, vocabulary)
+        The fitted model.
+
+    Raises
+    ------
+    FileNotFoundError
+        No such file.
+    ValueError
+        As for :func:`read`.
+    """
+    record = read(path)
+    return (record.model, record.vocabulary) if return_vocabulary else record.model

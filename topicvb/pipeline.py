@@ -5,7 +5,11 @@
 step is a topicvb model. It adds what a corpus analyst needs on new texts: topic proportions of
 documents (:meth:`TopicPipeline.document_topics`), the topics' top words in the vectorizer's own
 terms, a topic table, and saving to the pickle-free model format together with the vectorizer's
-vocabulary, tokenizer settings and phrases (:func:`topicvb.save` / :func:`topicvb.load`).
+vocabulary, tokenizer settings and phrases.
+
+It also defines the public :func:`save` and :func:`load` (``topicvb.save`` / ``topicvb.load``):
+:mod:`topicvb.persistence` stores records (a model, its vocabulary, optionally its vectorizer),
+and this module splits a pipeline into such a record and builds a pipeline back from one.
 
 Example
 -------
@@ -22,11 +26,15 @@ Example
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
-__all__ = ["TopicPipeline", "document_topics", "make_topic_pipeline"]
+from . import persistence
+
+__all__ = ["TopicPipeline", "document_topics", "load", "make_topic_pipeline", "save"]
 
 
 def _parts(pipeline, caller: str):
@@ -153,8 +161,6 @@ class TopicPipeline(Pipeline):
 
     def save(self, path):
         """Save the fitted vectorizer and model to one file (see :func:`topicvb.save`)."""
-        from .persistence import save
-
         return save(self, path)
 
 
@@ -188,3 +194,90 @@ def make_topic_pipeline(vectorizer=None, model=None) -> TopicPipeline:
         raise TypeError(f"make_topic_pipeline: vectorizer must have a transform() method (like "
                         f"topicvb.text.Vectorizer), got {type(vectorizer).__name__}.")
     return TopicPipeline([("vectorizer", vectorizer), ("model", model)])
+
+
+# ---------------------------------------------------------------------------- saving and loading
+def _split_pipeline(obj):
+    """``(vectorizer, model)`` of a two-step Pipeline ``[Vectorizer, topic model]``, else ``(None, obj)``."""
+    if not isinstance(obj, Pipeline):
+        return None, obj
+    from .text import Vectorizer
+
+    steps = [est for _, est in obj.steps]
+    if len(steps) != 2 or not isinstance(steps[0], Vectorizer):
+        raise TypeError(
+            "save expects a topicvb model or a Pipeline of exactly (Vectorizer, topic model); got a Pipeline of "
+            f"({', '.join(type(s).__name__ for s in steps)})."
+        )
+    return steps[0], steps[1]
+
+
+def save(model, path, vocabulary=None, *, vectorizer=None) -> Path:
+    """Save a fitted topicvb model or pipeline (with its vocabulary, and its vectorizer if any) to ``path``.
+
+    Parameters
+    ----------
+    model : PLSA, BatchLDA, CollapsedLDA, OnlineLDA, StochasticCollapsedLDA, or a fitted Pipeline
+        A fitted model, or a fitted :class:`TopicPipeline` (any scikit-learn ``Pipeline`` of
+        exactly a :class:`topicvb.text.Vectorizer` and a topicvb model): then the vectorizer's
+        vocabulary, tokenizer settings and phrases are saved too, and :func:`load` returns a
+        :class:`TopicPipeline` that turns raw texts into topics.
+    path : str or Path
+        Destination (``.npz`` is added if missing); written atomically (a temporary file renamed
+        into place), so an interrupted save never leaves a half-written model at ``path``.
+    vocabulary : sequence of str, optional
+        Column names to keep with the model (defaults to the vectorizer's terms, else
+        ``feature_names_in_`` when present).
+    vectorizer : Vectorizer, optional
+        A fitted vectorizer to store with a bare model (same effect as saving the pipeline).
+
+    Returns
+    -------
+    Path
+        The file written.
+
+    Raises
+    ------
+    TypeError
+        Not a topicvb model (or pipeline of one); a vectorizer whose tokenizer is an arbitrary
+        callable (a file stores parameters, not code: pickle such a pipeline instead).
+    NotFittedError
+        The model or vectorizer is not fitted.
+
+    See Also
+    --------
+    topicvb.persistence.save : the same for a model (and vectorizer) given separately.
+    """
+    pipe_vec, model = _split_pipeline(model)
+    if pipe_vec is not None and vectorizer is not None:
+        raise TypeError("save: pass either a Pipeline or vectorizer=, not both.")
+    return persistence.save(model, path, vocabulary, vectorizer=pipe_vec if pipe_vec is not None else vectorizer)
+
+
+def load(path, *, return_vocabulary: bool = False):
+    """Load a model (or a model with its vectorizer) written by :func:`save`.
+
+    Parameters
+    ----------
+    path : str or Path
+        The ``.npz`` file.
+    return_vocabulary : bool, default=False
+        Also return the stored vocabulary (a list of str, or None).
+
+    Returns
+    -------
+    model or TopicPipeline, or (that, vocabulary)
+        The fitted model; a fitted :class:`TopicPipeline` (vectorizer + model) when the file was
+        saved with a vectorizer, so ``load(path).document_topics(["some text"])`` works.
+
+    Raises
+    ------
+    FileNotFoundError
+        No such file.
+    ValueError
+        Not a topicvb model file, truncated or corrupt, from a newer format version, with
+        inconsistent shapes or values, or lacking a fitted attribute the model needs.
+    """
+    record = persistence.read(path)
+    result = record.model if record.vectorizer is None else make_topic_pipeline(record.vectorizer, record.model)
+    return (result, record.vocabulary) if return_vocabulary else result

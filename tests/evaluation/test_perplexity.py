@@ -49,7 +49,7 @@ def test_perplexity_is_the_documented_formula(batch_model, split):
     X_test = split[1]
     obs, held = split_tokens(X_test, 0.5, random_state=0)
     theta = batch_model.transform(obs)
-    gamma, _, _ = batch_model._infer(obs.astype(np.float64))  # E[theta] = gamma / sum gamma
+    gamma = batch_model._infer(obs.astype(np.float64))  # E[theta] = gamma / sum gamma
     np.testing.assert_allclose(theta, gamma / gamma.sum(axis=1, keepdims=True), rtol=1e-12)
     phi = batch_model.components_ / batch_model.components_.sum(axis=1, keepdims=True)  # E[beta]
     H = held.toarray()
@@ -129,7 +129,7 @@ def test_perplexity_bad_input(batch_model, split):
 def test_per_word_bound_is_score_per_token(batch_model, split):
     X = split[1]
     assert per_word_bound(batch_model, X) == pytest.approx(batch_model.score(X) / X.sum(), rel=1e-12)
-    gamma, _, _ = batch_model._infer(X.astype(np.float64))
+    gamma = batch_model._infer(X.astype(np.float64))
     doc_only = batch_model._elbo(X, gamma, batch_model.components_, batch_model.doc_topic_prior_,
                                  batch_model.topic_word_prior_, doc_scale=1.0)
     doc_only -= batch_model._elbo(X[:0], gamma[:0], batch_model.components_, batch_model.doc_topic_prior_,

@@ -7,6 +7,7 @@ import pytest
 
 from topicvb import PLSA, BatchLDA, OnlineLDA
 from topicvb.evaluation import SelectionResult, heldout_perplexity, select_n_topics
+from topicvb.models._registry import ENTRIES
 
 
 def test_heldout_criterion_finds_the_true_number_of_topics(synthetic, split):
@@ -83,3 +84,23 @@ def test_selection_bad_input(split):
         select_n_topics(X, [2], X_test=split[1][:, :39])
     with pytest.raises(TypeError, match="model must be a topic model class"):
         select_n_topics(X, [2], model=3)
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.cli_name)
+def test_every_registered_estimator_is_offered_by_name(entry, split):
+    result = select_n_topics(split[0][:80], [2], model=entry.cli_name, criterion="heldout", max_iter=2)
+    assert type(result.best_model) is entry.cls
+    assert result.model_name == entry.class_name
+    assert np.isfinite(result.table[0]["bound"]) and np.isfinite(result.table[0]["perplexity"])
+
+
+def test_mini_batch_models_report_the_bound_on_the_whole_corpus(split):
+    X = split[0][:80]
+    result = select_n_topics(X, [2], model="scvb0", criterion="elbo", max_iter=2)
+    assert result.table[0]["bound"] == pytest.approx(result.best_model.score(X))
+
+
+def test_the_result_does_not_draw_and_names_the_plotting_function(split):
+    result = select_n_topics(split[0][:80], [2], max_iter=2)
+    with pytest.raises(TypeError, match=r"SelectionResult\.plot was removed.*topicvb\.plotting\.plot_selection"):
+        result.plot()

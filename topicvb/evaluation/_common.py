@@ -111,6 +111,19 @@ def doc_topic(model, X: sp.csr_matrix) -> np.ndarray:
     return out
 
 
+def prevalence_and_doc_topic(model, X: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
+    """Each topic's share of the tokens of X (sum_d N_d theta_dk / N), and theta = :func:`doc_topic`.
+
+    Shared by :func:`topicvb.inspection.topic_prevalence` and the report, which also needs theta.
+    """
+    lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
+    total = lengths.sum()
+    if total <= 0:
+        raise ValueError("topic_prevalence needs at least one token in X; every document is empty.")
+    theta = doc_topic(model, X)
+    return lengths @ theta / total, theta
+
+
 def resolve_vocabulary(model, vocabulary, *, caller: str) -> list[str]:
     """Column names as a list of str: ``vocabulary`` (list, array or Vocabulary), else the model's own."""
     n = n_terms_of(model)

@@ -328,6 +328,22 @@ def coherence(topics, reference, *, measure: str = "c_npmi", window_size: int | 
         raise ValueError(f"measure must be one of {set(MEASURES)!r}, got {measure!r}.")
     words_per_topic = _topic_words(topics)
     ref = as_reference(reference)
+    window_size, epsilon = _check_window_and_epsilon(measure, window_size, epsilon, ref)
+    vocab = sorted({w for ws in words_per_topic for w in ws})
+    where = {w: i for i, w in enumerate(vocab)}
+    counts = _unit_counts(ref, vocab, window_size)
+    score = _SCORERS[measure]
+    scores = np.zeros(len(words_per_topic))
+    for k, words in enumerate(words_per_topic):
+        ids = np.array([where[w] for w in words], dtype=np.int64)
+        if ids.size < 2 and measure != "c_v":
+            continue  # a single word has no pairs: 0
+        scores[k] = score(ids, counts, epsilon)
+    return CoherenceScores(measure, scores, float(np.mean(scores)))
+
+
+def _check_window_and_epsilon(measure: str, window_size, epsilon, ref: ReferenceCorpus):
+    """``(window_size, epsilon)`` with the measure's defaults filled in, checked against the reference."""
     if window_size is None:
         window_size = _DEFAULT_WINDOW[measure]
     elif isinstance(window_size, bool) or not isinstance(window_size, numbers.Integral) or window_size < 1:
@@ -341,9 +357,21 @@ def coherence(topics, reference, *, measure: str = "c_npmi", window_size: int | 
             f"measure={measure!r} with a sliding window of {window_size} tokens needs tokenised documents: "
             "pass ReferenceCorpus(texts=...) (a list of token lists) as reference."
         )
+    return window_size, epsilon
 
-    vocab = sorted({w for ws in words_per_topic for w in ws})
-    where = {w: i for i, w in enumerate(vocab)}
+
+class _UnitCounts(NamedTuple):
+    """Occurrence statistics of the top words over the reference corpus's units."""
+
+    single: np.ndarray  # D(w), shape (T,)
+    joint: np.ndarray  # D(w, w'), shape (T, T)
+    p: np.ndarray  # P(w) = D(w) / U
+    pj: np.ndarray  # P(w, w') = D(w, w') / U
+    present: np.ndarray  # D(w) > 0
+
+
+def _unit_counts(ref: ReferenceCorpus, vocab: list[str], window_size: int | None) -> _UnitCounts:
+    """Count the words of ``vocab`` in documents (``window_size`` None) or sliding windows."""
     if window_size is None:
         n_units, single, joint = _document_counts(ref, vocab)
     else:
@@ -354,42 +382,45 @@ def coherence(topics, reference, *, measure: str = "c_npmi", window_size: int | 
         logger.info("coherence: %d top words never occur in the reference corpus; their pairs score 0.", n_missing)
     if n_units <= 0:
         raise ValueError("coherence: the reference corpus has no documents (or only empty ones).")
-    p = single / n_units
-    pj = joint / n_units
+    return _UnitCounts(single, joint, single / n_units, joint / n_units, present)
 
-    scores = np.zeros(len(words_per_topic))
-    for k, words in enumerate(words_per_topic):
-        ids = np.array([where[w] for w in words], dtype=np.int64)
-        M = ids.size
-        if M < 2 and measure != "c_v":
-            scores[k] = 0.0
-            continue
-        if measure == "u_mass":
-            m_idx, l_idx = np.tril_indices(M, -1)  # m > l: w_m conditioned on the earlier w_l
-            wm, wl = ids[m_idx], ids[l_idx]
-            ok = present[wm] & present[wl]
-            with np.errstate(divide="ignore"):
-                vals = np.log((joint[wm, wl] + epsilon) / np.where(ok, single[wl], 1.0))
-            scores[k] = _pairs_mean(np.where(ok, vals, 0.0))
-        elif measure in ("c_uci", "c_npmi"):
-            i_idx, j_idx = np.triu_indices(M, 1)
-            wi, wj = ids[i_idx], ids[j_idx]
-            ok = present[wi] & present[wj]
-            if measure == "c_uci":
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    vals = np.log((pj[wi, wj] + epsilon) / (p[wi] * p[wj]))
-                vals = np.where(ok & np.isfinite(vals), vals, 0.0)
-            else:
-                vals = _npmi_matrix(p, pj, present, epsilon)[wi, wj]
-            scores[k] = _pairs_mean(vals)
-        else:  # c_v
-            npmi = _npmi_matrix(p, pj, present, epsilon)[np.ix_(ids, ids)]
-            total = npmi.sum(axis=0)
-            norms = np.linalg.norm(npmi, axis=1) * np.linalg.norm(total)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                cos = np.where(norms > 0, npmi @ total / np.where(norms > 0, norms, 1.0), 0.0)
-            scores[k] = float(np.mean(cos)) if M else 0.0
-    return CoherenceScores(measure, scores, float(np.mean(scores)))
+
+def _u_mass(ids: np.ndarray, c: _UnitCounts, epsilon: float) -> float:
+    """Mean over m > l of log((D(w_m, w_l) + eps) / D(w_l)): w_m conditioned on the earlier w_l."""
+    m_idx, l_idx = np.tril_indices(ids.size, -1)
+    wm, wl = ids[m_idx], ids[l_idx]
+    ok = c.present[wm] & c.present[wl]
+    with np.errstate(divide="ignore"):
+        vals = np.log((c.joint[wm, wl] + epsilon) / np.where(ok, c.single[wl], 1.0))
+    return _pairs_mean(np.where(ok, vals, 0.0))
+
+
+def _c_uci(ids: np.ndarray, c: _UnitCounts, epsilon: float) -> float:
+    """Mean over i < j of PMI(w_i, w_j)."""
+    wi, wj = (ids[idx] for idx in np.triu_indices(ids.size, 1))
+    ok = c.present[wi] & c.present[wj]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        vals = np.log((c.pj[wi, wj] + epsilon) / (c.p[wi] * c.p[wj]))
+    return _pairs_mean(np.where(ok & np.isfinite(vals), vals, 0.0))
+
+
+def _c_npmi(ids: np.ndarray, c: _UnitCounts, epsilon: float) -> float:
+    """Mean over i < j of NPMI(w_i, w_j)."""
+    wi, wj = (ids[idx] for idx in np.triu_indices(ids.size, 1))
+    return _pairs_mean(_npmi_matrix(c.p, c.pj, c.present, epsilon)[wi, wj])
+
+
+def _c_v(ids: np.ndarray, c: _UnitCounts, epsilon: float) -> float:
+    """Mean over i of the cosine between w_i's NPMI vector and the sum of all top words' vectors."""
+    npmi = _npmi_matrix(c.p, c.pj, c.present, epsilon)[np.ix_(ids, ids)]
+    total = npmi.sum(axis=0)
+    norms = np.linalg.norm(npmi, axis=1) * np.linalg.norm(total)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cos = np.where(norms > 0, npmi @ total / np.where(norms > 0, norms, 1.0), 0.0)
+    return float(np.mean(cos)) if ids.size else 0.0
+
+
+_SCORERS = {"u_mass": _u_mass, "c_uci": _c_uci, "c_npmi": _c_npmi, "c_v": _c_v}
 
 
 def topic_diversity(top_words: Sequence, n: int | None = None) -> float:

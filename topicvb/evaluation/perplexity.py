@@ -210,6 +210,18 @@ def heldout_perplexity(model, X_test, *, observed_fraction: float = 0.5, random_
     True
     """
     check_model(model, "heldout_perplexity")
+    X_obs, X_held = _observed_and_heldout(model, X_test, X_heldout, observed_fraction, random_state)
+    n_held = float(X_held.sum())
+    ll = heldout_log_likelihood(model, X_obs, X_held, n_jobs=n_jobs)
+    return float(np.exp(-np.sum(ll) / n_held))
+
+
+def _observed_and_heldout(model, X_test, X_heldout, observed_fraction, random_state):
+    """The observed and held-out parts of the test documents (split here unless ``X_heldout`` is given).
+
+    Raises ``ValueError`` when there is no held-out token; logs how many documents have no
+    observed token (they are scored under the empty-document proportions).
+    """
     X_test = check_counts(X_test, model, name="X_test", caller="heldout_perplexity")
     if X_heldout is None:
         X_obs, X_held = split_tokens(X_test, observed_fraction, random_state)
@@ -217,8 +229,7 @@ def heldout_perplexity(model, X_test, *, observed_fraction: float = 0.5, random_
         X_obs = X_test
         X_held = check_counts(X_heldout, model, name="X_heldout", caller="heldout_perplexity")
         _check_same_documents(X_obs, X_held, "X_test")
-    n_held = float(X_held.sum())
-    if n_held <= 0:
+    if float(X_held.sum()) <= 0:
         raise ValueError(
             "heldout_perplexity found no held-out token: X_test is empty or too short for the split. Pass "
             "more or longer test documents, or a larger share of held-out tokens (lower observed_fraction)."
@@ -227,8 +238,7 @@ def heldout_perplexity(model, X_test, *, observed_fraction: float = 0.5, random_
     if n_no_obs:
         logger.info("heldout_perplexity: %d documents have no observed tokens; scored under the empty-document "
                     "proportions.", n_no_obs)
-    ll = heldout_log_likelihood(model, X_obs, X_held, n_jobs=n_jobs)
-    return float(np.exp(-np.sum(ll) / n_held))
+    return X_obs, X_held
 
 
 def per_word_bound(model, X, *, include_topic_term: bool = True) -> float:

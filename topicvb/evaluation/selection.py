@@ -1,4 +1,23 @@
-"""Choosing the number of topics: fit one model per candidate K and compare them."""
+"""Choosing the number of topics: fit one model per candidate K and compare them.
+
+:func:`select_n_topics` fits a model with ``n_components=K`` on ``X`` for each K in the
+candidates (the same ``random_state`` for every K), then measures it: its final training bound,
+its held-out perplexity (document completion, :func:`~topicvb.evaluation.heldout_perplexity`)
+when there are test documents, its mean coherence (:func:`~topicvb.evaluation.coherence` of its
+top words) when a reference corpus is given, and the topic diversity of its top words. The
+criterion picks ``best_k``:
+
+- ``"elbo"``: the largest final bound. For BatchLDA and OnlineLDA this is the ELBO, which
+  penalises superfluous topics through its KL terms. For PLSA, CollapsedLDA and
+  StochasticCollapsedLDA the bound is a training log-likelihood, which grows with K; prefer
+  ``"heldout"`` there. For the mini-batch models (OnlineLDA, StochasticCollapsedLDA) it is
+  recomputed on ``X``, as their ``bound_history_`` holds mini-batch estimates.
+- ``"heldout"``: the smallest held-out perplexity on ``X_test``; without ``X_test``, a seeded
+  ``test_size`` share of the documents of ``X`` is held out and the models are fitted on the rest.
+- ``"coherence"``: the largest mean coherence in the reference corpus.
+
+The result, a :class:`SelectionResult`, is drawn by :func:`topicvb.plotting.plot_selection`.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +32,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from .._validation import check_choice
+from ..models import _registry
 from ._common import check_counts, check_positive_int, resolve_vocabulary, topic_word
 from .coherence import MEASURES, as_reference, coherence, topic_diversity
 from .perplexity import heldout_perplexity
@@ -25,10 +45,8 @@ CRITERIA = ("elbo", "heldout", "coherence")
 _COLUMNS = ("n_topics", "bound", "perplexity", "coherence", "diversity", "fit_time", "n_iter")
 
 
-def _model_classes():
-    from ..models import PLSA, BatchLDA, CollapsedLDA, OnlineLDA
-
-    return {"plsa": PLSA, "batch": BatchLDA, "collapsed": CollapsedLDA, "online": OnlineLDA}
+# Models whose final bound is a training log-likelihood, which grows with K (not an ELBO).
+_LIKELIHOOD_BOUND = ("PLSA", "CollapsedLDA", "StochasticCollapsedLDA")
 
 
 class SelectionResult:
@@ -38,10 +56,10 @@ class SelectionResult:
     ----------
     table : list of dict
         One row per candidate, in the order given, with keys ``n_topics``; ``bound`` (the final
-        training bound: the ELBO for BatchLDA and OnlineLDA, the log-likelihood for PLSA and
-        CollapsedLDA); ``perplexity`` (held-out, document completion; None when not measured);
-        ``coherence`` (mean over topics; None without a reference); ``diversity`` (topic
-        diversity of the top words); ``fit_time`` (seconds); ``n_iter``.
+        training bound: the ELBO for BatchLDA and OnlineLDA, the log-likelihood for PLSA,
+        CollapsedLDA and StochasticCollapsedLDA); ``perplexity`` (held-out, document completion;
+        None when not measured); ``coherence`` (mean over topics; None without a reference);
+        ``diversity`` (topic diversity of the top words); ``fit_time`` (seconds); ``n_iter``.
     criterion : str
         ``"elbo"`` (largest bound), ``"heldout"`` (smallest perplexity) or ``"coherence"``
         (largest mean coherence).
@@ -108,28 +126,36 @@ class SelectionResult:
             lines.append(("  ".join(v.rjust(w) for v, w in zip(row, widths)) + "  " + row[-1]).rstrip())
         return "\n".join(lines)
 
-    def plot(self, ax=None, **kwargs):
-        """The K-selection curve (:func:`topicvb.plotting.plot_selection`); returns the Axes."""
-        from ..plotting import plot_selection
+    def plot(self, *args, **kwargs):
+        """Removed: draw the K-selection curve with :func:`topicvb.plotting.plot_selection`.
 
-        return plot_selection(self, ax=ax, **kwargs)
+        Evaluation computes and plotting draws, so the curve lives in :mod:`topicvb.plotting`
+        (which needs the ``plot`` extra): ``plot_selection(result, ax=None, metric=None)``.
+
+        Raises
+        ------
+        TypeError
+            Always, naming the replacement.
+        """
+        raise TypeError("SelectionResult.plot was removed; draw the K-selection curve with "
+                        "topicvb.plotting.plot_selection(result) (same ax= and metric= arguments).")
 
 
 def _make_estimator(model, n_topics, random_state, n_jobs, model_params):
-    classes = _model_classes()
+    names = _registry.cli_names()
     if isinstance(model, str):
-        check_choice(model, "model", set(classes))
-        est = classes[model](**model_params)
+        check_choice(model, "model", set(names))
+        est = _registry.estimator_class(model)(**model_params)
     elif isinstance(model, type):
         if not issubclass(model, BaseEstimator):
-            raise TypeError(f"model must be a topic model class, an instance or one of {sorted(classes)}; got "
+            raise TypeError(f"model must be a topic model class, an instance or one of {sorted(names)}; got "
                             f"{model.__name__}.")
         est = model(**model_params)
     elif isinstance(model, BaseEstimator):
         est = clone(model).set_params(**model_params)
     else:
         raise TypeError(f"model must be a topic model class (e.g. BatchLDA), an unfitted instance, or one of "
-                        f"{sorted(classes)}; got {type(model).__name__}.")
+                        f"{sorted(names)}; got {type(model).__name__}.")
     params = est.get_params()
     if "n_components" not in params:
         raise TypeError(f"model must have an n_components parameter; {type(est).__name__} has none.")
@@ -162,20 +188,8 @@ def select_n_topics(X, candidates, model="batch", criterion: str = "elbo", X_tes
                     n_top_words: int = 10, test_size: float = 0.2, **model_params) -> SelectionResult:
     """Fit a model for each candidate number of topics and pick one by a criterion.
 
-    For each K in ``candidates`` a model with ``n_components=K`` is fitted on ``X`` (the same
-    ``random_state`` for every K), then measured: its final training bound, its held-out
-    perplexity (document completion, :func:`heldout_perplexity`) when there are test documents,
-    its mean coherence (:func:`coherence` of the top ``n_top_words`` words) when ``reference`` is
-    given, and the topic diversity of its top words. The criterion picks ``best_k``:
-
-    - ``"elbo"``: the largest final bound. For BatchLDA and OnlineLDA this is the ELBO, which
-      penalises superfluous topics through its KL terms (for OnlineLDA it is recomputed exactly
-      on ``X``, as its ``bound_history_`` holds mini-batch estimates). For PLSA and CollapsedLDA
-      the bound is a training log-likelihood, which grows with K; prefer ``"heldout"`` there.
-    - ``"heldout"``: the smallest held-out perplexity on ``X_test``; without ``X_test``, a seeded
-      ``test_size`` share of the documents of ``X`` is held out and the models are fitted on the
-      rest.
-    - ``"coherence"``: the largest mean coherence in ``reference``.
+    Each model is measured (final bound, held-out perplexity, coherence, diversity) and the
+    criterion chooses ``best_k``; the module notes say what each measure and criterion means.
 
     Parameters
     ----------
@@ -183,10 +197,13 @@ def select_n_topics(X, candidates, model="batch", criterion: str = "elbo", X_tes
         Training counts.
     candidates : sequence of int
         Numbers of topics to try (duplicates are dropped, the order is kept).
-    model : {"batch", "online", "collapsed", "plsa"}, estimator class or unfitted estimator, default="batch"
-        The model family. An instance is cloned (its parameters are kept).
+    model : str, estimator class or unfitted estimator, default="batch"
+        The model family: a command-line name of the estimator registry (``"plsa"``,
+        ``"batch"``, ``"collapsed"``, ``"online"``, ``"scvb0"``), a class, or an instance, which
+        is cloned (its parameters are kept).
     criterion : {"elbo", "heldout", "coherence"}, default="elbo"
-        How ``best_k`` is chosen.
+        How ``best_k`` is chosen: largest final bound, smallest held-out perplexity, or largest
+        mean coherence in ``reference``.
     X_test : {array-like, sparse matrix} of shape (n_test_docs, n_terms), default=None
         Test documents for the held-out perplexity.
     reference : ReferenceCorpus, Corpus, (X, vocabulary) pair or tokenised documents, default=None
@@ -211,7 +228,8 @@ def select_n_topics(X, candidates, model="batch", criterion: str = "elbo", X_tes
     Returns
     -------
     SelectionResult
-        With ``table``, ``best_k``, ``best_model``, ``to_dict()``, ``str()`` and ``plot()``.
+        With ``table``, ``best_k``, ``best_model``, ``to_dict()`` and ``str()``; draw it with
+        :func:`topicvb.plotting.plot_selection`.
 
     Raises
     ------
@@ -227,6 +245,21 @@ def select_n_topics(X, candidates, model="batch", criterion: str = "elbo", X_tes
     >>> result.best_k
     3
     """
+    ks, n_top_words, X = _check_options(X, candidates, criterion, reference, coherence_measure, n_top_words)
+    X, X_test = _train_and_test(X, X_test, criterion, test_size, random_state)
+    ref, vocabulary = _coherence_reference(reference, vocabulary, X.shape[1])
+    rows, best_k, best_model, name = _fit_candidates(
+        ks, criterion, make=lambda k: _make_estimator(model, k, random_state, n_jobs, model_params),
+        measure=lambda est: _measure(est, X, X_test, ref, vocabulary, coherence_measure, n_top_words, random_state))
+    if criterion == "elbo" and name in _LIKELIHOOD_BOUND:
+        logger.warning("select_n_topics: criterion='elbo' compares training log-likelihoods of %s, which grow "
+                       "with K; use criterion='heldout' to choose K.", name)
+    return SelectionResult(rows, criterion, best_k, best_model, name,
+                           coherence_measure if ref is not None else None)
+
+
+def _check_options(X, candidates, criterion, reference, coherence_measure, n_top_words):
+    """``(candidates, n_top_words, X)`` checked, or the ValueError/TypeError that names the problem."""
     check_choice(criterion, "criterion", set(CRITERIA))
     check_choice(coherence_measure, "coherence_measure", set(MEASURES))
     ks = _check_candidates(candidates)
@@ -235,60 +268,91 @@ def select_n_topics(X, candidates, model="batch", criterion: str = "elbo", X_tes
     if criterion == "coherence" and reference is None:
         raise ValueError("criterion='coherence' needs a reference corpus: pass reference=... (e.g. the training "
                          "Corpus, or ReferenceCorpus(texts=...)).")
+    return ks, n_top_words, X
+
+
+def _train_and_test(X, X_test, criterion: str, test_size: float, random_state):
+    """``(X_train, X_test)``: ``X_test`` checked against X, or held out of X for the ``"heldout"`` criterion."""
     if X_test is not None:
         X_test = check_counts(X_test, None, name="X_test", caller="select_n_topics")
         if X_test.shape[1] != X.shape[1]:
             raise ValueError(f"X_test has {X_test.shape[1]} terms (columns), but X has {X.shape[1]}; both must use "
                              "the same vocabulary.")
-    elif criterion == "heldout":
-        if not 0.0 < test_size < 1.0:
-            raise ValueError(f"test_size must be in (0, 1), got {test_size!r}.")
-        order = check_random_state(random_state).permutation(X.shape[0])
-        n_test = max(1, int(round(test_size * X.shape[0])))
-        if n_test >= X.shape[0]:
-            raise ValueError(f"select_n_topics cannot hold out documents from only {X.shape[0]}; pass X_test.")
-        X_test, X = X[np.sort(order[:n_test])], X[np.sort(order[n_test:])]
-        logger.info("select_n_topics: holding out %d of %d documents for the held-out perplexity.", n_test,
-                    n_test + X.shape[0])
+        return X, X_test
+    if criterion != "heldout":
+        return X, None
+    if not 0.0 < test_size < 1.0:
+        raise ValueError(f"test_size must be in (0, 1), got {test_size!r}.")
+    order = check_random_state(random_state).permutation(X.shape[0])
+    n_test = max(1, int(round(test_size * X.shape[0])))
+    if n_test >= X.shape[0]:
+        raise ValueError(f"select_n_topics cannot hold out documents from only {X.shape[0]}; pass X_test.")
+    logger.info("select_n_topics: holding out %d of %d documents for the held-out perplexity.", n_test, X.shape[0])
+    return X[np.sort(order[n_test:])], X[np.sort(order[:n_test])]
+
+
+def _coherence_reference(reference, vocabulary, n_terms: int):
+    """``(reference corpus or None, vocabulary)``; the reference's own terms serve when they fit X."""
     ref = as_reference(reference) if reference is not None else None
-    if ref is not None and vocabulary is None and ref.index is not None and len(ref.index) == X.shape[1]:
+    if ref is not None and vocabulary is None and ref.index is not None and len(ref.index) == n_terms:
         vocabulary = list(ref.index)
     if ref is not None and vocabulary is None:
         raise ValueError("select_n_topics: coherence needs the terms of the columns of X; pass vocabulary=....")
+    return ref, vocabulary
 
+
+def _final_bound(est, X) -> float:
+    """The training bound of a fitted model on ``X``.
+
+    A mini-batch model (one with ``n_batch_iter_``: OnlineLDA, StochasticCollapsedLDA) records
+    mini-batch estimates in ``bound_history_``, so its bound is recomputed on ``X``.
+    """
+    history = getattr(est, "bound_history_", None)
+    if hasattr(est, "n_batch_iter_") or history is None or not len(history):
+        return float(est.score(X))
+    return float(history[-1])
+
+
+def _measure(est, X, X_test, ref, vocabulary, coherence_measure, n_top_words, random_state) -> dict:
+    """Fit ``est`` on X and measure it: one row of the selection table, without ``n_topics``."""
+    started = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(X)
+    fit_time = time.perf_counter() - started
+    bound = _final_bound(est, X)
+    perplexity = None
+    if X_test is not None:
+        perplexity = heldout_perplexity(est, X_test, random_state=random_state)
+    terms = resolve_vocabulary(est, vocabulary, caller="select_n_topics")
+    order = np.argsort(-topic_word(est), axis=1, kind="stable")[:, :n_top_words]
+    words = [[terms[j] for j in row] for row in order]
+    div = topic_diversity(words)
+    coh = coherence(words, ref, measure=coherence_measure).mean if ref is not None else None
+    return {"bound": bound, "perplexity": perplexity, "coherence": coh, "diversity": div, "fit_time": fit_time,
+            "n_iter": int(getattr(est, "n_iter_", 0))}
+
+
+def _fit_candidates(ks, criterion: str, make, measure):
+    """Fit and measure a model per K (``make(k)``, ``measure(est)``): the rows, best K, best model, class name.
+
+    Only the best model so far is kept, so memory holds at most two fitted models.
+    """
     rows, best_model, best_value, best_k, name = [], None, None, None, ""
     for k in ks:
-        est = _make_estimator(model, k, random_state, n_jobs, model_params)
+        est = make(k)
         name = type(est).__name__
-        started = time.perf_counter()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            est.fit(X)
-        fit_time = time.perf_counter() - started
-        history = getattr(est, "bound_history_", None)
-        if name == "OnlineLDA":
-            bound = float(est.score(X))
-        elif history is not None and len(history):
-            bound = float(history[-1])
-        else:
-            bound = float(est.score(X))
-        perplexity = None
-        if X_test is not None:
-            perplexity = heldout_perplexity(est, X_test, random_state=random_state)
-        terms = resolve_vocabulary(est, vocabulary, caller="select_n_topics")
-        order = np.argsort(-topic_word(est), axis=1, kind="stable")[:, :n_top_words]
-        words = [[terms[j] for j in row] for row in order]
-        div = topic_diversity(words)
-        coh = coherence(words, ref, measure=coherence_measure).mean if ref is not None else None
-        row = {"n_topics": k, "bound": bound, "perplexity": perplexity, "coherence": coh, "diversity": div,
-               "fit_time": fit_time, "n_iter": int(getattr(est, "n_iter_", 0))}
+        row = {"n_topics": k, **measure(est)}
         rows.append(row)
         logger.info("select_n_topics %s K=%d: %s", name, k, row)
-        value = {"elbo": bound, "heldout": None if perplexity is None else -perplexity, "coherence": coh}[criterion]
+        value = _criterion_value(row, criterion)
         if best_value is None or value > best_value:
             best_value, best_k, best_model = value, k, est
-    if criterion == "elbo" and name in ("PLSA", "CollapsedLDA"):
-        logger.warning("select_n_topics: criterion='elbo' compares training log-likelihoods of %s, which grow "
-                       "with K; use criterion='heldout' to choose K.", name)
-    return SelectionResult(rows, criterion, best_k, best_model, name,
-                           coherence_measure if ref is not None else None)
+    return rows, best_k, best_model, name
+
+
+def _criterion_value(row: dict, criterion: str):
+    """The number the criterion maximises (None when not measured)."""
+    if criterion == "heldout":
+        return None if row["perplexity"] is None else -row["perplexity"]
+    return row["bound"] if criterion == "elbo" else row["coherence"]

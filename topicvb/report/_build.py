@@ -18,8 +18,15 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..datasets._files import atomic_paths
-from ..evaluation._common import check_counts, check_model, check_positive_int, resolve_vocabulary, topic_word
-from ..inspection import _prevalence, representative_documents, summary, top_words
+from ..evaluation._common import (
+    check_counts,
+    check_model,
+    check_positive_int,
+    prevalence_and_doc_topic,
+    resolve_vocabulary,
+    topic_word,
+)
+from ..inspection import representative_documents, summary, top_words
 from ._template import CSS, JS
 
 logger = logging.getLogger(__name__)
@@ -129,66 +136,50 @@ def _finite(x: float) -> float:
 
 
 # ---------------------------------------------------------------------------------------- data
-def build_data(model, X, vocabulary=None, *, texts=None, doc_ids=None, n_words: int = 30, n_docs: int = 3,
-               coherence_reference=None, coherence_measure: str = "c_npmi", title: str = "topicvb report") -> dict:
-    """The JSON-serialisable data of the report (see :func:`report` for the parameters)."""
-    check_model(model, "report")
+def _unpack_corpus(X, vocabulary, texts, doc_ids):
+    """``(X, vocabulary, texts, doc_ids)``, taken from a topicvb Corpus where not given explicitly."""
     if hasattr(X, "X") and hasattr(X, "vocabulary") and not sp.issparse(X):  # a topicvb Corpus
         corpus = X
         X = corpus.X
         vocabulary = corpus.vocabulary if vocabulary is None else vocabulary
         texts = getattr(corpus, "texts", None) if texts is None else texts
         doc_ids = getattr(corpus, "doc_ids", None) if doc_ids is None else doc_ids
-    n_words = check_positive_int(n_words, "n_words")
-    n_docs = check_positive_int(n_docs, "n_docs")
-    if not isinstance(title, str):
-        raise TypeError(f"report: title must be a str, got {type(title).__name__}.")
-    terms = resolve_vocabulary(model, vocabulary, caller="report")
-    X = check_counts(X, model, name="X", caller="report")
-    D, V = X.shape
-    texts = _as_strings(texts, "texts", D)
-    doc_ids = _as_strings(doc_ids, "doc_ids", D)
+    return X, vocabulary, texts, doc_ids
 
-    phi = topic_word(model)
-    K = phi.shape[0]
-    prevalence, theta = _prevalence(model, X)
-    tf = np.asarray(X.sum(axis=0), dtype=np.float64).ravel()
-    n_tokens = float(tf.sum())
-    p_w = tf / n_tokens
 
-    # candidate terms: the union of the top terms over a grid of relevance weights; the page
-    # re-ranks them for any lambda. top_words is given column numbers as names to return indices.
-    index_names = [str(j) for j in range(V)]
-    n_cand = min(n_words, V)
-    cands: list[set] = [set() for _ in range(K)]
+def _candidate_terms(model, n_topics: int, n_terms: int, n_words: int, tf: np.ndarray) -> list[set]:
+    """Per topic, the column numbers of the top terms over the grid of relevance weights.
+
+    The page re-ranks these candidates for any lambda. ``top_words`` is given column numbers as
+    names, so that it returns indices.
+    """
+    index_names = [str(j) for j in range(n_terms)]
+    n_ranked = min(n_terms, n_words + max(10, n_words // 2))
+    cands: list[set] = [set() for _ in range(n_topics)]
     for lam in RELEVANCE_GRID:
-        ranked = top_words(model, index_names, n=min(V, n_cand + max(10, n_cand // 2)), relevance=float(lam),
-                           term_frequency=tf)
+        ranked = top_words(model, index_names, n=n_ranked, relevance=float(lam), term_frequency=tf)
         for k, words in enumerate(ranked):
             cands[k].update(int(j) for j, _ in words)
-    used = sorted(set().union(*cands))
-    compact = {j: i for i, j in enumerate(used)}  # compact order = column order (ties break alike)
+    return cands
 
-    # coherence and the static table's words (ranked by probability), via inspection.summary
-    table = summary(model, None, terms, n=min(TABLE_WORDS, V), coherence=coherence_reference,
-                    coherence_measure=coherence_measure)
-    coh = table.coherence
 
+def _documents(reps_k, texts, doc_ids) -> list[dict]:
+    """The page records of one topic's representative documents."""
+    return [{
+        "index": row,
+        "id": str(doc_ids[row]) if doc_ids is not None else f"document {row}",
+        "share": _finite(share),
+        "text": _snippet(texts[row]) if texts is not None else None,
+    } for row, share in reps_k]
+
+
+def _topic_entries(phi, cands, compact, prevalence, n_tokens, coh, table, reps, texts, doc_ids) -> list[dict]:
+    """The page record of every topic: place on the map, prevalence, terms, coherence, documents."""
     dist = js_distances(phi)
     coords = pcoa(dist, 2)
-    reps = representative_documents(model, X, n=n_docs, doc_topic=theta)
-
     topics = []
-    for k in range(K):
+    for k in range(phi.shape[0]):
         idx = sorted(cands[k], key=lambda j: (-phi[k, j], j))
-        docs = []
-        for row, share in reps[k]:
-            docs.append({
-                "index": row,
-                "id": str(doc_ids[row]) if doc_ids is not None else f"document {row}",
-                "share": _finite(share),
-                "text": _snippet(texts[row]) if texts is not None else None,
-            })
         others = [j for j in np.argsort(dist[k], kind="stable") if j != k]
         topics.append({
             "topic": k,
@@ -201,14 +192,46 @@ def build_data(model, X, vocabulary=None, *, texts=None, doc_ids=None, n_words: 
             "terms": [compact[j] for j in idx],
             "probs": [_finite(phi[k, j]) for j in idx],
             "top_words": [w for w, _ in table.topics[k]],
-            "docs": docs,
+            "docs": _documents(reps[k], texts, doc_ids),
         })
+    return topics
+
+
+def build_data(model, X, vocabulary=None, *, texts=None, doc_ids=None, n_words: int = 30, n_docs: int = 3,
+               coherence_reference=None, coherence_measure: str = "c_npmi", title: str = "topicvb report") -> dict:
+    """The JSON-serialisable data of the report (see :func:`report` for the parameters)."""
+    check_model(model, "report")
+    X, vocabulary, texts, doc_ids = _unpack_corpus(X, vocabulary, texts, doc_ids)
+    n_words = check_positive_int(n_words, "n_words")
+    n_docs = check_positive_int(n_docs, "n_docs")
+    if not isinstance(title, str):
+        raise TypeError(f"report: title must be a str, got {type(title).__name__}.")
+    terms = resolve_vocabulary(model, vocabulary, caller="report")
+    X = check_counts(X, model, name="X", caller="report")
+    D, V = X.shape
+    texts = _as_strings(texts, "texts", D)
+    doc_ids = _as_strings(doc_ids, "doc_ids", D)
+
+    phi = topic_word(model)
+    prevalence, theta = prevalence_and_doc_topic(model, X)
+    tf = np.asarray(X.sum(axis=0), dtype=np.float64).ravel()
+    n_tokens = float(tf.sum())
+    n_cand = min(n_words, V)
+    cands = _candidate_terms(model, phi.shape[0], V, n_cand, tf)
+    used = sorted(set().union(*cands))
+    compact = {j: i for i, j in enumerate(used)}  # compact order = column order (ties break alike)
+    # coherence and the static table's words (ranked by probability), via inspection.summary
+    table = summary(model, None, terms, n=min(TABLE_WORDS, V), coherence=coherence_reference,
+                    coherence_measure=coherence_measure)
+    coh = table.coherence
+    reps = representative_documents(model, X, n=n_docs, doc_topic=theta)
+    topics = _topic_entries(phi, cands, compact, prevalence, n_tokens, coh, table, reps, texts, doc_ids)
     return {
         "format": "topicvb-report",
         "version": DATA_VERSION,
         "title": title,
         "model": type(model).__name__,
-        "n_topics": K,
+        "n_topics": phi.shape[0],
         "n_docs": int(D),
         "n_terms": int(V),
         "n_tokens": n_tokens,
@@ -219,7 +242,7 @@ def build_data(model, X, vocabulary=None, *, texts=None, doc_ids=None, n_words: 
         "coherence_mean": None if coh is None else _finite(np.mean(coh)),
         "terms": [terms[j] for j in used],
         "term_count": [_finite(tf[j]) for j in used],
-        "term_prob": [_finite(p_w[j]) for j in used],
+        "term_prob": [_finite(tf[j] / n_tokens) for j in used],
         "topics": topics,
     }
 
@@ -311,22 +334,19 @@ def report(model, X, vocabulary=None, *, texts=None, doc_ids=None, n_words: int 
            path=None) -> str:
     """An interactive, self-contained HTML report of a fitted topic model.
 
-    The page holds an inter-topic map (topics placed by classical multidimensional scaling of the
-    Jensen-Shannon distances between their topic-word distributions, circle area proportional to
-    prevalence), the top terms of the selected topic as bars with a relevance slider (Sievert &
-    Shirley, 2014), each topic's prevalence, coherence (with a reference corpus) and most
-    representative documents, and a plain summary table that needs no JavaScript. All JavaScript
-    and CSS are inline and the data is embedded as JSON, so the file works offline and can be
-    mailed or archived as it is.
+    The page holds an inter-topic map (classical multidimensional scaling of the Jensen-Shannon
+    distances between topics, circle area = prevalence), the selected topic's top terms as bars
+    with a relevance slider (Sievert & Shirley, 2014), each topic's prevalence, coherence and
+    representative documents, and a summary table that needs no JavaScript. Everything is inline,
+    so the file works offline and can be mailed or archived as it is.
 
     Parameters
     ----------
     model : fitted topic model
         Any topicvb estimator (or anything :func:`topicvb.inspection.top_words` accepts).
     X : {array-like, sparse matrix} of shape (n_docs, n_terms), or Corpus
-        Term counts over the model's vocabulary, usually the training corpus. A
-        :class:`topicvb.datasets.Corpus` also supplies the vocabulary, texts and document ids
-        (explicit arguments win).
+        Term counts over the model's vocabulary, usually the training corpus; a Corpus also
+        supplies the vocabulary, texts and document ids (explicit arguments win).
     vocabulary : sequence of str or Vocabulary, default=None
         The term of each column; None means the model's ``feature_names_in_`` or column numbers.
     texts : sequence of str, default=None
@@ -339,15 +359,13 @@ def report(model, X, vocabulary=None, *, texts=None, doc_ids=None, n_words: int 
         Representative documents per topic.
     coherence_reference : reference corpus, default=None
         Anything :func:`topicvb.evaluation.coherence` accepts (a Corpus, an ``(X, vocabulary)``
-        pair, tokenised documents); when given, the report shows each topic's coherence of its
-        top 10 words. None omits coherence.
+        pair, tokenised documents): the report shows the coherence of each topic's top 10 words.
     coherence_measure : {"u_mass", "c_uci", "c_npmi", "c_v"}, default="c_npmi"
         The coherence measure.
     title : str, default="topicvb report"
         Page title.
     path : str or os.PathLike, default=None
-        When given, the page is also written there (UTF-8, atomically: a temporary file renamed
-        into place).
+        When given, the page is also written there (UTF-8, atomically).
 
     Returns
     -------
@@ -385,9 +403,14 @@ def report(model, X, vocabulary=None, *, texts=None, doc_ids=None, n_words: int 
                       coherence_reference=coherence_reference, coherence_measure=coherence_measure, title=title)
     page = render_html(data)
     if path is not None:
-        with atomic_paths([path]) as (tmp,):
-            with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(page)
-            os.chmod(tmp, 0o644)  # mkstemp makes 0600; a report is meant to be shared
-        logger.info("report: wrote %s (%d bytes).", os.fspath(path), len(page.encode("utf-8")))
+        _write_page(page, path)
     return page
+
+
+def _write_page(page: str, path) -> None:
+    """Write the page to ``path`` (UTF-8, atomically: a temporary file renamed into place)."""
+    with atomic_paths([path]) as (tmp,):
+        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(page)
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; a report is meant to be shared
+    logger.info("report: wrote %s (%d bytes).", os.fspath(path), len(page.encode("utf-8")))
