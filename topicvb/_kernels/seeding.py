@@ -3,7 +3,7 @@
 Documents are embedded as unit vectors e_d (square roots of their term frequencies, CSR), so the
 squared distance of two documents is sq_d + sq_c - 2 <e_d, e_c> with sq the squared norms (1 for a
 non-empty document, 0 for an empty one). The two kernels are the costly steps of
-``topicvb.models.batch_lda._seeded_topics``:
+``topicvb.models._start.seeded_topics``:
 
 * ``candidate_distances``: greedy k-means++ scores a few candidate seeds per step; each candidate's
   inner products with every document touch only the documents that share one of its terms, found

@@ -1,9 +1,22 @@
-"""Topic model estimators, one class per algorithm."""
+"""Topic model estimators, one class per algorithm (the list is :mod:`._registry`).
 
-from .batch_lda import BatchLDA
-from .collapsed_lda import CollapsedLDA
-from .online_lda import OnlineLDA
-from .plsa import PLSA
-from .stochastic_cvb0 import StochasticCollapsedLDA
+The classes are imported on first use, so reading the registry (the command line builds its
+parser from it) does not import scikit-learn, numba and every estimator.
+"""
 
-__all__ = ["PLSA", "BatchLDA", "CollapsedLDA", "OnlineLDA", "StochasticCollapsedLDA"]
+from ._registry import ENTRIES
+
+__all__ = [e.class_name for e in ENTRIES]
+
+
+def __getattr__(name):
+    for e in ENTRIES:
+        if e.class_name == name:
+            value = e.cls
+            globals()[name] = value
+            return value
+    raise AttributeError(f"module 'topicvb.models' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

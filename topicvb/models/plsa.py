@@ -198,68 +198,53 @@ class PLSA(TopicModelBase):
         valid.eliminate_zeros()
         return train, valid
 
+    def _start(self, X, rng, fallback):
+        """Initial P(z | d) (random, normalised) and term-major P(w | z) (seeded or random)."""
+        K, (D, V) = self.n_components, X.shape
+        theta = normalise_rows(rng.random_sample((D, K)) + 0.5, np.zeros(K), fallback).astype(self._float)
+        if self.init == "seeded":
+            start = seeded_topics(X, K, rng, np.float64, centre_weight=_CENTRE_WEIGHT)
+        else:
+            start = rng.random_sample((K, V)) + 0.5
+        return theta, normalise_columns(np.ascontiguousarray(start.T), 0.0, 1.0 / V).astype(self._float)
+
     def _fit(self, X, resume=False):
         rng = check_random_state(self.random_state)
-        dtype = self._float
-        K, (D, V) = self.n_components, X.shape
         a1, e1 = self._priors_minus_one()
         fallback = self._doc_fallback()
         save, state = self._checkpointer(X, resume)
         valid = None
         if self.early_stopping:
             X, valid = self._split_validation(X, rng)
-            v_indptr, v_indices, v_data = csr_arrays(valid)
-        theta = normalise_rows(rng.random_sample((D, K)) + 0.5, np.zeros(K), fallback).astype(dtype)
-        if self.init == "seeded":
-            start = seeded_topics(X, K, rng, np.float64, centre_weight=_CENTRE_WEIGHT)
-        else:
-            start = rng.random_sample((K, V)) + 0.5
-        phi_t = normalise_columns(np.ascontiguousarray(start.T), 0.0, 1.0 / V).astype(dtype)
+            valid = csr_arrays(valid)
+        theta, phi_t = self._start(X, rng, fallback)
         history, v_history, best = [], [], None
         done = 0  # EM iterations applied to (theta, phi_t)
         if state is not None:
-            theta, phi_t = state["theta"].astype(dtype), state["phi_t"].astype(dtype)
+            theta, phi_t = state["theta"].astype(self._float), state["phi_t"].astype(self._float)
             history, v_history, done = list(state["history"]), list(state["v_history"]), int(state["iteration"])
             if "best_theta" in state:
                 best = (float(state["best_value"]), int(state["best_iter"]), state["best_theta"], state["best_phi_t"])
             restore_rng(rng, state)
-        indptr, indices, data = csr_arrays(X)
-        # the non-zeros in column order, rows ascending within each column (CSC), for the term sweeps
-        Xc = sp.csc_matrix(X)
-        Xc.sort_indices()
-        colptr = Xc.indptr.astype(np.int64)  # as indptr: one compiled sweep for both halves
-        col_rows = Xc.indices.astype(np.int32 if D < 2 ** 31 else np.int64, copy=False)
-        col_data = Xc.data
-        del Xc
-        n_block = block_rows(K, np.dtype(dtype).itemsize)
-        alternating = self.update == "alternating"
-        offset_doc = np.zeros(K) if a1 is None else np.asarray(a1, dtype=np.float64)
+        em = _EMSweeps(X, self.n_components, self._float, self.beta)
+        offset_doc = np.zeros(self.n_components) if a1 is None else np.asarray(a1, dtype=np.float64)
         offset_term = 0.0 if e1 is None else float(e1)
-        tempered = self.beta != 1.0
         started = time.perf_counter()
         converged = False
         theta_b_next = None  # theta ** beta of the new theta, when the alternating step computed it
         with threads(self.n_jobs) as n_parts, interruptible(type(self).__name__) as stop:
             while True:
-                if tempered:
-                    theta_b = theta_b_next if theta_b_next is not None else theta ** self.beta
-                    phi_t_b = phi_t ** self.beta
-                else:
-                    theta_b, phi_t_b = theta, phi_t
+                theta_b, phi_t_b = em.tempered(theta, phi_t, theta_b_next)
                 theta_b_next = None
                 if done == self.max_iter:  # only evaluate the final model
-                    ll = float(np.sum(log_likelihood(indptr, indices, data, theta, phi_t)))
+                    ll = em.log_likelihood(theta, phi_t)
                 else:  # the theta half: expected counts n_dk, and the current model's log-likelihood
-                    n_dk = np.empty_like(theta)
-                    ll_doc = np.empty(D)
-                    sweep(indptr, indices, data, theta, phi_t, theta_b, phi_t_b, tempered, True, n_block, n_parts,
-                          n_dk, ll_doc)
-                    ll = float(np.sum(ll_doc))
+                    n_dk, ll = em.theta_half(theta, phi_t, theta_b, phi_t_b, n_parts)
                 if done > 0:  # ll is the objective of the model after `done` iterations
                     history.append(ll + _log_prior(theta, phi_t, a1, e1))
                     self._report(done, history[-1], history[-2] if len(history) > 1 else None, started)
                     if valid is not None:
-                        v_history.append(float(np.sum(log_likelihood(v_indptr, v_indices, v_data, theta, phi_t))))
+                        v_history.append(float(np.sum(log_likelihood(*valid, theta, phi_t))))
                         if best is None or v_history[-1] > best[0]:
                             best = (v_history[-1], done, theta.copy(), phi_t.copy())
                         elif done - best[1] >= self.n_iter_no_change:
@@ -273,24 +258,16 @@ class PLSA(TopicModelBase):
                 # the phi half: responsibilities of the new theta (alternating) or of the old one (simultaneous)
                 given, given_b = theta, theta_b
                 theta = normalise_rows(n_dk, offset_doc, fallback)  # (in place: n_dk is a new array)
-                if alternating:
+                if self.update == "alternating":
                     given = theta
-                    given_b = theta_b_next = theta ** self.beta if tempered else theta
-                n_wk = np.empty_like(phi_t)
-                sweep(colptr, col_rows, col_data, phi_t, given, phi_t_b, given_b, tempered, False, n_block, n_parts,
-                      n_wk, np.empty(V))
-                phi_t = normalise_columns(n_wk, offset_term, 1.0 / V)
+                    given_b = theta_b_next = theta ** self.beta if em.is_tempered else theta
+                phi_t = normalise_columns(em.phi_counts(phi_t, given, phi_t_b, given_b, n_parts), offset_term,
+                                          1.0 / em.n_terms)
                 done += 1
-                arrays = {"theta": theta, "phi_t": phi_t, "history": np.asarray(history),
-                          "v_history": np.asarray(v_history)}
-                if best is not None:
-                    arrays.update(best_value=np.array(best[0]), best_iter=np.array(best[1]), best_theta=best[2],
-                                  best_phi_t=best[3])
-                save(done, arrays, rng)
+                save(done, _checkpoint_arrays(theta, phi_t, history, v_history, best), rng)
         n_iter = len(history)
         if stop.requested and n_iter < done:  # interrupted before the newest model was evaluated
-            history.append(float(np.sum(log_likelihood(indptr, indices, data, theta, phi_t)))
-                           + _log_prior(theta, phi_t, a1, e1))
+            history.append(em.log_likelihood(theta, phi_t) + _log_prior(theta, phi_t, a1, e1))
             n_iter = done
         if best is not None and best[1] != n_iter:
             _, n_keep, theta, phi_t = best
@@ -333,3 +310,53 @@ class PLSA(TopicModelBase):
         data this is optimistic; use document completion (``topicvb.evaluation``) to compare models.
         """
         return super().score(X, y)
+
+
+def _checkpoint_arrays(theta, phi_t, history, v_history, best):
+    """PLSA's iteration state as a checkpoint's arrays."""
+    arrays = {"theta": theta, "phi_t": phi_t, "history": np.asarray(history), "v_history": np.asarray(v_history)}
+    if best is not None:
+        arrays.update(best_value=np.array(best[0]), best_iter=np.array(best[1]), best_theta=best[2],
+                      best_phi_t=best[3])
+    return arrays
+
+
+class _EMSweeps:
+    """The two halves of a PLSA EM iteration over one matrix (:func:`topicvb._kernels.plsa.sweep`):
+    by documents (CSR) for P(z | d), by terms (the same non-zeros in column order) for P(w | z)."""
+
+    def __init__(self, X, n_topics, dtype, beta):
+        self.csr = csr_arrays(X)
+        self.n_docs, self.n_terms = X.shape
+        # the non-zeros in column order, rows ascending within each column (CSC), for the term sweeps
+        Xc = sp.csc_matrix(X)
+        Xc.sort_indices()
+        colptr = Xc.indptr.astype(np.int64)  # as indptr: one compiled sweep for both halves
+        col_rows = Xc.indices.astype(np.int32 if self.n_docs < 2 ** 31 else np.int64, copy=False)
+        self.csc = (colptr, col_rows, Xc.data)
+        self.n_block = block_rows(n_topics, np.dtype(dtype).itemsize)
+        self.beta = beta
+        self.is_tempered = beta != 1.0
+
+    def tempered(self, theta, phi_t, theta_b=None):
+        """theta ** beta (``theta_b`` when already computed) and phi_t ** beta; the arrays themselves for EM."""
+        if not self.is_tempered:
+            return theta, phi_t
+        return (theta_b if theta_b is not None else theta ** self.beta), phi_t ** self.beta
+
+    def log_likelihood(self, theta, phi_t):
+        return float(np.sum(log_likelihood(*self.csr, theta, phi_t)))
+
+    def theta_half(self, theta, phi_t, theta_b, phi_t_b, n_parts):
+        """Expected counts n_dk of the current model, and its log-likelihood."""
+        n_dk = np.empty_like(theta)
+        ll_doc = np.empty(self.n_docs)
+        sweep(*self.csr, theta, phi_t, theta_b, phi_t_b, self.is_tempered, True, self.n_block, n_parts, n_dk, ll_doc)
+        return n_dk, float(np.sum(ll_doc))
+
+    def phi_counts(self, phi_t, given, phi_t_b, given_b, n_parts):
+        """Expected counts n_wk (term-major) with the responsibilities of ``given`` P(z | d)."""
+        n_wk = np.empty_like(phi_t)
+        sweep(*self.csc, phi_t, given, phi_t_b, given_b, self.is_tempered, False, self.n_block, n_parts, n_wk,
+              np.empty(self.n_terms))
+        return n_wk
