@@ -221,3 +221,20 @@ def csr_arrays(X: sp.csr_matrix):
     indices = np.ascontiguousarray(X.indices, dtype=np.int32)
     data = np.ascontiguousarray(X.data)
     return indptr, indices, data
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` for ``warnings.warn`` that points at the first caller outside topicvb.
+
+    Called from the function that warns; counts that function's frame as level 1 (as
+    ``warnings.warn`` does) and skips every frame of the package and of scikit-learn (whose
+    ``fit_transform`` and ``Pipeline`` call ours), so a warning names the user's line whichever public
+    entry point (``fit``, ``fit_transform``, ``fit_distributed``) led to it.
+    """
+    import sys
+
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] in ("topicvb", "sklearn"):
+        frame, level = frame.f_back, level + 1
+    return level
+

@@ -20,14 +20,18 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_scalar
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..exceptions import DeadTopicWarning
 from ._checkpoint import fingerprint, load_checkpoint, rng_state_arrays, save_checkpoint
-from .._validation import (as_csr, check_choice, check_count_range, check_finite_real, check_matrix_type, check_n_terms,
+from .._validation import (user_stacklevel, as_csr, check_choice, check_count_range, check_finite_real, check_matrix_type, check_n_terms,
                            check_nonnegative_counts, check_not_single_str, check_positive_prior, check_sparse_structure,
                            drop_negligible_counts)
 
 logger = logging.getLogger("topicvb.models")
 
 _DTYPES = {"float64": np.float64, "float32": np.float32}
+
+# A topic is dead when it carries less than this share of 1/K of the tokens at the end of a fit.
+DEAD_SHARE = 0.2
 
 
 def normalised_rows(weights, n_topics, dtype):
@@ -162,7 +166,28 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         """
         if not isinstance(resume, (bool, np.bool_)):
             raise TypeError(f"resume must be True or False, got {resume!r}.")
-        return self._transaction(lambda X: self._fit(X, resume=bool(resume)), X, reset=True, caller="fit")
+        return self._transaction(lambda X: self._fit_checked(X, resume=bool(resume)), X, reset=True, caller="fit")
+
+    def _fit_checked(self, X, resume):
+        """``_fit``, then a warning when the fitted model has dead topics (:class:`DeadTopicWarning`)."""
+        fitted = self._fit(X, resume=resume)
+        shares = self._topic_shares(fitted, X)
+        K = shares.shape[0]
+        dead = np.flatnonzero(shares < DEAD_SHARE / K)
+        if dead.size and np.all(np.isfinite(shares)):
+            listed = ", ".join(str(k) for k in dead[:10]) + (", ..." if dead.size > 10 else "")
+            warnings.warn(
+                f"{type(self).__name__}: {dead.size} of {K} topics carry less than {DEAD_SHARE:g}/K of the tokens "
+                f"(dead topics: {listed}); fewer topics (n_components), another random_state or more iterations "
+                "may serve better.", DeadTopicWarning, stacklevel=user_stacklevel())
+        return fitted
+
+    def _topic_shares(self, fitted, X):
+        """Each topic's share of the training tokens from the fitted state: the expected topic-term
+        counts, components_ less the topic-word prior (PLSA overrides this)."""
+        counts = np.maximum(np.asarray(fitted["components_"], dtype=np.float64) - fitted["topic_word_prior_"], 0.0)
+        totals = counts.sum(axis=1)
+        return totals / max(float(totals.sum()), 1e-300)
 
     def _transaction(self, body, X, *, reset: bool, caller: str):
         """Check parameters and X, run ``body(X)`` and set the attributes it returns, all or nothing.
@@ -285,5 +310,5 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
                 f"{type(self).__name__} reached max_iter={self.max_iter} before the relative change of the "
                 f"bound fell below tol={self.tol}; raise max_iter or tol.",
                 ConvergenceWarning,
-                stacklevel=5,
+                stacklevel=user_stacklevel(),
             )

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .._validation import user_stacklevel
+
 _FORMAT = "topicvb-checkpoint"
 _VERSION = 1
 
@@ -120,4 +122,4 @@ def interruptible(owner: str):
         signal.signal(signal.SIGINT, previous)
     if flag.requested:
         warnings.warn(f"{owner} was interrupted (Ctrl-C) and stopped after its last complete iteration; the "
-                      "model holds that iteration's state (see n_iter_).", RuntimeWarning, stacklevel=4)
+                      "model holds that iteration's state (see n_iter_).", RuntimeWarning, stacklevel=user_stacklevel())

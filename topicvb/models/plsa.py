@@ -283,6 +283,11 @@ class PLSA(TopicModelBase):
             "n_iter_": n_iter,
         }
 
+    def _topic_shares(self, fitted, X):
+        """Each topic's share of the training tokens: sum_d N_d P(z | d) / N."""
+        lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
+        return lengths @ np.asarray(fitted["doc_topic_"], dtype=np.float64) / max(float(lengths.sum()), 1e-300)
+
     def _fold_in(self, X):
         a1, _ = self._priors_minus_one()
         if a1 is not None and np.ndim(a1) and np.any(a1 != a1[0]):
