@@ -14,13 +14,20 @@ Writers (:func:`write_uci`, :func:`write_ldac`, :meth:`Corpus.save`) are atomic:
 temporary files next to the destination and move them into place only when complete.
 """
 
-from ._bow import read_ldac, read_matrix_market, read_uci, read_vocabulary, write_ldac, write_uci
+from ._bow import read_vocabulary
 from ._builtin import collect_docstrings, load_builtin_corpus
 from ._corpus import Corpus
+from ._csv_jsonl import read_csv, read_jsonl
 from ._files import find_corpora_dir
+from ._ldac import read_ldac, write_ldac
+from ._matrix_market import read_matrix_market
+from ._newsgroups import load_20newsgroups
+from ._nltk import nltk_corpus
 from ._stream import iter_uci, iter_vectorized, uci_header
 from ._synthetic import SyntheticCorpus, make_lda_corpus
-from ._text import load_20newsgroups, nltk_corpus, read_csv, read_jsonl, read_text_dir, vectorize_texts
+from ._text import vectorize_texts
+from ._text_dir import read_text_dir
+from ._uci import read_uci, write_uci
 
 __all__ = [
     "Corpus",

@@ -25,9 +25,9 @@ import tokenize
 from collections.abc import Sequence
 from pathlib import Path
 
-from ._corpus import Corpus, encode_labels
+from ._corpus import Corpus
 from ._files import atomic_paths
-from ._text import vectorize_texts
+from ._text import build_text_corpus
 
 logger = logging.getLogger(__name__)
 
@@ -178,6 +178,83 @@ def _fingerprint(files) -> dict:
     return {"files": n, "bytes": size, "mtime_ns": mtime}
 
 
+def _cache_key(items, all_files, min_words, max_docs) -> tuple[dict, Path]:
+    """What identifies a collection (Python, arguments, sources) and the cache file named by its hash."""
+    key_material = {
+        "extraction": _EXTRACTION_VERSION,
+        "python": sys.version,
+        "packages": [label for label, _, _ in items],
+        "min_words": min_words,
+        "max_docs": max_docs,
+        "sources": _fingerprint(all_files),
+    }
+    key = hashlib.sha256(json.dumps(key_material, sort_keys=True).encode()).hexdigest()[:16]
+    return key_material, _cache_dir() / f"builtin-corpus-{key}.json.gz"
+
+
+def _read_cache(path: Path) -> tuple[list[str], list[str], list[str]] | None:
+    """The cached ``(texts, labels, doc_ids)``, or None when there is no cache or it cannot be read."""
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            cached = json.load(f)
+        logger.info("load_builtin_corpus: read %d cached documents from %s.", len(cached["texts"]), path)
+        return cached["texts"], cached["labels"], cached["doc_ids"]
+    except FileNotFoundError:
+        return None
+    except Exception as exc:  # noqa: BLE001 - a broken cache is rebuilt, never fatal
+        logger.warning("load_builtin_corpus: ignoring unreadable cache %s (%s).", path, exc)
+        return None
+
+
+def _gather(files_by_top, min_words: int, max_docs, time_limit):
+    """Read the docstrings of every file in order: ``(texts, labels, doc_ids, complete, n_failed)``.
+
+    Stops early after ``max_docs`` documents, or (with ``complete`` False) after ``time_limit`` seconds.
+    """
+    start = time.perf_counter()
+    texts, labels, doc_ids, seen = [], [], [], set()
+    complete, n_failed = True, 0
+    full = lambda: max_docs is not None and len(texts) >= max_docs
+    for label, module, path in ((label, m, p) for label, files, _ in files_by_top for m, p in files):
+        if time_limit is not None and time.perf_counter() - start > time_limit:
+            complete = False
+            break
+        try:
+            found = list(_docstrings(module, path))
+        except Exception:  # noqa: BLE001 - syntax from another Python, undecodable files
+            n_failed += 1
+            continue
+        for qualname, doc in found:
+            if not doc:
+                continue
+            text = _clean(doc)
+            if len(_WORD.findall(text)) < min_words or text in seen:
+                continue
+            seen.add(text)
+            texts.append(text)
+            labels.append(label)
+            doc_ids.append(qualname)
+            if full():
+                break
+        if full():
+            break
+    return texts, labels, doc_ids, complete, n_failed
+
+
+def _log_collection(n_docs: int, complete: bool, n_failed: int, time_limit, elapsed: float) -> None:
+    if n_failed:
+        logger.info("load_builtin_corpus: %d source files could not be parsed and were skipped.", n_failed)
+    if not complete:
+        logger.warning(
+            "load_builtin_corpus stopped after time_limit=%.0f s with %d documents; the result is partial "
+            "and not cached. Raise time_limit for the full corpus.",
+            time_limit,
+            n_docs,
+        )
+    else:
+        logger.info("load_builtin_corpus: collected %d documents in %.1f s.", n_docs, elapsed)
+
+
 def collect_docstrings(
     packages: Sequence[str] | None = None,
     *,
@@ -208,68 +285,15 @@ def collect_docstrings(
     if missing:
         logger.info("load_builtin_corpus: no Python sources found for %s; skipped.", missing)
     all_files = [f for _, files, _ in files_by_top for f in files]
-    key_material = {
-        "extraction": _EXTRACTION_VERSION,
-        "python": sys.version,
-        "packages": [label for label, _, _ in items],
-        "min_words": min_words,
-        "max_docs": max_docs,
-        "sources": _fingerprint(all_files),
-    }
-    key = hashlib.sha256(json.dumps(key_material, sort_keys=True).encode()).hexdigest()[:16]
-    cache_path = _cache_dir() / f"builtin-corpus-{key}.json.gz"
+    key_material, cache_path = _cache_key(items, all_files, min_words, max_docs)
     if cache:
-        try:
-            with gzip.open(cache_path, "rt", encoding="utf-8") as f:
-                cached = json.load(f)
-            logger.info("load_builtin_corpus: read %d cached documents from %s.", len(cached["texts"]), cache_path)
-            return cached["texts"], cached["labels"], cached["doc_ids"]
-        except FileNotFoundError:
-            pass
-        except Exception as exc:  # noqa: BLE001 - a broken cache is rebuilt, never fatal
-            logger.warning("load_builtin_corpus: ignoring unreadable cache %s (%s).", cache_path, exc)
+        cached = _read_cache(cache_path)
+        if cached is not None:
+            return cached
 
     start = time.perf_counter()
-    texts, labels, doc_ids, seen = [], [], [], set()
-    complete, n_failed = True, 0
-    for label, files, _ in files_by_top:
-        for module, path in files:
-            if time_limit is not None and time.perf_counter() - start > time_limit:
-                complete = False
-                break
-            try:
-                found = list(_docstrings(module, path))
-            except Exception:  # noqa: BLE001 - syntax from another Python, undecodable files
-                n_failed += 1
-                continue
-            for qualname, doc in found:
-                if not doc:
-                    continue
-                text = _clean(doc)
-                if len(_WORD.findall(text)) < min_words or text in seen:
-                    continue
-                seen.add(text)
-                texts.append(text)
-                labels.append(label)
-                doc_ids.append(qualname)
-                if max_docs is not None and len(texts) >= max_docs:
-                    break
-            if max_docs is not None and len(texts) >= max_docs:
-                break
-        if not complete or (max_docs is not None and len(texts) >= max_docs):
-            break
-    elapsed = time.perf_counter() - start
-    if n_failed:
-        logger.info("load_builtin_corpus: %d source files could not be parsed and were skipped.", n_failed)
-    if not complete:
-        logger.warning(
-            "load_builtin_corpus stopped after time_limit=%.0f s with %d documents; the result is partial "
-            "and not cached. Raise time_limit for the full corpus.",
-            time_limit,
-            len(texts),
-        )
-    else:
-        logger.info("load_builtin_corpus: collected %d documents in %.1f s.", len(texts), elapsed)
+    texts, labels, doc_ids, complete, n_failed = _gather(files_by_top, min_words, max_docs, time_limit)
+    _log_collection(len(texts), complete, n_failed, time_limit, time.perf_counter() - start)
     if cache and complete:
         _write_cache(cache_path, {"texts": texts, "labels": labels, "doc_ids": doc_ids, "key": key_material})
     return texts, labels, doc_ids
@@ -301,11 +325,11 @@ def load_builtin_corpus(
     least ``min_words`` words, labelled with its top-level package. Docstrings are read from the
     source files with :mod:`ast`, never by importing the modules, in sorted module order (so the
     corpus is deterministic for given Python and package versions); doctest lines (``>>>``,
-    ``...``) are dropped and repeated docstrings kept once. The default takes some seconds to
-    build; the texts are then cached as ``json.gz`` in ``$TOPICVB_CACHE`` (default
-    ``~/.cache/topicvb``), keyed by the Python version, the arguments and the source files, so later
-    calls take about a second plus vectorizing. When the cache folder is not writable the corpus
-    is simply rebuilt each time.
+    ``...``) are dropped and repeated docstrings kept once. Building reads every source file, so
+    the texts are cached as ``json.gz`` in ``$TOPICVB_CACHE`` (default ``~/.cache/topicvb``),
+    keyed by the Python version, the arguments and the source files; later calls read the cache
+    and only vectorize. When the cache folder is not writable the corpus is simply rebuilt each
+    time.
 
     Parameters
     ----------
@@ -352,16 +376,12 @@ def load_builtin_corpus(
             f"load_builtin_corpus found no docstrings with at least min_words={min_words} words in "
             f"packages={packages!r}; lower min_words or add packages."
         )
-    X, vocabulary = vectorize_texts(texts, vectorizer)
-    codes, names = encode_labels(labels)
     pkgs = ", ".join(sorted(set(labels))) if len(set(labels)) <= 5 else f"{len(set(labels))} packages"
-    return Corpus(
-        X=X,
-        vocabulary=vocabulary,
+    return build_text_corpus(
+        texts,
+        vectorizer,
+        labels=labels,
         doc_ids=doc_ids,
-        labels=codes,
-        label_names=names,
-        texts=texts,
         name="builtin-docstrings",
         description=f"Docstrings of {pkgs} (Python {sys.version.split()[0]}).",
     )

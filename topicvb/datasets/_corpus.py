@@ -56,6 +56,42 @@ def encode_labels(values) -> tuple[np.ndarray, list]:
     return codes, names
 
 
+def _read_meta(arrays: dict, p, invalid: str) -> dict:
+    """The metadata of a saved corpus, checked to be a JSON object of a format this version reads."""
+    if "meta_json" not in arrays:
+        raise ValueError(f"{str(p)!r} is a .npz file but not a topicvb corpus (no 'meta_json' entry).")
+    try:
+        meta = json.loads(arrays["meta_json"].tobytes().decode("utf-8"))
+    except ValueError as exc:  # not UTF-8, or not JSON
+        raise ValueError(f"{invalid}: its metadata (meta_json) is not UTF-8 JSON ({exc}).") from None
+    if not isinstance(meta, dict):
+        raise ValueError(f"{invalid}: its metadata (meta_json) is a JSON {type(meta).__name__}, not an object.")
+    if meta.get("format") != _FORMAT:
+        raise ValueError(f"{str(p)!r} is not a topicvb corpus (format {meta.get('format')!r}).")
+    version = meta.get("version", 0)
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise ValueError(f"{invalid}: it has an invalid format version {version!r} (expected an int).")
+    if version > _FORMAT_VERSION:
+        raise ValueError(
+            f"{str(p)!r} was written by a newer topicvb (corpus format {version}); "
+            f"this one reads up to {_FORMAT_VERSION}. Upgrade topicvb."
+        )
+    return meta
+
+
+def _check_entries(meta: dict, arrays: dict, invalid: str) -> list[str]:
+    """The array names the metadata calls for, after checking that they and the metadata keys exist."""
+    missing = [f"metadata {k!r}" for k in _META_KEYS if k not in meta]
+    needed = list(_ARRAY_KEYS)
+    needed += ["doc_ids_bytes", "doc_ids_offsets"] if meta.get("has_doc_ids") else []
+    needed += ["texts_bytes", "texts_offsets"] if meta.get("has_texts") else []
+    needed += {"array": ["labels"], "strings": ["labels_bytes", "labels_offsets"]}.get(meta.get("labels"), [])
+    missing += [f"array {k!r}" for k in needed if k not in arrays]
+    if missing:
+        raise ValueError(f"{invalid}: missing {', '.join(missing)}.")
+    return needed
+
+
 @dataclass(repr=False, eq=False)
 class Corpus:
     """A document-term count matrix with its vocabulary and optional document metadata.
@@ -344,33 +380,9 @@ class Corpus:
                 arrays = {k: npz[k] for k in npz.files}
         except Exception as exc:
             raise ValueError(f"Corpus.load could not read {str(p)!r} as a .npz file: {exc}.") from exc
-        if "meta_json" not in arrays:
-            raise ValueError(f"{str(p)!r} is a .npz file but not a topicvb corpus (no 'meta_json' entry).")
         invalid = f"{str(p)!r} is not a valid topicvb corpus"
-        try:
-            meta = json.loads(arrays["meta_json"].tobytes().decode("utf-8"))
-        except ValueError as exc:  # not UTF-8, or not JSON
-            raise ValueError(f"{invalid}: its metadata (meta_json) is not UTF-8 JSON ({exc}).") from None
-        if not isinstance(meta, dict):
-            raise ValueError(f"{invalid}: its metadata (meta_json) is a JSON {type(meta).__name__}, not an object.")
-        if meta.get("format") != _FORMAT:
-            raise ValueError(f"{str(p)!r} is not a topicvb corpus (format {meta.get('format')!r}).")
-        version = meta.get("version", 0)
-        if isinstance(version, bool) or not isinstance(version, int):
-            raise ValueError(f"{invalid}: it has an invalid format version {version!r} (expected an int).")
-        if version > _FORMAT_VERSION:
-            raise ValueError(
-                f"{str(p)!r} was written by a newer topicvb (corpus format {version}); "
-                f"this one reads up to {_FORMAT_VERSION}. Upgrade topicvb."
-            )
-        missing = [f"metadata {k!r}" for k in _META_KEYS if k not in meta]
-        needed = list(_ARRAY_KEYS)
-        needed += ["doc_ids_bytes", "doc_ids_offsets"] if meta.get("has_doc_ids") else []
-        needed += ["texts_bytes", "texts_offsets"] if meta.get("has_texts") else []
-        needed += {"array": ["labels"], "strings": ["labels_bytes", "labels_offsets"]}.get(meta.get("labels"), [])
-        missing += [f"array {k!r}" for k in needed if k not in arrays]
-        if missing:
-            raise ValueError(f"{invalid}: missing {', '.join(missing)}.")
+        meta = _read_meta(arrays, p, invalid)
+        needed = _check_entries(meta, arrays, invalid)
         try:
             shape = tuple(int(s) for s in arrays["X_shape"])
             X = sp.csr_matrix((arrays["X_data"], arrays["X_indices"], arrays["X_indptr"]), shape=shape)

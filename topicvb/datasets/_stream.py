@@ -11,8 +11,8 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 import scipy.sparse as sp
 
-from ._bow import _CHUNK_BYTES, _parse_uci_chunk, _read_header_int
 from ._files import check_input_file, open_text
+from ._uci import check_uci_nnz, iter_uci_chunks, read_uci_header
 
 logger = logging.getLogger(__name__)
 
@@ -21,9 +21,12 @@ def uci_header(docword_path) -> tuple[int, int, int]:
     """The (D, W, NNZ) header of a UCI docword file, without reading the data lines."""
     p = check_input_file(docword_path, "docword_path")
     with open_text(p, encoding="ascii", errors="replace") as f:
-        return (_read_header_int(f, p, 1, "the number of documents D"),
-                _read_header_int(f, p, 2, "the vocabulary size W"),
-                _read_header_int(f, p, 3, "the number of data lines NNZ"))
+        return read_uci_header(f, p)
+
+
+def _check_batch_size(batch_size) -> None:
+    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}.")
 
 
 def iter_uci(docword_path, batch_size: int = 1000, *, dtype=np.float64) -> Iterator[sp.csr_matrix]:
@@ -52,18 +55,14 @@ def iter_uci(docword_path, batch_size: int = 1000, *, dtype=np.float64) -> Itera
         A malformed line (named by its number), ids out of range, data lines not sorted by docID,
         or a data-line count that differs from the header.
     """
-    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}.")
+    _check_batch_size(batch_size)
     p = check_input_file(docword_path, "docword_path")
     with open_text(p, encoding="ascii", errors="replace") as f:
-        n_docs = _read_header_int(f, p, 1, "the number of documents D")
-        n_terms = _read_header_int(f, p, 2, "the vocabulary size W")
-        nnz = _read_header_int(f, p, 3, "the number of data lines NNZ")
+        n_docs, n_terms, nnz = read_uci_header(f, p)
         start = 0  # first document of the pending batch
         pending = np.zeros((0, 3), dtype=np.int64)
         last_doc = -1
         n_rows = 0
-        line_no = 4
 
         def batch(upto):
             nonlocal pending
@@ -74,29 +73,21 @@ def iter_uci(docword_path, batch_size: int = 1000, *, dtype=np.float64) -> Itera
             X.sum_duplicates()
             return X
 
-        while True:
-            lines = f.readlines(_CHUNK_BYTES)
-            if not lines:
-                break
-            chunk = _parse_uci_chunk(lines, line_no, p, n_docs, n_terms)
-            if chunk is not None:
-                chunk[:, :2] -= 1
-                docs = chunk[:, 0]
-                order_bad = np.flatnonzero(np.diff(np.concatenate([[last_doc], docs])) < 0)
-                if order_bad.size:
-                    raise ValueError(f"UCI file {str(p)!r}: data lines must be sorted by docID for streaming; "
-                                     f"line {line_no + int(order_bad[0])} goes back to an earlier document. Use "
-                                     "read_uci for unsorted files.")
-                last_doc = int(docs[-1])
-                n_rows += chunk.shape[0]
-                pending = np.concatenate([pending, chunk]) if pending.size else chunk
-                while last_doc >= start + batch_size:  # every document before the boundary is complete
-                    yield batch(start + batch_size)
-                    start += batch_size
-            line_no += len(lines)
-        if n_rows != nnz:
-            raise ValueError(f"UCI file {str(p)!r}: the header says NNZ={nnz} data lines, but the file has {n_rows}. "
-                             "The file may be truncated or the header wrong.")
+        for line_no, chunk in iter_uci_chunks(f, p, n_docs, n_terms):
+            chunk[:, :2] -= 1
+            docs = chunk[:, 0]
+            order_bad = np.flatnonzero(np.diff(np.concatenate([[last_doc], docs])) < 0)
+            if order_bad.size:
+                raise ValueError(f"UCI file {str(p)!r}: data lines must be sorted by docID for streaming; "
+                                 f"line {line_no + int(order_bad[0])} goes back to an earlier document. Use "
+                                 "read_uci for unsorted files.")
+            last_doc = int(docs[-1])
+            n_rows += chunk.shape[0]
+            pending = np.concatenate([pending, chunk]) if pending.size else chunk
+            while last_doc >= start + batch_size:  # every document before the boundary is complete
+                yield batch(start + batch_size)
+                start += batch_size
+        check_uci_nnz(n_rows, nnz, p)
         while start < n_docs:
             upto = min(start + batch_size, n_docs)
             yield batch(upto)
@@ -109,8 +100,7 @@ def iter_vectorized(texts: Iterable, vectorizer, batch_size: int = 1000) -> Iter
     ``vectorizer`` must already be fitted (its vocabulary fixes the columns); only one chunk of
     raw texts is held at a time.
     """
-    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}.")
+    _check_batch_size(batch_size)
     if isinstance(texts, (str, bytes)):
         raise TypeError("texts must be an iterable of documents, not a single string.")
     chunk = []

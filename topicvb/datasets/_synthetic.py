@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from sklearn.utils import check_scalar
 
 from .._validation import check_positive_prior
-from ._bow import _placeholder_vocabulary
+from ._bow import placeholder_vocabulary
 from ._corpus import Corpus
 
 # Documents are generated in blocks of at most this many tokens, to bound temporary memory.
@@ -84,6 +84,61 @@ def _topic_word(n_topics, n_terms, eta, separated, rng) -> np.ndarray:
     return topic_word
 
 
+def _doc_topic(alpha, n_docs: int, n_topics: int, rng) -> np.ndarray:
+    """Document-topic proportions drawn from Dirichlet(alpha), rows renormalised to sum to 1."""
+    alpha_vec = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_topics,))
+    doc_topic = rng.dirichlet(alpha_vec, size=n_docs)
+    doc_topic /= doc_topic.sum(axis=1, keepdims=True)
+    return doc_topic
+
+
+def _check_sizes_and_priors(n_docs, n_terms, n_topics, doc_topic_prior, topic_word_prior):
+    """Check the three sizes and return the priors ``(alpha, eta)``, each a float or a vector."""
+    check_scalar(n_docs, "n_docs", numbers.Integral, min_val=1)
+    check_scalar(n_terms, "n_terms", numbers.Integral, min_val=1)
+    check_scalar(n_topics, "n_topics", numbers.Integral, min_val=1)
+    alpha = check_positive_prior(doc_topic_prior, "doc_topic_prior", allow_none=False, length=n_topics)
+    eta = check_positive_prior(topic_word_prior, "topic_word_prior", allow_none=False, length=n_terms)
+    return alpha, eta
+
+
+def _check_separated(separated, n_terms: int, n_topics: int) -> None:
+    if separated is not False:
+        if isinstance(separated, bool):
+            pass
+        elif not isinstance(separated, numbers.Real) or not 0 < separated <= 1:
+            raise ValueError(f"separated must be a bool or a fraction in (0, 1], got {separated!r}.")
+        if n_terms < n_topics:
+            raise ValueError(
+                f"separated topics need at least one term per topic; got n_terms={n_terms} < n_topics={n_topics}."
+            )
+
+
+def _draw_counts(lengths, doc_topic, topic_word, rng) -> sp.csr_matrix:
+    """The int64 count matrix of all documents, drawn block by block to bound temporary memory."""
+    n_docs, n_terms = lengths.size, topic_word.shape[1]
+    cdf = np.cumsum(topic_word, axis=1)
+    cdf[:, -1] = 1.0
+    blocks = []
+    start = 0
+    while start < n_docs:
+        # Deterministic blocks of documents holding about _BLOCK_TOKENS tokens each.
+        stop = int(np.searchsorted(np.cumsum(lengths[start:]), _BLOCK_TOKENS, side="right")) + start
+        stop = min(max(stop, start + 1), n_docs)
+        blocks.append(_draw_block(lengths[start:stop], doc_topic[start:stop], cdf, n_terms, rng))
+        start = stop
+    X = sp.vstack(blocks, format="csr") if len(blocks) > 1 else blocks[0]
+    return sp.csr_matrix((X.data.astype(np.int64), X.indices.astype(np.int32), X.indptr), shape=(n_docs, n_terms))
+
+
+def _description(alpha, n_topics: int, doc_length, separated) -> str:
+    prior_desc = "asymmetric" if np.ndim(alpha) else f"{alpha:g}"
+    return (
+        f"Drawn from LDA: {n_topics} topics, doc_topic_prior={prior_desc}, "
+        f"doc_length={doc_length!r}, separated={separated!r}."
+    )
+
+
 def make_lda_corpus(
     n_docs: int,
     n_terms: int,
@@ -101,7 +156,7 @@ def make_lda_corpus(
     for each document ``d``, a length ``N_d``, proportions ``theta_d ~ Dirichlet(doc_topic_prior)``,
     and for each of its ``N_d`` tokens a topic ``z ~ theta_d`` and a term ``w ~ beta_z``. The
     sampling is vectorised (per-document topic counts, then all tokens of a topic at once), so
-    100,000 documents of 100 tokens take a few seconds.
+    large corpora are drawn without a Python loop over tokens.
 
     Parameters
     ----------
@@ -146,51 +201,17 @@ def make_lda_corpus(
     >>> corpus.X.shape, topic_word.shape, doc_topic.shape
     ((500, 200), (5, 200), (500, 5))
     """
-    check_scalar(n_docs, "n_docs", numbers.Integral, min_val=1)
-    check_scalar(n_terms, "n_terms", numbers.Integral, min_val=1)
-    check_scalar(n_topics, "n_topics", numbers.Integral, min_val=1)
-    alpha = check_positive_prior(doc_topic_prior, "doc_topic_prior", allow_none=False, length=n_topics)
-    eta = check_positive_prior(topic_word_prior, "topic_word_prior", allow_none=False, length=n_terms)
-    if separated is not False:
-        if isinstance(separated, bool):
-            pass
-        elif not isinstance(separated, numbers.Real) or not 0 < separated <= 1:
-            raise ValueError(f"separated must be a bool or a fraction in (0, 1], got {separated!r}.")
-        if n_terms < n_topics:
-            raise ValueError(
-                f"separated topics need at least one term per topic; got n_terms={n_terms} < n_topics={n_topics}."
-            )
+    alpha, eta = _check_sizes_and_priors(n_docs, n_terms, n_topics, doc_topic_prior, topic_word_prior)
+    _check_separated(separated, n_terms, n_topics)
     rng = _generator(random_state)
 
     topic_word = _topic_word(n_topics, n_terms, eta, separated, rng)
     topic_word /= topic_word.sum(axis=1, keepdims=True)
-    alpha_vec = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_topics,))
-    doc_topic = rng.dirichlet(alpha_vec, size=n_docs)
-    doc_topic /= doc_topic.sum(axis=1, keepdims=True)
+    doc_topic = _doc_topic(alpha, n_docs, n_topics, rng)
     lengths = _doc_lengths(doc_length, n_docs, rng)
-
-    cdf = np.cumsum(topic_word, axis=1)
-    cdf[:, -1] = 1.0
-    blocks = []
-    start = 0
-    while start < n_docs:
-        # Deterministic blocks of documents holding about _BLOCK_TOKENS tokens each.
-        stop = int(np.searchsorted(np.cumsum(lengths[start:]), _BLOCK_TOKENS, side="right")) + start
-        stop = min(max(stop, start + 1), n_docs)
-        blocks.append(_draw_block(lengths[start:stop], doc_topic[start:stop], cdf, n_terms, rng))
-        start = stop
-    X = sp.vstack(blocks, format="csr") if len(blocks) > 1 else blocks[0]
-    X = sp.csr_matrix((X.data.astype(np.int64), X.indices.astype(np.int32), X.indptr), shape=(n_docs, n_terms))
-    prior_desc = "asymmetric" if np.ndim(alpha) else f"{alpha:g}"
-    corpus = Corpus(
-        X=X,
-        vocabulary=_placeholder_vocabulary(n_terms),
-        name="lda-synthetic",
-        description=(
-            f"Drawn from LDA: {n_topics} topics, doc_topic_prior={prior_desc}, "
-            f"doc_length={doc_length!r}, separated={separated!r}."
-        ),
-    )
+    X = _draw_counts(lengths, doc_topic, topic_word, rng)
+    description = _description(alpha, n_topics, doc_length, separated)
+    corpus = Corpus(X=X, vocabulary=placeholder_vocabulary(n_terms), name="lda-synthetic", description=description)
     return SyntheticCorpus(corpus, topic_word, doc_topic)
 
 

@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from sklearn.base import BaseEstimator
 
 from .._validation import check_choice, check_encoding
+from ._decode import decode_counted
 from .clean import strip_headers, strip_quotes, strip_signature
 from .stopwords import ENGLISH_STOP_WORDS
 
@@ -54,18 +55,6 @@ _DIGIT = re.compile(r"\d")
 _MAX_CACHE = 1_000_000  # distinct token types remembered by one Tokenizer before the cache resets
 _DROP = object()  # cache marker for a dropped token type
 _PLACEHOLDERS = frozenset({"<num>", "<url>", "<email>"})
-
-
-def _decode_counted(data: bytes, encoding: str) -> tuple[str, int]:
-    """Decode ``data``, replacing undecodable bytes; return the text and the number of replacements."""
-    try:
-        return data.decode(encoding), 0
-    except UnicodeDecodeError:
-        pass
-    text = data.decode(encoding, errors="replace")
-    # U+FFFD characters that were in the input itself survive errors="ignore"; the rest are ours
-    n_replaced = text.count("\ufffd") - data.decode(encoding, errors="ignore").count("\ufffd")
-    return text, n_replaced
 
 
 def decode_bytes(data: bytes, encoding: str = "utf-8") -> str:
@@ -99,7 +88,7 @@ def decode_bytes(data: bytes, encoding: str = "utf-8") -> str:
     """
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"data must be bytes, got {type(data).__name__}.")
-    text, n_replaced = _decode_counted(bytes(data), encoding)
+    text, n_replaced = decode_counted(bytes(data), encoding)
     if n_replaced:
         logger.debug("Replaced %d undecodable byte sequence(s) while decoding as %s.", n_replaced, encoding)
     return text
@@ -377,7 +366,7 @@ class Tokenizer(BaseEstimator):
     def _prepare(self, text, c: _Compiled) -> str:
         if not isinstance(text, str):
             if isinstance(text, (bytes, bytearray, memoryview)):
-                text, n_replaced = _decode_counted(bytes(text), c.encoding)
+                text, n_replaced = decode_counted(bytes(text), c.encoding)
                 if n_replaced:
                     logger.debug("Replaced %d undecodable byte sequence(s) while decoding as %s.", n_replaced, c.encoding)
             else:

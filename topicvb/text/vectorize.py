@@ -29,8 +29,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, check_scalar
 
 from .._validation import check_choice, check_encoding
+from ._decode import decode_counted
 from .phrases import PhraseDetector
-from .tokenize import Tokenizer, _decode_counted
+from .tokenize import Tokenizer
 from .vocabulary import Vocabulary, check_df
 
 __all__ = ["Vectorizer", "iter_batches"]
@@ -61,10 +62,10 @@ def _read_document(doc, input: str, encoding: str):
             raise ValueError(
                 f"Could not read document file {os.fspath(doc)!r} (input='filename'): {exc.strerror or exc}."
             ) from None
-        return _decode_counted(data, encoding)
+        return decode_counted(data, encoding)
     if isinstance(doc, str):
         return doc, 0
-    return _decode_counted(bytes(doc), encoding)
+    return decode_counted(bytes(doc), encoding)
 
 
 def _counts_to_block(counts_list):

@@ -1,0 +1,83 @@
+"""Tests of the CSV and JSON Lines readers (topicvb/datasets/_csv_jsonl.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from datasets_support import _write
+
+from topicvb.datasets import read_csv, read_jsonl
+
+
+@pytest.mark.parametrize("suffix", ["", ".gz"])
+def test_read_csv(tmp_path, stub_vectorizer, suffix):
+    content = 'id,text,label\n7,"first doc, with a comma",spam\n8,"second\ndoc",ham\n\n9,third,spam\n'
+    path = _write(tmp_path / f"docs.csv{suffix}", content)
+    c = read_csv(path, "text", "label", id_column="id", vectorizer=stub_vectorizer)
+    assert c.texts == ["first doc, with a comma", "second\ndoc", "third"]
+    assert c.doc_ids == ["7", "8", "9"]
+    assert c.label_strings() == ["spam", "ham", "spam"]
+    assert c.n_docs == 3
+    by_index = read_csv(path, 1, vectorizer=stub_vectorizer)
+    assert by_index.texts == c.texts and by_index.labels is None
+
+
+def test_read_csv_tsv_without_header(tmp_path, stub_vectorizer):
+    path = _write(tmp_path / "docs.tsv", "a\tone text\nb\tanother text\n")
+    c = read_csv(path, 1, 0, delimiter="\t", header=False, vectorizer=stub_vectorizer)
+    assert c.texts == ["one text", "another text"]
+    assert c.label_strings() == ["a", "b"]
+
+
+def test_read_csv_errors(tmp_path, stub_vectorizer):
+    path = _write(tmp_path / "docs.csv", "text,label\nhello,x\nworld\n")
+    with pytest.raises(
+        ValueError, match=r"text_column='body' is not a column of .*its columns are \['text', 'label'\]"
+    ):
+        read_csv(path, "body", vectorizer=stub_vectorizer)
+    with pytest.raises(ValueError, match=r"line 3 has 1 fields; expected at least 2"):
+        read_csv(path, "text", "label", vectorizer=stub_vectorizer)
+    with pytest.raises(ValueError, match=r"label_column=5 is out of range; .* has 2 columns"):
+        read_csv(path, "text", 5, vectorizer=stub_vectorizer)
+    with pytest.raises(ValueError, match=r"is a column name, but header=False"):
+        read_csv(path, "text", header=False, vectorizer=stub_vectorizer)
+    empty = _write(tmp_path / "empty.csv", "")
+    with pytest.raises(ValueError, match=r"'.*empty.csv' is empty; expected a header row"):
+        read_csv(empty, "text", vectorizer=stub_vectorizer)
+    header_only = _write(tmp_path / "header.csv", "text,label\n")
+    with pytest.raises(ValueError, match=r"'.*header.csv' has no data rows"):
+        read_csv(header_only, "text", vectorizer=stub_vectorizer)
+    with pytest.raises(FileNotFoundError, match=r"path '.*missing.csv' does not exist"):
+        read_csv(tmp_path / "missing.csv", "text", vectorizer=stub_vectorizer)
+
+
+@pytest.mark.parametrize("suffix", ["", ".gz"])
+def test_read_jsonl(tmp_path, stub_vectorizer, suffix):
+    rows = [{"id": 1, "body": "alpha beta", "stars": 5}, {"id": 2, "body": "beta gamma", "stars": 1}]
+    content = (
+        "\n".join(json.dumps(r) for r in rows) + "\n\n" + json.dumps({"id": 3, "body": "日本 text", "stars": 5}) + "\n"
+    )
+    path = _write(tmp_path / f"docs.jsonl{suffix}", content)
+    c = read_jsonl(path, "body", "stars", id_field="id", vectorizer=stub_vectorizer)
+    assert c.texts == ["alpha beta", "beta gamma", "日本 text"]
+    assert c.doc_ids == ["1", "2", "3"]
+    assert c.label_names == [1, 5]
+    assert c.labels.tolist() == [1, 0, 1]
+
+
+@pytest.mark.parametrize(
+    ("content", "match"),
+    [
+        ('{"text": "a"}\n{"text": "b"\n', r"line 2 is not valid JSON"),
+        ('{"text": "a"}\n["text"]\n', r"line 2: expected a JSON object, got list"),
+        ('{"text": "a"}\n{"body": "b"}\n', r"line 2 has no field 'text'; its fields are \['body'\]"),
+        ('{"text": 3}\n', r"line 1: field 'text' must be a string, got int"),
+        ("\n\n", r"has no documents"),
+    ],
+)
+def test_read_jsonl_errors(tmp_path, stub_vectorizer, content, match):
+    path = _write(tmp_path / "docs.jsonl", content)
+    with pytest.raises(ValueError, match=match):
+        read_jsonl(path, "text", vectorizer=stub_vectorizer)

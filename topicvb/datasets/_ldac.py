@@ -1,0 +1,234 @@
+"""Blei's LDA-C format: one document per line, ``M id:count id:count ...`` with 0-based term ids.
+
+``M`` is the number of ``id:count`` pairs on the line; a line ``0`` is an empty document. The
+format does not record the number of terms, so it comes from the vocabulary file, from
+``n_terms=``, or from the largest id.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from array import array
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import check_positive_int
+from ._bow import placeholder_vocabulary, read_optional_vocabulary, write_with_vocabulary, writer_counts
+from ._corpus import Corpus
+from ._files import check_input_file, open_text
+
+logger = logging.getLogger(__name__)
+
+_MAX_COUNT = np.iinfo(np.int64).max  # counts are stored as int64
+_MAX_TERMS = np.iinfo(np.int32).max  # column ids are stored as int32
+_EXPECTED = "'M id:count id:count ...' (M integer pairs, 0-based ids)"
+# Lines formatted per write call by write_ldac.
+_WRITE_BLOCK = 10_000
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _split_ldac_line(parts: list[str], line: str, line_no: int, p: Path) -> tuple[list[int], list[int]]:
+    """The term ids and counts of one non-blank line, checked against its leading count ``M``."""
+    try:
+        m = int(parts[0])
+        if m < 0:
+            raise ValueError
+        if ":" in parts[0] or any(q.count(":") != 1 for q in parts[1:]):
+            raise ValueError
+        pairs = [int(v) for q in parts[1:] for v in q.split(":")]
+    except ValueError:
+        raise ValueError(
+            f"LDA-C file {str(p)!r}, line {line_no}: expected {_EXPECTED}, got {line.strip()[:80]!r}."
+        ) from None
+    if m != len(parts) - 1:
+        raise ValueError(
+            f"LDA-C file {str(p)!r}, line {line_no}: the leading count M={m} disagrees with the "
+            f"{len(parts) - 1} id:count pairs that follow."
+        )
+    return pairs[0::2], pairs[1::2]
+
+
+def _check_ldac_values(ids, cnts, line_no: int, p: Path, n_terms: int | None, has_vocab: bool) -> None:
+    """Raise if a term id is out of range or a count is negative or too large for int64."""
+    if ids:
+        lo, hi = min(ids), max(ids)
+        if lo < 0 or hi >= (_MAX_TERMS if n_terms is None else n_terms):
+            bad = lo if lo < 0 else hi
+            if n_terms is None:
+                allowed = f"between 0 and {_MAX_TERMS - 1}"
+            else:
+                where = " in vocab_path" if has_vocab else ""
+                allowed = f"between 0 and {n_terms - 1} ({n_terms} terms{where})"
+            raise ValueError(
+                f"LDA-C file {str(p)!r}, line {line_no}: term id {bad} is out of range; "
+                f"0-based ids must be {allowed}."
+            )
+    if cnts and min(cnts) < 0:
+        raise ValueError(f"LDA-C file {str(p)!r}, line {line_no}: counts must be non-negative, got {min(cnts)}.")
+    if cnts and max(cnts) > _MAX_COUNT:
+        raise ValueError(
+            f"LDA-C file {str(p)!r}, line {line_no}: count {max(cnts)} is too large; counts must "
+            f"fit in a 64-bit integer (at most {_MAX_COUNT})."
+        )
+
+
+def _read_ldac_arrays(p: Path, n_terms: int | None, has_vocab: bool) -> tuple[array, array, array]:
+    """The CSR arrays ``(indptr, indices, data)`` of an LDA-C file, as int64 :class:`array.array`."""
+    indptr = array("q", [0])
+    indices = array("q")
+    data = array("q")
+    try:
+        with open_text(p, encoding="ascii", errors="replace") as f:
+            first_blank = None  # blank lines are allowed only at the end of the file
+            for line_no, line in enumerate(f, start=1):
+                parts = line.split()
+                if not parts:
+                    first_blank = first_blank or line_no
+                    continue
+                if first_blank is not None:
+                    raise ValueError(
+                        f"LDA-C file {str(p)!r}, line {first_blank} is blank; expected {_EXPECTED}. "
+                        "Write '0' for an empty document."
+                    )
+                ids, cnts = _split_ldac_line(parts, line, line_no, p)
+                _check_ldac_values(ids, cnts, line_no, p, n_terms, has_vocab)
+                indices.extend(ids)
+                data.extend(cnts)
+                indptr.append(len(indices))
+    except (OSError, EOFError) as exc:
+        raise ValueError(f"Could not read path {str(p)!r}: {exc}.") from exc
+    return indptr, indices, data
+
+
+def _ldac_matrix(arrays, n_terms: int | None, p: Path, vocab_path, has_vocab: bool) -> sp.csr_matrix:
+    """The CSR int64 matrix of the arrays, ``n_terms`` columns (the largest id plus one when None)."""
+    indptr, indices, data = arrays
+    if len(indptr) == 1:
+        raise ValueError(f"LDA-C file {str(p)!r} is empty; expected one line 'M id:count ...' per document.")
+    indptr_a = np.frombuffer(indptr, dtype=np.int64)
+    indices_a = np.frombuffer(indices, dtype=np.int64)
+    if n_terms is None:
+        n_terms = int(indices_a.max()) + 1 if indices_a.size else 0
+    if n_terms == 0:
+        if has_vocab:
+            raise ValueError(f"vocab_path {str(vocab_path)!r} is empty; expected at least one term.")
+        raise ValueError(
+            f"LDA-C file {str(p)!r} describes a corpus with no terms (every document is empty); expected at "
+            "least one term. Pass n_terms= or vocab_path= to give the vocabulary size."
+        )
+    X = sp.csr_matrix(
+        (np.frombuffer(data, dtype=np.int64).copy(), indices_a.astype(np.int32), indptr_a.copy()),
+        shape=(indptr_a.size - 1, n_terms),
+    )
+    nnz_before = X.nnz
+    X.sum_duplicates()
+    if X.nnz < nnz_before:
+        logger.warning("LDA-C file %s: %d repeated term ids within a line were summed.", p, nnz_before - X.nnz)
+    X.eliminate_zeros()
+    return X
+
+
+def read_ldac(
+    path, vocab_path=None, *, n_terms: int | None = None, encoding: str = "utf-8", name: str | None = None
+) -> Corpus:
+    """Read a corpus in Blei's LDA-C format (``M id:count id:count ...``, one document per line).
+
+    ``M`` is the number of ``id:count`` pairs on the line and the term ids are 0-based indices
+    into the vocabulary file. A line ``0`` is an empty document. Gzip files are read transparently.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The ``.dat`` file (plain or gzip-compressed).
+    vocab_path : str or os.PathLike, default=None
+        The vocabulary file, one term per line. When None, terms are named ``w0000``, ...
+    n_terms : int, default=None
+        Number of terms when no vocabulary is given; by default the largest id plus one (ids must
+        then be below 2**31 - 1).
+    encoding : str, default="utf-8"
+        Encoding of the vocabulary file.
+    name : str, default=None
+        Name of the corpus; defaults to the file name.
+
+    Returns
+    -------
+    corpus : Corpus
+        ``X`` has one row per line and int64 counts.
+
+    Raises
+    ------
+    FileNotFoundError
+        If a file does not exist.
+    TypeError
+        If ``n_terms`` is not an int or None.
+    ValueError
+        If ``n_terms`` is not positive, a line is malformed or blank (blank lines are ignored only
+        at the end of the file), ``M`` disagrees with the pairs that follow, an id is out of range,
+        a count is negative or does not fit in 64 bits, or the corpus has no terms.
+    """
+    check_positive_int(n_terms, "n_terms", allow_none=True)
+    p = check_input_file(path, "path")
+    vocabulary = read_optional_vocabulary(vocab_path, encoding)
+    has_vocab = vocabulary is not None
+    if has_vocab:
+        n_terms = len(vocabulary)
+    arrays = _read_ldac_arrays(p, n_terms, has_vocab)
+    X = _ldac_matrix(arrays, n_terms, p, vocab_path, has_vocab)
+    n_terms = X.shape[1]
+    if vocabulary is None:
+        vocabulary = placeholder_vocabulary(n_terms)
+    logger.info("Read LDA-C corpus %s: %d documents, %d terms.", p, X.shape[0], n_terms)
+    return Corpus(X=X, vocabulary=vocabulary, name=name or p.name, description=f"LDA-C corpus read from {p.name}.")
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def _write_ldac_lines(f, X: sp.csr_matrix) -> None:
+    """One line ``M id:count ...`` per row of ``X``, written in blocks of lines."""
+    indptr, indices, data = X.indptr, X.indices.tolist(), X.data.tolist()
+    buf = []
+    for d in range(X.shape[0]):
+        a, b = indptr[d], indptr[d + 1]
+        buf.append(" ".join([str(b - a)] + [f"{w}:{c}" for w, c in zip(indices[a:b], data[a:b])]) + "\n")
+        if len(buf) >= _WRITE_BLOCK:
+            f.write("".join(buf))
+            buf = []
+    f.write("".join(buf))
+
+
+def write_ldac(corpus_or_X, vocabulary=None, path=None, vocab_path=None) -> None:
+    """Write counts in Blei's LDA-C format (``M id:count ...`` per document, 0-based ids), atomically.
+
+    Parameters
+    ----------
+    corpus_or_X : Corpus or sparse matrix of shape (n_docs, n_terms)
+        Integer-valued, non-negative counts. Empty documents are written as ``0``.
+    vocabulary : list of str, default=None
+        One term per column; taken from the Corpus when None.
+    path : str or os.PathLike
+        Destination of the ``.dat`` file; gzip-compressed when the name ends in ``.gz``.
+    vocab_path : str or os.PathLike, default=None
+        Destination of the vocabulary file; not written when None.
+
+    Raises
+    ------
+    ValueError
+        If the counts are negative or not integers, the vocabulary does not match ``X`` or a term
+        contains a line break.
+
+    Notes
+    -----
+    LDA-C files do not record the number of terms; terms that no document uses are kept only
+    through the vocabulary file.
+    """
+    if path is None:
+        raise TypeError("write_ldac needs path, the file to write.")
+    X, vocabulary = writer_counts(corpus_or_X, vocabulary, vocab_path, "write_ldac")
+    write_with_vocabulary(path, vocab_path, vocabulary, functools.partial(_write_ldac_lines, X=X))
+    logger.info("Wrote LDA-C corpus (%d documents) to %s.", X.shape[0], path)

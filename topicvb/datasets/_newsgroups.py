@@ -1,0 +1,243 @@
+"""The 20 Newsgroups "bydate" corpus, read from a local copy, with scikit-learn as the fallback."""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import tarfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from .._validation import check_choice
+from ._corpus import Corpus
+from ._files import find_corpora_dir
+from ._text import build_text_corpus
+
+logger = logging.getLogger(__name__)
+
+_NG_SPLITS = {"train": "20news-bydate-train", "test": "20news-bydate-test"}
+_NG_REMOVE = {"headers", "footers", "quotes"}
+_QUOTE_RE = re.compile(r"(writes in|writes:|wrote:|says:|said:|^In article|^Quoted from|^\||^>)")
+
+
+# --------------------------------------------------------------------------- cleaning posts
+
+
+def _strip_header(text: str) -> str:
+    """Drop the header block, everything up to the first blank line."""
+    _, _, after = text.partition("\n\n")
+    return after
+
+
+def _strip_quotes(text: str) -> str:
+    """Drop lines that quote another post (``>`` or ``|`` prefixes, "... writes:" attributions)."""
+    return "\n".join(line for line in text.split("\n") if not _QUOTE_RE.search(line))
+
+
+def _strip_footer(text: str) -> str:
+    """Drop the signature: everything after the last line made only of dashes (or blank)."""
+    lines = text.strip().split("\n")
+    for i in range(len(lines) - 1, -1, -1):
+        if lines[i].strip().strip("-") == "":
+            break
+    return "\n".join(lines[:i]) if i > 0 else text
+
+
+def _clean_post(text: str, remove) -> str:
+    # Same order and rules as scikit-learn's fetch_20newsgroups, so results are comparable.
+    if "headers" in remove:
+        text = _strip_header(text)
+    if "footers" in remove:
+        text = _strip_footer(text)
+    if "quotes" in remove:
+        text = _strip_quotes(text)
+    return text
+
+
+def _check_remove(remove) -> Sequence[str]:
+    """``remove`` as a sequence of part names (a single str is one name), checked against the known parts."""
+    if isinstance(remove, str):
+        remove = (remove,)
+    unknown = set(remove) - _NG_REMOVE
+    if unknown:
+        raise ValueError(f"remove may contain only {sorted(_NG_REMOVE)}, got {sorted(unknown)}.")
+    return remove
+
+
+# --------------------------------------------------------------------------- local copies
+
+
+def _find_20ng(data_home) -> tuple[str, Path] | None:
+    """Locate a local copy of 20news-bydate: ``("tar", file)`` or ``("dir", folder)``, or None."""
+    roots = []
+    if data_home is not None:
+        roots.append(Path(data_home).expanduser())
+    shared = find_corpora_dir()
+    if shared is not None:
+        roots.append(shared)
+    # scikit-learn's data folder (computed here: sklearn's get_data_home would create it).
+    sk_home = data_home if data_home is not None else os.environ.get("SCIKIT_LEARN_DATA", "~/scikit_learn_data")
+    roots.append(Path(sk_home).expanduser() / "20news_home")
+    for root in roots:
+        for base in (root, root / "20news-bydate"):
+            tar = base / "20news-bydate.tar.gz"
+            if tar.is_file():
+                return "tar", tar
+            if (base / _NG_SPLITS["train"]).is_dir() and (base / _NG_SPLITS["test"]).is_dir():
+                return "dir", base
+    return None
+
+
+def _read_20ng_tar(path: Path, splits) -> list[tuple[str, str, str, str]]:
+    wanted = {_NG_SPLITS[s]: s for s in splits}
+    posts = []
+    try:
+        with tarfile.open(path, "r:*") as tar:
+            for member in tar:
+                if not member.isfile():
+                    continue
+                parts = member.name.split("/")
+                if len(parts) < 3 or parts[-3] not in wanted:
+                    continue
+                f = tar.extractfile(member)
+                posts.append((wanted[parts[-3]], parts[-2], parts[-1], f.read().decode("latin-1")))
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        raise ValueError(f"load_20newsgroups could not read the archive {str(path)!r}: {exc}.") from exc
+    return posts
+
+
+def _read_20ng_dir(base: Path, splits) -> list[tuple[str, str, str, str]]:
+    posts = []
+    for split in splits:
+        for group_dir in sorted((base / _NG_SPLITS[split]).iterdir()):
+            if not group_dir.is_dir() or group_dir.name.startswith("."):
+                continue
+            for f in sorted(group_dir.iterdir()):
+                if f.is_file() and not f.name.startswith("."):
+                    posts.append((split, group_dir.name, f.name, f.read_bytes().decode("latin-1")))
+    return posts
+
+
+def _local_posts(kind: str, where: Path, splits, categories) -> list[tuple[str, str, str, str]]:
+    """(split, newsgroup, file name, text) of the local copy, sorted, restricted to ``categories``."""
+    posts = _read_20ng_tar(where, splits) if kind == "tar" else _read_20ng_dir(where, splits)
+    order = {s: i for i, s in enumerate(splits)}
+    posts.sort(key=lambda t: (order[t[0]], t[1], t[2]))
+    if categories is not None:
+        available = sorted({t[1] for t in posts})
+        missing = sorted(set(categories) - set(available))
+        if missing:
+            raise ValueError(f"categories has unknown newsgroups {missing}; the newsgroups are {available}.")
+        posts = [t for t in posts if t[1] in set(categories)]
+    return posts
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def load_20newsgroups(
+    subset: str = "train",
+    data_home=None,
+    vectorizer=None,
+    remove: Sequence[str] = (),
+    *,
+    categories: Sequence[str] | None = None,
+    download_if_missing: bool = True,
+) -> Corpus:
+    """Load the 20 Newsgroups "bydate" corpus from a local copy, downloading only as a last resort.
+
+    The local copy is searched, in order, in ``data_home``, in the shared corpora folder (see
+    :func:`find_corpora_dir`, the environment variable ``TOPICVB_CORPORA``) and in scikit-learn's
+    data folder. Each may hold ``20news-bydate.tar.gz`` or the extracted folders
+    ``20news-bydate-train/`` and ``20news-bydate-test/``, directly or in a ``20news-bydate/``
+    sub-folder. Posts are decoded as latin-1 and kept in sorted order (split, newsgroup, file name),
+    without shuffling. When no copy is found, scikit-learn's
+    :func:`~sklearn.datasets.fetch_20newsgroups` is used, which reads its own cache or downloads
+    (about 14 MB) unless ``download_if_missing=False``.
+
+    Parameters
+    ----------
+    subset : {"train", "test", "all"}, default="train"
+        Which part of the by-date split to load; "all" is train followed by test.
+    data_home : str or os.PathLike, default=None
+        A folder to search first (also passed on to scikit-learn).
+    vectorizer : object, default=None
+        Turns the texts into counts (see :func:`vectorize_texts`); None uses
+        ``topicvb.text.Vectorizer()``.
+    remove : sequence of {"headers", "footers", "quotes"}, default=()
+        Parts of each post to drop, with the same rules as scikit-learn.
+    categories : sequence of str, default=None
+        Newsgroups to keep, for example ``["sci.space", "rec.autos"]``; None keeps all 20.
+    download_if_missing : bool, default=True
+        Whether scikit-learn may download the data when no local copy exists.
+
+    Returns
+    -------
+    corpus : Corpus
+        With ``texts``, ``labels`` (codes into ``label_names``, the sorted newsgroup names) and
+        ``doc_ids`` of the form ``"train/sci.space/60804"``.
+
+    Raises
+    ------
+    ValueError
+        If ``subset``, ``remove`` or ``categories`` has an unknown value.
+    FileNotFoundError
+        If there is no local copy and ``download_if_missing=False``.
+    """
+    check_choice(subset, "subset", {"train", "test", "all"})
+    remove = _check_remove(remove)
+    splits = ["train", "test"] if subset == "all" else [subset]
+    found = _find_20ng(data_home)
+    if found is None:
+        return _fetch_20ng_sklearn(subset, data_home, vectorizer, remove, categories, download_if_missing)
+    kind, where = found
+    logger.info("load_20newsgroups: reading %s.", where)
+    posts = _local_posts(kind, where, splits, categories)
+    if not posts:
+        raise ValueError(f"load_20newsgroups found no posts for subset={subset!r} in {str(where)!r}.")
+    texts = [_clean_post(t[3], remove) for t in posts]
+    return build_text_corpus(
+        texts,
+        vectorizer,
+        labels=[t[1] for t in posts],
+        doc_ids=[f"{t[0]}/{t[1]}/{t[2]}" for t in posts],
+        name=f"20newsgroups-{subset}",
+        description=f"20 Newsgroups by-date, subset {subset!r}"
+        + (f", removed {sorted(remove)}" if remove else "")
+        + ".",
+    )
+
+
+def _fetch_20ng_sklearn(subset, data_home, vectorizer, remove, categories, download_if_missing) -> Corpus:
+    from sklearn.datasets import fetch_20newsgroups
+
+    try:
+        bunch = fetch_20newsgroups(
+            data_home=data_home,
+            subset=subset,
+            categories=categories,
+            shuffle=False,
+            remove=tuple(remove),
+            download_if_missing=download_if_missing,
+        )
+    except OSError as exc:
+        raise FileNotFoundError(
+            "load_20newsgroups found no local copy of 20news-bydate (searched data_home, TOPICVB_CORPORA and "
+            f"scikit-learn's data folder) and could not download it: {exc}. Put 20news-bydate.tar.gz in a "
+            "folder and pass data_home=, or set TOPICVB_CORPORA."
+        ) from exc
+    doc_ids = []
+    for fname in bunch.filenames:
+        parts = Path(fname).parts
+        split = "train" if parts[-3].endswith("train") else "test"
+        doc_ids.append(f"{split}/{parts[-2]}/{parts[-1]}")
+    names = list(bunch.target_names)
+    return build_text_corpus(
+        list(bunch.data),
+        vectorizer,
+        labels=[names[t] for t in bunch.target],
+        doc_ids=doc_ids,
+        name=f"20newsgroups-{subset}",
+        description=f"20 Newsgroups by-date via scikit-learn, subset {subset!r}.",
+    )
