@@ -241,3 +241,52 @@ def scvb0_documents(X, n_phi, n_z, alpha, eta, n_theta, burn_in, tau=10.0, kappa
 def svi_lambda_step(lam, eta, sstats, rho, scale):
     """The stochastic variational step of lambda: (1 - rho) lam + rho (eta + scale sstats), sstats (K, V)."""
     return (1.0 - rho) * lam + rho * (eta + scale * sstats)
+
+
+def poisson_binomial_digamma_gain(probs, counts, a):
+    """E[psi(n + a)] - psi(a) exactly for n = sum of independent Binomial(counts[i], probs[i]) token
+    groups: the pmf of n by convolution, then the expectation (slow, obvious)."""
+    from scipy.special import digamma
+    from scipy.stats import binom
+
+    pmf = np.array([1.0])
+    for p, c in zip(probs, counts):
+        pmf = np.convolve(pmf, binom.pmf(np.arange(c + 1), c, p))
+    n = np.arange(pmf.shape[0])
+    return float(np.sum(pmf * (digamma(n + a) - digamma(a))))
+
+
+def moment_matched_digamma_gain(m, v, a, small_mean=8.0):
+    """The kernel's approximation, slowly: for m < small_mean, n = s + k with an integer shift s in
+    {0, floor(m - v), floor(m - v) + 1} (at most m) and k binomial (or Poisson) with mean m - s,
+    choosing the s whose variance is nearest v; the expectation summed over the pmf. Otherwise the
+    second-order Taylor expansion with scipy's polygamma."""
+    from scipy.special import digamma, polygamma
+    from scipy.stats import binom, poisson
+
+    if m <= 0:
+        return 0.0
+    if m >= small_mean:
+        return float(digamma(m + a) - digamma(a) + 0.5 * polygamma(2, m + a) * v)
+
+    def law(s):
+        r = m - s
+        if r <= 0:
+            return 0.0, None
+        if v >= r:
+            return r, ("poisson", r)
+        N = max(np.floor(r * r / (r - v) + 0.5), np.ceil(r))
+        return r * (1 - r / N), ("binom", N, r / N)
+
+    base = np.floor(max(m - v, 0.0))
+    candidates = [s for s in (0.0, base, base + 1.0) if s <= m]
+    s = min(candidates, key=lambda s: (abs(law(s)[0] - v), candidates.index(s)))
+    _, spec = law(s)
+    k = np.arange(0, 400)
+    if spec is None:
+        pmf = (k == 0).astype(float)
+    elif spec[0] == "poisson":
+        pmf = poisson.pmf(k, spec[1])
+    else:
+        pmf = binom.pmf(k, spec[1], spec[2])
+    return float(np.sum(pmf * (digamma(s + k + a) - digamma(a))))

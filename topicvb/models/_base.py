@@ -30,6 +30,9 @@ logger = logging.getLogger("topicvb.models")
 
 _DTYPES = {"float64": np.float64, "float32": np.float32}
 
+# A decrease of the objective this small (relative) counts as rounding, not as a decrease.
+_ROUNDING = 1e-12
+
 # A topic is dead when it carries less than this share of 1/K of the tokens at the end of a fit.
 DEAD_SHARE = 0.2
 
@@ -299,10 +302,16 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
             sys.stderr.flush()
 
     def _converged(self, history) -> bool:
+        """Whether the last change of the objective is an increase of at most ``tol`` relative.
+
+        One-sided: a decrease (beyond rounding) is not convergence, since an objective that went down
+        has not settled (a learned prior or a stochastic step overshot); the fit goes on.
+        """
         if len(history) < 2:
             return False
         prev, cur = history[-2], history[-1]
-        return abs(cur - prev) <= self.tol * max(abs(prev), 1e-300)
+        scale = max(abs(prev), 1e-300)
+        return -_ROUNDING * scale <= cur - prev <= self.tol * scale
 
     def _warn_not_converged(self, n_iter: int, converged: bool) -> None:
         if not converged and self.tol > 0:

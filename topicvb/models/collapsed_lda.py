@@ -17,7 +17,7 @@ from .._validation import check_choice, csr_arrays
 from ._base import TopicModelBase
 from ._collapsed import CollapsedInferenceMixin, point_estimates
 from ._checkpoint import interruptible, restore_rng
-from ._priors import learn_flags, polya_fixed_point, symmetric_polya_fixed_point
+from ._priors import learn_flags, polya_step, symmetric_polya_step
 
 logger = logging.getLogger(__name__)
 
@@ -53,10 +53,12 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         serial sweep (documents do not see each other's changes within a sweep) that converges
         to comparable solutions; its results do not depend on the thread count.
     learn_priors : {False, True, "doc_topic", "topic_word"}, default=False
-        After every sweep, set alpha (asymmetric) and/or eta (symmetric) to the Dirichlet-multinomial
-        maximum-likelihood values for the current expected counts (Minka's fixed point, as
-        Asuncion et al. 2009 do for CVB0); the results are in ``doc_topic_prior_`` and
-        ``topic_word_prior_``.
+        After every sweep, move alpha (asymmetric) and/or eta (symmetric) one step of Minka's fixed
+        point for the Dirichlet-multinomial likelihood of the counts (as Asuncion et al. 2009 do
+        for CVB0), with the expectation E[psi(n + a)] over the counts' mean-field distribution
+        rather than psi(E[n] + a) (the plug-in inflates the priors, which then inflate each other),
+        and a weak Gamma(1, 1) hyperprior on each value; the results are in ``doc_topic_prior_``
+        and ``topic_word_prior_``.
     prior_burn_in : int, default=10
         Sweeps before the priors are first learned: right after the random start the expected
         counts are nearly uniform, and their maximum-likelihood alpha is huge and self-sustaining.
@@ -64,7 +66,8 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
     max_iter : int, default=100
         Maximum number of sweeps.
     tol : float, default=1e-4
-        Stop when the relative change of the training log-likelihood is at most ``tol``.
+        Stop when the training log-likelihood rose by at most ``tol`` relative (a decrease is not
+        convergence).
     transform_max_iter : int, default=100
         Passes over each new document in ``transform`` (CVB0 updates with the topics fixed).
     mean_change_tol : float, default=1e-3
@@ -142,6 +145,7 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
         history = []
         save, state = self._checkpointer(X, resume)
+        variances = _PriorLearning(indptr, data, colptr, positions, lengths, second)
         started = time.perf_counter()
         with threads(self.n_jobs), interruptible(type(self).__name__) as stop:
             if state is None:
@@ -166,10 +170,8 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
                                     second, False, 1, 0.0)
                     term_counts(colptr, positions, data, gamma, n_wk, v_wk, second)
                 learning = it > self.prior_burn_in
-                if learn_alpha and learning:  # Minka's Polya fixed point on the expected counts
-                    alpha = polya_fixed_point(alpha, n_dk, lengths)
-                if learn_eta and learning:
-                    eta = symmetric_polya_fixed_point(eta, n_wk.T)
+                if (learn_alpha or learn_eta) and learning:
+                    alpha, eta = variances.prior_step(alpha, eta, gamma, n_dk, n_wk, v_dk, v_wk, learn_alpha, learn_eta)
                 theta, phi_t = point_estimates(n_dk, n_wk, alpha, eta)
                 history.append(float(np.sum(log_likelihood(indptr, indices, data, theta, phi_t))))
                 save(it, {"gamma": gamma, "n_dk": n_dk, "n_wk": n_wk, "v_dk": v_dk, "v_wk": v_wk, "alpha": alpha,
@@ -185,3 +187,41 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
             "bound_history_": np.asarray(history),
             "n_iter_": it,
         }
+
+
+# A weak Gamma(shape, rate) hyperprior on each learned prior value: it keeps a prior from running off
+# where the counts say little (few documents, an unused topic) and is negligible against a real corpus's
+# counts (the fixed point's denominator grows with the number of documents, resp. of terms).
+HYPER_SHAPE, HYPER_RATE = 1.0, 1.0
+
+
+class _PriorLearning:
+    """One step per sweep of the learned priors (:func:`._priors.polya_step`), from the expected counts
+    and their variances: CVB keeps the variances (v_dk, v_wk); for CVB0 they are computed from the
+    responsibilities when the priors are learned (sum over a row's cells of c gamma (1 - gamma))."""
+
+    def __init__(self, indptr, data, colptr, positions, lengths, second_order):
+        self.indptr, self.data, self.colptr, self.positions = indptr, data, colptr, positions
+        self.lengths, self.second_order = lengths, second_order
+        self.scratch = {}
+
+    def _variances(self, gamma, n_rows, which):
+        if which not in self.scratch:
+            self.scratch[which] = (np.empty((n_rows, gamma.shape[1]), dtype=gamma.dtype),
+                                   np.empty((n_rows, gamma.shape[1]), dtype=gamma.dtype))
+        counts, var = self.scratch[which]
+        if which == "doc":
+            document_counts(self.indptr, self.data, gamma, counts, var, True)
+        else:
+            term_counts(self.colptr, self.positions, self.data, gamma, counts, var, True)
+        return var
+
+    def prior_step(self, alpha, eta, gamma, n_dk, n_wk, v_dk, v_wk, learn_alpha, learn_eta):
+        if learn_alpha:
+            var = v_dk if self.second_order else self._variances(gamma, n_dk.shape[0], "doc")
+            alpha = polya_step(alpha, n_dk, var, self.lengths, HYPER_SHAPE, HYPER_RATE)
+        if learn_eta:
+            var = v_wk if self.second_order else self._variances(gamma, n_wk.shape[0], "term")
+            eta = symmetric_polya_step(eta, n_wk.T, var.T, HYPER_SHAPE, HYPER_RATE)
+        return alpha, eta
+

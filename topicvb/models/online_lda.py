@@ -53,8 +53,8 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
     max_iter : int, default=10
         Passes over the corpus in ``fit``.
     tol : float, default=1e-3
-        ``fit`` stops when the relative change between passes of the mean per-batch ELBO
-        estimate is at most ``tol``.
+        ``fit`` stops when the mean per-batch ELBO estimate of a pass rose by at most ``tol``
+        relative to the previous pass (a decrease is not convergence).
     shuffle : bool, default=True
         Visit documents in a new random order on every pass of ``fit``.
     learn_priors : {False, True, "doc_topic", "topic_word"}, default=False

@@ -55,8 +55,8 @@ class StochasticCollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
     max_iter : int, default=10
         Passes over the corpus in ``fit``.
     tol : float, default=1e-3
-        ``fit`` stops when the relative change between passes of the mean per-token batch
-        log-likelihood is at most ``tol``.
+        ``fit`` stops when the mean per-token batch log-likelihood of a pass rose by at most
+        ``tol`` relative to the previous pass (a decrease is not convergence).
     shuffle : bool, default=True
         New random document order on each pass of ``fit``.
     transform_max_iter, mean_change_tol, random_state, verbose, n_jobs, dtype

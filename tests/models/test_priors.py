@@ -1,0 +1,106 @@
+"""Learning Dirichlet priors from expected counts (CollapsedLDA): the expectation E[psi(n + a)], the
+one-step Minka update, and what a user sees (learned priors that do not run off, and do not hurt)."""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from scipy.special import digamma, gammaln
+
+import reference as ref
+from topicvb import make_lda_corpus
+from topicvb._kernels.priors import digamma_gain
+from topicvb.evaluation import heldout_perplexity
+from topicvb.models import CollapsedLDA
+from topicvb.models._priors import expected_digamma_gain, polya_step, symmetric_polya_step
+
+
+def test_digamma_gain_kernel_matches_the_slow_reference():
+    rng = np.random.default_rng(0)
+    m = np.concatenate([rng.uniform(0, 8, 200), rng.exponential(0.05, 100), rng.uniform(8, 500, 50), [0.0, 3.0]])
+    v = m * rng.uniform(0, 1, m.shape[0])
+    v[-1] = 3.0  # v = m: the Poisson limit
+    a = rng.choice([1e-3, 0.01, 0.1, 1.0, 5.0], m.shape[0])
+    out = np.empty_like(m)
+    digamma_gain(m, v, a, out)
+    want = [ref.moment_matched_digamma_gain(*x) for x in zip(m, v, a)]
+    np.testing.assert_allclose(out, want, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(expected_digamma_gain(m, None, a), digamma(m + a) - digamma(a))  # the plug-in
+
+
+@pytest.mark.parametrize("probs, counts", [
+    ([0.01] * 50, [1] * 50), ([0.3] * 10, [1] * 10), ([0.2, 0.7, 0.05], [3, 1, 6]), ([0.999, 0.002], [2, 40]),
+    ([0.5], [2]), (np.linspace(0.01, 0.9, 9), [1] * 9), ([0.05] * 40, [5] * 40), ([0.001] * 3, [1] * 3),
+])
+@pytest.mark.parametrize("a", [0.005, 0.05, 1.0])
+def test_expected_gain_is_close_to_the_exact_expectation_where_the_plug_in_is_not(probs, counts, a):
+    probs, counts = np.asarray(probs, dtype=float), np.asarray(counts)
+    exact = ref.poisson_binomial_digamma_gain(probs, counts, a)
+    m, v = np.sum(counts * probs), np.sum(counts * probs * (1 - probs))
+    got = float(expected_digamma_gain(np.array([m]), np.array([v]), a)[0])
+    plug_in = float(digamma(m + a) - digamma(a))
+    assert abs(got - exact) <= 0.03 * exact
+    assert abs(got - exact) <= abs(plug_in - exact) + 1e-9 * exact  # never worse than the plug-in
+    if m < 1 and a <= 0.05:
+        assert plug_in > 1.5 * exact  # the bias that made learned priors run off
+
+
+def _polya_objective(alpha, counts, shape, rate):
+    """Dirichlet-multinomial log-likelihood of the rows of counts plus a Gamma(shape, rate) log prior."""
+    total = alpha.sum()
+    lengths = counts.sum(axis=1)
+    ll = np.sum(gammaln(total) - gammaln(lengths + total)) + np.sum(gammaln(counts + alpha) - gammaln(alpha))
+    return ll + np.sum((shape - 1) * np.log(alpha) - rate * alpha)
+
+
+@pytest.mark.parametrize("shape, rate", [(1.0, 0.0), (1.0, 1.0), (2.0, 0.5)])
+def test_one_polya_step_never_decreases_the_objective_and_iterates_to_its_maximum(shape, rate):
+    rng = np.random.default_rng(1)
+    counts = rng.multinomial(30, rng.dirichlet(np.full(4, 0.3)), size=60).astype(float)
+    counts[:5] = rng.multinomial(200, [0.7, 0.1, 0.1, 0.1], size=5)
+    lengths = counts.sum(axis=1)
+    alpha = np.array([2.0, 0.01, 0.5, 7.0])
+    values = [_polya_objective(alpha, counts, shape, rate)]
+    for _ in range(500):  # exact counts: no variance
+        alpha = polya_step(alpha, counts, np.zeros_like(counts), lengths, shape, rate)
+        values.append(_polya_objective(alpha, counts, shape, rate))
+    assert np.all(np.diff(values) >= -1e-9 * np.abs(values[1:]))  # Minka's step is a minorise-maximise step
+    best = minimize(lambda x: -_polya_objective(np.exp(x), counts, shape, rate), np.log(alpha), method="BFGS")
+    np.testing.assert_allclose(alpha, np.exp(best.x), rtol=1e-4)
+
+
+def test_symmetric_step_never_decreases_its_objective_and_reaches_its_maximum():
+    rng = np.random.default_rng(2)
+    counts = rng.multinomial(400, rng.dirichlet(np.full(50, 0.05)), size=6).astype(float)  # K x V topic-term
+
+    def objective(e):  # the Polya likelihood of the K rows under a symmetric eta, a Gamma(1, 1) log prior on eta
+        return _polya_objective(np.full(counts.shape[1], e), counts, 1.0, 0.0) - e
+
+    eta, values = 1.0, [objective(1.0)]
+    for _ in range(300):
+        eta = symmetric_polya_step(eta, counts, np.zeros_like(counts), 1.0, 1.0)
+        values.append(objective(eta))
+    assert np.all(np.diff(values) >= -1e-9 * np.abs(values[1:]))
+    grid = np.exp(np.linspace(np.log(eta) - 0.01, np.log(eta) + 0.01, 21))
+    assert objective(eta) >= max(objective(e) for e in grid) - 1e-8
+
+
+@pytest.fixture(scope="module")
+def lda_data():
+    data = make_lda_corpus(900, 400, 8, doc_topic_prior=0.1, topic_word_prior=0.02, doc_length=80, random_state=3)
+    X = data.corpus.X.tocsr()
+    return X[:800], X[800:]
+
+
+@pytest.mark.parametrize("variant", ["cvb0", "cvb"])
+def test_learned_priors_stay_sane_and_do_not_hurt(lda_data, variant):
+    X_train, X_test = lda_data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fixed = CollapsedLDA(8, variant=variant, random_state=0).fit(X_train)
+        learned = CollapsedLDA(8, variant=variant, learn_priors=True, random_state=0).fit(X_train)
+    # drawn with alpha = 0.1 per topic and eta = 0.02: the learned values are of that order, not runaway
+    assert 0.03 < learned.doc_topic_prior_.mean() < 0.3
+    assert 0.005 < learned.topic_word_prior_ < 0.06
+    assert heldout_perplexity(learned, X_test) <= 1.005 * heldout_perplexity(fixed, X_test)
