@@ -183,7 +183,9 @@ def cmd_time(args):
                 seconds[label].append(json.loads(out.stdout.strip().splitlines()[-1])["seconds"])
         old, new = statistics.median(seconds["old"]), statistics.median(seconds["new"])
         rows.append((name, old, new, new / old))
-        print(f"[ab] {name}: old {old:.3f} s, new {new:.3f} s, new/old {new / old:.3f}", file=sys.stderr)
+        print(f"[ab] {name}: old {old:.3f} s, new {new:.3f} s, new/old {new / old:.3f}  (old runs "
+              f"{', '.join(f'{x:.3f}' for x in seconds['old'])}; new runs {', '.join(f'{x:.3f}' for x in seconds['new'])})",
+              file=sys.stderr)
     print(f"| setting ({corpus}, medians of {args.repeats}) | old s | new s | new / old |")
     print("|---|---|---|---|")
     for name, old, new, ratio in rows:
