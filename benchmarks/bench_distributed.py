@@ -45,7 +45,8 @@ from topicvb.datasets import make_lda_corpus
 from topicvb.distributed import fit_distributed
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import N_CPUS, _busy_seconds, machine_info  # noqa: E402
+import common  # noqa: E402
+from common import LoadMeter, machine_info  # noqa: E402
 
 
 def _out_bytes(dask_worker):
@@ -65,19 +66,15 @@ def _tree_cpu() -> float:
     return total
 
 
-class Load:
-    """Wall time, and the share of all CPUs that processes outside our tree used, over a block."""
+class Load(LoadMeter):
+    """Wall time, and the share of all CPUs that processes outside our tree used, over a block
+    (``foreign``: NaN off Linux)."""
 
-    def __enter__(self):
-        self.busy, self.own, self.t0 = _busy_seconds(), _tree_cpu(), time.perf_counter()
-        return self
+    own_seconds = staticmethod(_tree_cpu)
 
     def __exit__(self, *exc):
-        self.wall = time.perf_counter() - self.t0
-        busy = _busy_seconds()
-        own = _tree_cpu() - self.own
-        self.foreign = (float("nan") if busy is None or self.busy is None
-                        else max(0.0, (busy - self.busy) - own) / max(self.wall * N_CPUS, 1e-9))
+        super().__exit__(*exc)
+        self.foreign = float("nan") if self.foreign_share is None else self.foreign_share
 
 
 def make_shards(folder: Path, n_docs, n_terms, n_topics, doc_length, n_shards, block=100_000):
@@ -238,8 +235,7 @@ def main(argv=None):
     say()
     if not [w for w in args.workers.split(",") if w] and not [w for w in args.online_workers.split(",") if w]:
         say(f"Total wall time of the benchmark: {(time.perf_counter() - started_all) / 60:.1f} min.")
-        if args.out:
-            Path(args.out).write_text("\n".join(lines) + "\n")
+        common.write_report("\n".join(lines) + "\n", args.out, echo=False)
         return
 
     # 2. scale-out
@@ -275,8 +271,7 @@ def main(argv=None):
                 f"{r['worker_bytes']:,.0f} | {r['foreign']:.0%} |")
         say()
     say(f"Total wall time of the benchmark: {(time.perf_counter() - started_all) / 60:.1f} min.")
-    if args.out:
-        Path(args.out).write_text("\n".join(lines) + "\n")
+    common.write_report("\n".join(lines) + "\n", args.out, echo=False)
 
 
 if __name__ == "__main__":

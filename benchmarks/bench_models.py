@@ -144,38 +144,56 @@ def factor_loglik(X, W, H, chunk=512):
 
 # --------------------------------------------------------------------------- profiling hooks
 class KernelTimer:
-    """Wraps the kernels BatchLDA._fit calls (module globals) and records time per call."""
+    """Wraps the kernels a BatchLDA fit calls (module globals of the variational core and the start)
+    and records the time per label; the labels are the columns of the profile table."""
 
-    NAMES = ("e_step", "e_step_indexed", "lda_doc_bound", "lda_topic_bound", "_expectations", "topic_terms",
-             "_seeded_topics", "column_index")
-    ALIAS = {"e_step_indexed": "e_step"}  # the fit's E-step with the column index computed once
+    # (module, global, label): the E-step with the column index computed once, the document and topic
+    # parts of the bound, the topic expectations, the seeded start and the column index
+    TARGETS = (("topicvb.models._vb", "e_step_indexed", "e_step"), ("topicvb.models._vb", "e_step", "e_step"),
+               ("topicvb.models._vb", "document_objectives", "lda_doc_bound"),
+               ("topicvb.models._vb", "lda_doc_bound", "lda_doc_bound"),
+               ("topicvb.models._vb", "topic_bound", "lda_topic_bound"),
+               ("topicvb.models._vb", "topic_expectations", "_expectations"),
+               ("topicvb.models._vb", "topic_terms", "topic_terms"),
+               ("topicvb.models._start", "seeded_topics", "_seeded_topics"),
+               ("topicvb.models._vb", "column_index", "column_index"))
+    LABELS = ("e_step", "lda_doc_bound", "lda_topic_bound", "_expectations", "topic_terms", "_seeded_topics",
+              "column_index")
+    _missing_said = False
 
     def __init__(self):
-        import topicvb.models.batch_lda as mod
-
-        self.mod, self.saved, self.t, self.inner, self.docs = mod, {}, {}, [], 0
+        self.saved, self.t, self.inner, self.docs = [], dict.fromkeys(self.LABELS, 0.0), [], 0
 
     def __enter__(self):
-        for name in self.NAMES:
-            fn = getattr(self.mod, name)
-            self.saved[name] = fn
-            self.t[self.ALIAS.get(name, name)] = 0.0
+        import importlib
 
-            def wrapped(*a, _fn=fn, _name=self.ALIAS.get(name, name), **kw):
+        missing = []
+        for module_name, name, label in self.TARGETS:
+            mod = importlib.import_module(module_name)
+            fn = getattr(mod, name, None)
+            if fn is None:  # moved: its time lands in "other" (said once) rather than failing the run
+                missing.append(f"{module_name}.{name}")
+                continue
+            self.saved.append((mod, name, fn))
+
+            def wrapped(*a, _fn=fn, _label=label, **kw):
                 t0 = time.perf_counter()
                 out = _fn(*a, **kw)
-                self.t[_name] += time.perf_counter() - t0
-                if _name == "e_step":
+                self.t[_label] += time.perf_counter() - t0
+                if _label == "e_step":
                     self.inner.append(int(np.sum(out[2])))
                     self.docs = len(out[2])
                 return out
 
-            setattr(self.mod, name, wrapped)
+            setattr(mod, name, wrapped)
+        if missing and not KernelTimer._missing_said:
+            KernelTimer._missing_said = True
+            log(f"KernelTimer: not found, counted under 'other': {', '.join(missing)}")
         return self
 
     def __exit__(self, *exc):
-        for name, fn in self.saved.items():
-            setattr(self.mod, name, fn)
+        for mod, name, fn in reversed(self.saved):
+            setattr(mod, name, fn)
 
 
 # --------------------------------------------------------------------------- section: batch LDA
@@ -185,7 +203,8 @@ def bench_batch(args, Xtr, Xte, out):
     from topicvb._kernels.estep import e_step, e_step_indexed
     from topicvb._kernels.sparse import column_index
     from topicvb._validation import csr_arrays
-    from topicvb.models.batch_lda import _expectations, _initial_gamma
+    from topicvb.models._start import initial_gamma as _initial_gamma
+    from topicvb.models._vb import expectations as _expectations
 
     TimedLDA = timed_sk_lda_class()
     timing_rows, target_rows, perp_rows, prof_rows, notes, dc_rows = [], [], [], [], [], []
@@ -372,7 +391,7 @@ def bench_batch(args, Xtr, Xte, out):
                           "topicvb restart_every=1", "sklearn", "defaults vs sklearn", "plain vs sklearn",
                           "restart_every=1 vs sklearn"], dc_rows))
     text += ["", "### Where topicvb's BatchLDA time goes", "",
-             "Per iteration, from wrappers around the kernels `BatchLDA._fit` calls (median run of the timings above). "
+             "Per iteration, from wrappers around the kernels a BatchLDA fit calls (median run of the timings above). "
              "\"other\" = fit time minus the wrapped calls (validation, random restarts, NumPy glue).", ""]
     text.append(md_table(["K", "setting", "s/iter", "e_step", "document bound", "topic_terms (expectations + topic bound)",
                           "seeded start + column index (once per fit, per iteration here)", "other",
@@ -774,15 +793,7 @@ def main(argv=None):
             "Command: `" + " ".join(["python", "benchmarks/bench_models.py"] + [shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])]) + "`", ""]
     info = common.machine_info()
     head += [f"- {k}: {v}" for k, v in info.items()]
-    desc = m.describe()
-    head += ["", "## Corpus", "",
-             f"20 Newsgroups by-date ({Path(m.source).name}, read from the shared corpora folder), vectorised once "
-             f"with {desc['vectorizer']}'s vectorizer (stop_words='english', min_df=5, max_df=0.5; vocabulary fitted "
-             "on train, test transformed with it), cached under benchmarks/.bench_cache/."
-             + (" **--quick: a slice of the rows only.**" if q else ""), ""]
-    head.append(md_table(["split", "documents x terms", "non-zeros", "tokens"],
-                         [["train", f"{Xtr.shape[0]} x {Xtr.shape[1]}", Xtr.nnz, int(Xtr.sum())],
-                          ["test", f"{Xte.shape[0]} x {Xte.shape[1]}", Xte.nnz, int(Xte.sum())]]))
+    head += common.corpus_section(m, Xtr, Xte, quick=q)
     out = ["\n".join(head)]
     print(out[0], flush=True)
     # warm the numba cache so no timing includes compilation
@@ -808,17 +819,11 @@ def main(argv=None):
         bench_compile(args, out)
     if "online" in args.sections:
         bench_online(args, Xtr, Xte, out)
-    shares = [x for x in common.FOREIGN_LOG if x is not None]
-    if shares:
-        out[0] += (f"\n\nShared machine: while the timed runs ran, other processes (not this benchmark) used a median "
-                   f"{100 * statistics.median(shares):.0f}% and at most {100 * max(shares):.0f}% of the machine's CPU "
-                   f"(from /proc/stat; every timing first waits up to {common.QUIET_WAIT:g} s for them to drop below 15%). Rows with "
-                   "a high \"other load\" are slowed by contention, 2-thread rows most.")
+    note = common.load_note()
+    if note:
+        out[0] += "\n\n" + note
     out.append(f"_Total benchmark wall time: {(time.perf_counter() - started) / 60:.1f} min._")
-    if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text("\n\n".join(out) + "\n")
-        log(f"wrote {args.out}")
+    common.write_report("\n\n".join(out) + "\n", args.out, echo=False, announce=True)
     return 0
 
 

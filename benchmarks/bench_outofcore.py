@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import resource
 import subprocess
 import sys
@@ -23,6 +21,9 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import common  # noqa: E402
 
 BLOCK = 100_000
 
@@ -96,7 +97,7 @@ def main() -> None:
         "## Out-of-core training: OnlineLDA streamed from disk",
         "",
         f"Command: `python benchmarks/bench_outofcore.py {' '.join(sys.argv[1:])}`  ",
-        f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+        f"Machine: {common.machine_line()}; "
         f"K={args.topics}, V={args.terms}, mean document length {args.doc_length}, batch {args.batch_size}, "
         f"n_jobs={args.n_jobs}, one pass of `iter_uci` -> `partial_fit`.",
         "",
@@ -106,10 +107,7 @@ def main() -> None:
     for r in rows:
         lines.append(f"| {r['docs']:,} | {r['nnz']:,} | {r['file_mib']:.0f} | {r['seconds']:.1f} | "
                      f"{r['docs_per_s']:,.0f} | {r['peak_rss_mib']:.0f} |")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text)
+    common.write_report("\n".join(lines) + "\n", args.out)
 
 
 if __name__ == "__main__":

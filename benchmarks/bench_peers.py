@@ -829,16 +829,8 @@ def main(argv=None):
     info = common.machine_info()
     info.update(versions())
     head += [f"- {k}: {v}" for k, v in info.items()]
-    desc = m.describe()
-    head += ["", "## Corpus", "",
-             f"20 Newsgroups by-date ({Path(m.source).name}, read from the shared corpora folder), vectorised once "
-             f"with {desc['vectorizer']}'s vectorizer (stop_words='english', min_df=5, max_df=0.5; vocabulary fitted "
-             "on train, test transformed with it), cached under benchmarks/.bench_cache/. The train rows are put "
-             "in one fixed random order (seed 0) that every system reads."
-             + (" **--quick: a slice of the rows only.**" if q else ""), ""]
-    head.append(md_table(["split", "documents x terms", "non-zeros", "tokens"],
-                         [["train", f"{Xtr.shape[0]} x {Xtr.shape[1]}", Xtr.nnz, int(Xtr.sum())],
-                          ["test", f"{Xte.shape[0]} x {Xte.shape[1]}", Xte.nnz, int(Xte.sum())]]))
+    head += common.corpus_section(m, Xtr, Xte, quick=q,
+                                  note="The train rows are put in one fixed random order (seed 0) that every system reads.")
     head += ["", "Held-out perplexity, every system alike: each test document's tokens are split once at random "
              "(`topicvb.evaluation.split_tokens`, half observed, seed 0); a `FixedTopicModel` holding the system's "
              "topic-word matrix P(w | k) and document-topic prior alpha infers theta from the observed half (VB "
@@ -873,13 +865,9 @@ def main(argv=None):
         bench_priors(args, Xp, score, out, summary)
     if "memory" in args.sections:
         bench_memory(args, Xp, out, summary)
-    shares = [x for x in common.FOREIGN_LOG if x is not None]
-    if shares:
-        out[0] += (f"\n\nShared machine (2 cores, other sessions running tests beside this benchmark): while the "
-                   f"timed runs ran, other processes used a median {100 * statistics.median(shares):.0f}% and at most "
-                   f"{100 * max(shares):.0f}% of the machine's CPU (from /proc/stat; every timing first waits up to "
-                   f"{common.QUIET_WAIT:g} s for them to drop below 15%). Rows with a high \"other load\" are slowed "
-                   "by contention, 2-thread rows most.")
+    note = common.load_note()
+    if note:
+        out[0] += "\n\n" + note
     if summary:
         out.insert(1, "## Summary (targets from issue #4)\n\n" + md_table(["target", "measured", "result"], summary))
     out.append(f"_Total benchmark wall time: {(time.perf_counter() - started) / 60:.1f} min._")
@@ -887,10 +875,7 @@ def main(argv=None):
         Path(args.plot).parent.mkdir(parents=True, exist_ok=True)
         write_plot(args.plot, plots)
         log(f"wrote {args.plot}")
-    if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text("\n\n".join(out) + "\n")
-        log(f"wrote {args.out}")
+    common.write_report("\n\n".join(out) + "\n", args.out, echo=False, announce=True)
     print(out[1] if summary else "", flush=True)
     return 0
 

@@ -95,10 +95,7 @@ def main(argv=None):
             "the weight of the cluster centre in the seeded start of P(w | z) (the rest is uniform); bold: the "
             f"best weight of the row. The default is {default}.", ""]
     text.append(md_table(["corpus", "K", "update", "iterations"] + [f"weight {w}" for w in WEIGHTS], rows))
-    out = "\n".join(text) + "\n"
-    print(out)
-    if args.out:
-        Path(args.out).write_text(out)
+    common.write_report("\n".join(text) + "\n", args.out)
 
 
 if __name__ == "__main__":

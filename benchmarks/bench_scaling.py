@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import resource
 import subprocess
 import sys
@@ -24,6 +22,9 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import common  # noqa: E402
 
 MODELS = ["PLSA", "BatchLDA", "CollapsedLDA", "OnlineLDA", "StochasticCollapsedLDA"]
 
@@ -103,7 +104,7 @@ def main():
             print(json.dumps(rows[-1]), flush=True)
     lines = ["## How cost grows with corpus size and K", "",
              f"Command: `python benchmarks/bench_scaling.py {' '.join(sys.argv[1:])}`  ",
-             f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+             f"Machine: {common.machine_line()}; "
              f"synthetic corpora (V=5000, mean length 50), n_jobs={args.n_jobs}, median seconds per iteration "
              f"over {args.iters} iterations (first dropped), peak RSS of a fresh process per fit. Online models: "
              "one iteration = one pass in batches of 1000.", "",
@@ -120,10 +121,7 @@ def main():
         lines.append(f"| {model} | {slope([r['nnz'] for r in size], [r['sec_per_iter'] for r in size]):.2f} | "
                      f"{slope([r['k'] for r in ks], [r['sec_per_iter'] for r in ks]):.2f} | "
                      f"{slope([r['nnz'] for r in size], [r['peak_rss_mib'] for r in size]):.2f} |")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text)
+    common.write_report("\n".join(lines) + "\n", args.out)
     if args.plot:
         import matplotlib
 

@@ -30,14 +30,14 @@ from sklearn.feature_extraction.text import CountVectorizer
 
 from topicvb.text import PhraseDetector, Tokenizer, Vectorizer
 
-REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import common  # noqa: E402
+
+REPO = common.REPO
 
 
 def corpus_path(arg: str | None) -> Path:
-    if arg:
-        return Path(arg)
-    root = Path(os.environ["TOPICVB_CORPORA"]) if "TOPICVB_CORPORA" in os.environ else REPO.parent / "shared" / "corpora"
-    return root / "20news-bydate" / "20news-bydate.tar.gz"
+    return Path(arg) if arg else common.corpus_archive()
 
 
 def read_20ng(path: Path) -> list[str]:
@@ -140,12 +140,7 @@ def main(argv=None) -> int:
         *rows,
         "",
     ]
-    text = "\n".join(lines)
-    print(text)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text, encoding="utf-8")
-    print(f"wrote {out}", file=sys.stderr)
+    common.write_report("\n".join(lines), args.out, announce=True)
     return 0
 
 

@@ -105,10 +105,7 @@ def main(argv=None) -> int:
                f"{t1:.3f} | {t2:.3f} | {t1 / t2:.2f} | {f1:.3f} | {f2:.3f} | {f1 / f2:.2f} |")
         lines.append(row)
         print(row, flush=True)
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text)
+    common.write_report("\n".join(lines) + "\n", args.out)
     return 0
 
 

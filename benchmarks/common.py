@@ -177,15 +177,21 @@ def _own_seconds() -> float:
 
 
 class LoadMeter:
-    """Measures, over a ``with`` block, the wall time, our own CPU time and other processes' CPU time."""
+    """Measures, over a ``with`` block, the wall time, our own CPU time and other processes' CPU time.
+
+    "Our own" CPU time is ``own_seconds()``: this process and its waited-for children; a subclass may
+    count a wider tree (``bench_distributed.py`` adds its LocalCluster's worker processes).
+    """
+
+    own_seconds = staticmethod(_own_seconds)
 
     def __enter__(self):
-        self.b0, self.o0, self.t0 = _busy_seconds(), _own_seconds(), time.perf_counter()
+        self.b0, self.o0, self.t0 = _busy_seconds(), self.own_seconds(), time.perf_counter()
         return self
 
     def __exit__(self, *exc):
         self.wall = time.perf_counter() - self.t0
-        self.own = _own_seconds() - self.o0
+        self.own = self.own_seconds() - self.o0
         b1 = _busy_seconds()
         self.foreign = None if b1 is None or self.b0 is None else max(0.0, (b1 - self.b0) - self.own)
         # share of the whole machine (all CPUs) other processes used while we ran
@@ -266,6 +272,18 @@ def foreign_str(shares) -> str:
     """Max foreign-load share of some runs as a percentage string."""
     vals = [s for s in shares if s is not None]
     return "n/a" if not vals else f"{100 * max(vals):.0f}%"
+
+
+def load_note() -> str | None:
+    """The report's sentence on the CPU other processes used during this run's timings (``FOREIGN_LOG``),
+    or None when nothing was timed."""
+    shares = [x for x in FOREIGN_LOG if x is not None]
+    if not shares:
+        return None
+    return (f"Shared machine: while the timed runs ran, other processes (not this benchmark) used a median "
+            f"{100 * statistics.median(shares):.0f}% and at most {100 * max(shares):.0f}% of the machine's CPU "
+            f"(from /proc/stat; every timing first waits up to {QUIET_WAIT:g} s for them to drop below 15%). Rows with "
+            "a high \"other load\" are slowed by contention, 2-thread rows most.")
 
 
 # --------------------------------------------------------------------------- memory
@@ -375,6 +393,38 @@ def machine_info() -> dict:
         "numba": f"{numba.__version__} (NUMBA_NUM_THREADS={numba.config.NUMBA_NUM_THREADS})",
         "BLAS": "; ".join(blas) or "none found",
     }
+
+
+def machine_line() -> str:
+    """The short machine description of the one-line report headers: ``x86_64, 2 cores, Python 3.11.7``."""
+    return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def write_report(text: str, out=None, *, echo: bool = True, announce: bool = False) -> None:
+    """The end of every script: print the report ``text`` (when ``echo``) and write it to ``out`` (when
+    given, creating its folder); ``announce`` adds a "wrote OUT" line on stderr."""
+    if echo:
+        print(text, flush=True)
+    if out:
+        path = Path(out)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        if announce:
+            print(f"[bench {time.strftime('%H:%M:%S')}] wrote {path}", file=sys.stderr, flush=True)
+
+
+def corpus_section(m: Matrices, X_train, X_test, *, note: str = "", quick: bool = False) -> list[str]:
+    """The "## Corpus" section of a 20 Newsgroups report: where the matrices come from (``m``), a ``note``
+    sentence, and the shapes, non-zeros and tokens of ``X_train`` / ``X_test`` (as fitted, perhaps a slice)."""
+    desc = m.describe()
+    text = (f"20 Newsgroups by-date ({Path(m.source).name}, read from the shared corpora folder), vectorised once "
+            f"with {desc['vectorizer']}'s vectorizer (stop_words='english', min_df=5, max_df=0.5; vocabulary fitted "
+            "on train, test transformed with it), cached under benchmarks/.bench_cache/." + (" " + note if note else "")
+            + (" **--quick: a slice of the rows only.**" if quick else ""))
+    table = md_table(["split", "documents x terms", "non-zeros", "tokens"],
+                     [["train", f"{X_train.shape[0]} x {X_train.shape[1]}", X_train.nnz, int(X_train.sum())],
+                      ["test", f"{X_test.shape[0]} x {X_test.shape[1]}", X_test.nnz, int(X_test.sum())]])
+    return ["", "## Corpus", "", text, "", table]
 
 
 def md_table(header: list[str], rows: list[list]) -> str:
