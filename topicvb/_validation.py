@@ -144,6 +144,9 @@ def check_matrix_type(X, caller: str) -> None:
     if texty:
         raise TypeError(f"{caller} expects {what}, but X holds text; turn texts into counts with "
                         "topicvb.Vectorizer (or a Pipeline that starts with one) first.")
+    if arr.ndim > 2:
+        raise ValueError(f"{caller} expects {what}, got an array of dim {arr.ndim} (shape {arr.shape}); a "
+                         "document-term matrix needs dim <= 2: documents in rows, terms in columns.")
 
 
 MAX_COUNT = 1e100  # products and squares of counts (CVB variances) must stay far below float64's 1.8e308

@@ -135,7 +135,7 @@ def test_exp_nonpositive_within_one_ulp_of_libm():
     t = -np.concatenate([rng.exponential(5.0, 3000), rng.uniform(0.0, 760.0, 1000),
                          [0.0, 1e-300, 0.5 * math.log(2.0), 708.3, 708.4, 744.4, 745.1, 746.0, 1e4]])
     got = np.array([exp_nonpositive(v) for v in t])
-    want = np.exp(t)
+    want = np.array([math.exp(v) for v in t])  # libm's (NumPy's own exp differs by an ulp in some versions)
     np.testing.assert_array_less(np.abs(got - want), np.spacing(want) * 1.01 + 1e-323)
     assert exp_nonpositive(0.0) == 1.0 and exp_nonpositive(-1e4) == 0.0
     # the block kernel's SIMD form gives the same bits

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -97,8 +98,12 @@ def _malformed_chunk_error(lines, first_line_no, path) -> ValueError:
 def _parse_uci_chunk(lines, first_line_no, path, n_docs, n_terms):
     """Parse one chunk of ``docID wordID count`` lines into an (n, 3) int64 array (or None if blank)."""
     try:
-        arr = np.loadtxt(lines, dtype=np.int64, comments=None, ndmin=2)
-    except ValueError:
+        with warnings.catch_warnings():
+            # NumPy < 2.3 only warns (DeprecationWarning) when it truncates "1.5" or wraps an overflowing
+            # integer; NumPy >= 2.3 raises ValueError. Both are a malformed line here.
+            warnings.simplefilter("error", DeprecationWarning)
+            arr = np.loadtxt(lines, dtype=np.int64, comments=None, ndmin=2)
+    except (ValueError, OverflowError, DeprecationWarning):
         raise _malformed_chunk_error(lines, first_line_no, path) from None
     if arr.size == 0:
         return None
