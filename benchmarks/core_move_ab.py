@@ -12,8 +12,9 @@ are imported in turn by subprocesses (``PYTHONPATH``), so the same script runs e
 ``results`` fits every estimator (several settings each) with a fixed ``random_state`` on UCI KOS
 and on an LDA-generated corpus and stores every fitted array, the bound history and the
 document-topic proportions of 200 documents; ``compare`` reports the largest relative difference of
-each. ``time`` alternates old and new subprocesses, each timing warm fits (the first, compiling, fit
-is not timed), and reports the median fit time of each tree and the ratio new / old per setting.
+each. ``time`` alternates old and new subprocesses, each timing a warm fit (the first, compiling, fit
+is not timed) on one thread by its process CPU time (robust to other processes on a shared
+machine), and reports the median of each tree and the ratio new / old per setting.
 The corpora are read with NumPy and SciPy alone, so nothing but the models' code differs.
 """
 
@@ -159,10 +160,11 @@ import topicvb.models as models
 X = kos_matrix() if {corpus!r} == "kos" else lda_matrix()
 cls = getattr(models, {cls!r})
 warnings.simplefilter("ignore")
-cls(**{{**{params!r}, "max_iter": 1}}).fit(X[:50])   # compile / load the cache, untimed
-t0 = time.perf_counter()
-cls(**{params!r}).fit(X)
-print(json.dumps({{"seconds": time.perf_counter() - t0}}))
+params = {{**{params!r}, "n_jobs": 1}}  # one thread: CPU time is then robust to other processes on the machine
+cls(**{{**params, "max_iter": 1}}).fit(X[:50])   # compile / load the cache, untimed
+t0 = time.process_time()
+cls(**params).fit(X)
+print(json.dumps({{"seconds": time.process_time() - t0}}))
 """
 
 
@@ -186,7 +188,7 @@ def cmd_time(args):
         print(f"[ab] {name}: old {old:.3f} s, new {new:.3f} s, new/old {new / old:.3f}  (old runs "
               f"{', '.join(f'{x:.3f}' for x in seconds['old'])}; new runs {', '.join(f'{x:.3f}' for x in seconds['new'])})",
               file=sys.stderr)
-    print(f"| setting ({corpus}, medians of {args.repeats}) | old s | new s | new / old |")
+    print(f"| setting ({corpus}, 1 thread, CPU s, medians of {args.repeats}) | old s | new s | new / old |")
     print("|---|---|---|---|")
     for name, old, new, ratio in rows:
         print(f"| {name} | {old:.3f} | {new:.3f} | {ratio:.3f} |")
