@@ -2,6 +2,13 @@
 
 Errors are reported as one line on stderr with a non-zero exit status (1 for a failed command,
 2 for a usage error), never as a traceback.
+
+Every file a command writes (``-o``, ``--html``, ``--csv``, ``--plot``, ``--json``) is checked before
+the command reads its inputs or fits anything (:func:`check_output_paths`): an empty name, a folder,
+a missing or read-only folder, a device, two outputs with one name, or an output that is one of the
+command's inputs is refused with one line naming the option and the path, so no input is ever
+overwritten and no work is lost to a bad name. Files are written atomically (a temporary file
+renamed into place) with the mode the umask gives.
 """
 
 from __future__ import annotations
@@ -11,6 +18,8 @@ import logging
 import sys
 import time
 from pathlib import Path
+
+from ._cli_output import check_output_paths, model_file, plot_file, plot_file_name, write_bytes, write_text
 
 logger = logging.getLogger(__name__)
 
@@ -129,8 +138,10 @@ def _read_corpus(path: str, args, vectorizer=None):
         else:
             raise ValueError(f"cannot tell the format of {path!r} from its name; pass --format "
                              "{npz,textdir,csv,jsonl,uci,ldac,mm,20ng}.")
-    if fmt == "npz":
-        return datasets.Corpus.load(p)
+    if fmt == "npz":  # a saved corpus, or a plain scipy.sparse.save_npz matrix (terms from --vocab, or numbered)
+        from topicvb.datasets._npz import read_npz
+
+        return read_npz(p, args.vocab)
     if fmt == "uci":
         return datasets.read_uci(p, args.vocab)
     if fmt == "ldac":
@@ -218,6 +229,11 @@ def _load_model(path):
 
 
 def _check_same_terms(vocabulary, corpus, what):
+    from topicvb.datasets._npz import numbered_vocabulary
+
+    if vocabulary is not None and len(vocabulary) == corpus.n_terms \
+            and list(corpus.vocabulary) == numbered_vocabulary(corpus.n_terms):
+        return  # a plain matrix read without --vocab: its columns have numbers, not terms; trust the order
     if vocabulary is not None and list(vocabulary) != list(corpus.vocabulary):
         raise ValueError(f"the corpus {what!r} has a different vocabulary from the model's; vectorise it "
                          "with the model's vocabulary (or fit the model on raw text, so it keeps its vectorizer).")
@@ -241,7 +257,7 @@ def cmd_infer(args):
         writer.writerow(["document"] + [f"topic_{k}" for k in range(theta.shape[1])])
         for doc, row in zip(ids, theta):
             writer.writerow([doc] + [f"{v:.6g}" for v in row])
-        _write_text(args.output, buf.getvalue())
+        write_text(args.output, buf.getvalue())
         print(f"document-topic proportions of {corpus.n_docs} documents written to {args.output}")
     shown = min(corpus.n_docs, args.show)
     for doc, row in zip(ids[:shown], theta[:shown]):
@@ -263,29 +279,17 @@ def cmd_topics(args):
                     coherence=corpus)
     print(table)
     if args.html:
-        _write_text(args.html, "<!DOCTYPE html><meta charset='utf-8'><title>topicvb topics</title>\n"
+        write_text(args.html, "<!DOCTYPE html><meta charset='utf-8'><title>topicvb topics</title>\n"
                     + table._repr_html_())
         print(f"HTML table written to {args.html}")
     if args.csv:
-        table.to_csv(args.csv)
+        import io
+
+        buf = io.StringIO()
+        table.to_csv(buf)
+        write_text(args.csv, buf.getvalue())
         print(f"CSV table written to {args.csv}")
     return 0
-
-
-def _write_text(path, text):
-    """Write a text file atomically (temporary file, then rename)."""
-    import os
-    import tempfile
-
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent if str(path.parent) else ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def cmd_evaluate(args):
@@ -337,15 +341,20 @@ def cmd_select_k(args):
                              vocabulary=corpus.vocabulary, random_state=args.seed, n_jobs=args.n_jobs, **params)
     print(result)
     if args.json:
-        _write_text(args.json, json.dumps(result.to_dict(), indent=2))
+        write_text(args.json, json.dumps(result.to_dict(), indent=2))
     if args.plot:
+        import io
+
         import matplotlib
 
         matplotlib.use("Agg")
         from topicvb.plotting import plot_selection
 
-        plot_selection(result).figure.savefig(args.plot, dpi=120, bbox_inches="tight")
-        print(f"plot written to {args.plot}")
+        path, fmt = plot_file(args.plot)
+        buf = io.BytesIO()
+        plot_selection(result).figure.savefig(buf, format=fmt, dpi=120, bbox_inches="tight")
+        write_bytes(path, buf.getvalue())
+        print(f"plot written to {path}")
     return 0
 
 
@@ -375,7 +384,8 @@ def _add_input_options(p):
     g = p.add_argument_group("input options")
     g.add_argument("--format", default="auto", choices=["auto", "npz", "textdir", "csv", "jsonl", "uci", "ldac",
                                                          "mm", "20ng"], help="input format (default: from the name)")
-    g.add_argument("--vocab", default=None, help="vocabulary file for UCI, LDA-C and MatrixMarket input")
+    g.add_argument("--vocab", default=None, help="vocabulary file (one term per line) for UCI, LDA-C, MatrixMarket "
+                   "and plain scipy.sparse.save_npz input (default for a plain matrix: terms '0', '1', ...)")
     g.add_argument("--text-column", default=None, help="text column (CSV) or field (JSON lines)")
     g.add_argument("--label-column", default=None, help="label column or field")
     g.add_argument("--subset", default="train", choices=["train", "test", "all"], help="20 Newsgroups split")
@@ -424,7 +434,8 @@ def _add_vectorize(sub):
     p.add_argument("-v", "--verbose", action="count", default=0, help="progress on stderr")
     _add_input_options(p)
     _add_text_options(p)
-    p.set_defaults(func=cmd_vectorize)
+    p.set_defaults(func=cmd_vectorize, outputs=(("-o/--output", "output", None),),
+                   inputs=(("the input", "input"), ("the --vocab file", "vocab")))
 
 
 def _add_fit(sub):
@@ -434,7 +445,8 @@ def _add_fit(sub):
     _add_model_options(p)
     _add_input_options(p)
     _add_text_options(p)
-    p.set_defaults(func=cmd_fit)
+    p.set_defaults(func=cmd_fit, outputs=(("-o/--output", "output", model_file),),
+                   inputs=(("the corpus", "corpus"), ("the --vocab file", "vocab")))
 
 
 def _add_topics(sub):
@@ -446,7 +458,8 @@ def _add_topics(sub):
     p.add_argument("--csv", default=None, help="also write the table as CSV to this file")
     _add_input_options(p)
     _add_text_options(p)
-    p.set_defaults(func=cmd_topics)
+    p.set_defaults(func=cmd_topics, outputs=(("--html", "html", None), ("--csv", "csv", None)),
+                   inputs=(("the model", "model"), ("the --corpus input", "corpus"), ("the --vocab file", "vocab")))
 
 
 def _add_evaluate(sub):
@@ -471,7 +484,8 @@ def _add_report(sub):
     p.add_argument("--title", default=None, help="page title")
     _add_input_options(p)
     _add_text_options(p)
-    p.set_defaults(func=cmd_report)
+    p.set_defaults(func=cmd_report, outputs=(("-o/--output", "output", None),),
+                   inputs=(("the model", "model"), ("the corpus", "corpus"), ("the --vocab file", "vocab")))
 
 
 def _add_infer(sub):
@@ -485,7 +499,8 @@ def _add_infer(sub):
     p.add_argument("-o", "--output", default=None, help="write every document's proportions to this CSV file")
     _add_input_options(p)
     _add_text_options(p)
-    p.set_defaults(func=cmd_infer)
+    p.set_defaults(func=cmd_infer, outputs=(("-o/--output", "output", None),),
+                   inputs=(("the model", "model"), ("the input", "input"), ("the --vocab file", "vocab")))
 
 
 def _add_select_k(sub):
@@ -503,7 +518,8 @@ def _add_select_k(sub):
     p.add_argument("-v", "--verbose", action="count", default=0, help="progress on stderr")
     _add_input_options(p)
     _add_text_options(p)
-    p.set_defaults(func=cmd_select_k)
+    p.set_defaults(func=cmd_select_k, outputs=(("--plot", "plot", plot_file_name), ("--json", "json", None)),
+                   inputs=(("the corpus", "corpus"), ("the --vocab file", "vocab")))
 
 
 _COMMANDS = (_add_demo, _add_vectorize, _add_fit, _add_topics, _add_evaluate, _add_report, _add_infer, _add_select_k)
@@ -523,6 +539,7 @@ def main(argv=None) -> int:
     logging.basicConfig(level=logging.INFO if getattr(args, "verbose", 0) else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     try:
+        check_output_paths(args)  # before any input is read or any model fitted
         return args.func(args)
     except KeyboardInterrupt:
         print("topicvb: interrupted", file=sys.stderr)

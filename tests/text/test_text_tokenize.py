@@ -3,6 +3,8 @@
 import logging
 import pickle
 import re
+import sys
+import unicodedata
 from collections import Counter
 
 import pytest
@@ -101,6 +103,66 @@ def test_nfkc_folds_compatibility_characters():
 )
 def test_strip_accents(mode, expected):
     assert Tokenizer(strip_accents=mode)("Café naïve Straße Łódź") == expected
+
+
+# ---------------------------------------------------------------------------- lower-casing to several code points
+# Every letter whose Unicode lower-case is more than one code point (with Python's tables today, only
+# U+0130, the dotted capital I of Turkish and Azerbaijani, which becomes "i" + U+0307 COMBINING DOT
+# ABOVE). The list is computed, so a newer Unicode version that adds one is tested too.
+MULTI_LOWER = [chr(cp) for cp in range(sys.maxunicode + 1) if len(chr(cp).lower()) > 1 and chr(cp).isalpha()]
+
+
+def _is_mark(ch):
+    return unicodedata.category(ch).startswith("M")
+
+
+def test_the_multi_code_point_lower_case_letters_are_found():
+    assert "\u0130" in MULTI_LOWER
+
+
+@pytest.mark.parametrize("normalize", ["NFKC", "NFC", "NFKD", "NFD", None])
+@pytest.mark.parametrize("strip_accents", [None, "unicode"])
+def test_letters_that_lower_case_to_several_code_points_stay_in_their_word(normalize, strip_accents):
+    tok = Tokenizer(normalize=normalize, strip_accents=strip_accents)
+    for ch in MULTI_LOWER:
+        for text in (f"{ch}abc", f"abc{ch}", f"ab{ch}cd", f"x {ch}{ch}abc y"):
+            word = text.split()[-2] if " " in text else text
+            tokens = tok(text)
+            mine = [t for t in tokens if t not in ("x", "y")]
+            assert len(mine) == 1, (hex(ord(ch)), text, tokens)
+            token = mine[0]
+            assert token and unicodedata.category(token[0]).startswith("L"), (hex(ord(ch)), token)
+            assert "\u0307" not in token  # no combining dot above left over from lower-casing
+            # the whole word: every letter of it is there, lower-cased (a mark may go, never a letter)
+            assert [c for c in token if not _is_mark(c)] == \
+                [c for c in unicodedata.normalize("NFD", word.lower()) if not _is_mark(c)]
+            assert dict(tok.count(text)) == dict(Counter(tokens))
+
+
+@pytest.mark.parametrize("normalize", ["NFKC", "NFC", "NFKD", "NFD", None])
+def test_dotted_capital_i_lower_cases_to_plain_i(normalize):
+    """"İstanbul", "ISTANBUL", "Istanbul" and Python's "İstanbul".lower() are one term, as in Turkish."""
+    tok = Tokenizer(normalize=normalize)
+    text = "İstanbul ISTANBUL Istanbul " + "İstanbul".lower() + " İZMİR DİYARBAKIR"
+    assert tok(text) == ["istanbul"] * 4 + ["izmir", "diyarbakir"]
+    assert tok("İstanbul") == ["istanbul"]
+    assert Tokenizer(normalize=normalize, strip_accents="ascii")("İstanbul") == ["istanbul"]
+    assert tok.count(text) == Counter({"istanbul": 4, "izmir": 1, "diyarbakir": 1})
+
+
+def test_dotted_capital_i_in_a_vectorizer():
+    from topicvb.text import Vectorizer
+
+    vec = Vectorizer(min_df=1, max_df=1.0)
+    X = vec.fit_transform(["İstanbul Ankara", "Istanbul İzmir"])
+    assert list(vec.get_feature_names_out()) == ["ankara", "istanbul", "izmir"]
+    assert X.toarray().tolist() == [[1, 1, 0], [0, 1, 1]]
+
+
+def test_other_dots_above_are_kept():
+    """Only a dot above an i goes: other letters with a dot above (ż, ȧ) keep it."""
+    assert Tokenizer()("Żółw ȧb") == ["żółw", "ȧb"]
+    assert Tokenizer()("Z\u0307o\u0301łw") == ["żółw"]  # NFKC composes them first
 
 
 def test_lowercase_off_keeps_case_and_matches_stop_words_case_insensitively():

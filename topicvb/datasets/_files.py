@@ -3,7 +3,10 @@
 Every writer in :mod:`topicvb.datasets` writes to temporary files in the destination folder and
 moves them into place with :func:`os.replace` only after everything was written, so a failure
 (an exception, a full disk, an interrupted process) never leaves a partial or truncated file
-under the requested name.
+under the requested name. The temporary files are created by :func:`create_temp_file` with mode
+``0o666`` minus the process umask (as :func:`open` would), not ``0o600`` as
+:func:`tempfile.mkstemp` makes them, so the files written follow the umask (and a folder's default
+ACL) like any other file.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import gzip
 import io
 import logging
 import os
+import secrets
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -83,6 +87,48 @@ def open_text(path: Path, encoding: str = "utf-8", errors: str = "strict", newli
     return io.TextIOWrapper(open_binary(path), encoding=encoding, errors=errors, newline=newline)
 
 
+def create_temp_file(final, prefix: str = ".") -> tuple[int, Path]:
+    """Create a new, empty temporary file next to ``final``; return its open descriptor and path.
+
+    The file is created like :func:`tempfile.mkstemp` does (a random name, ``O_EXCL``, so an
+    existing file or symbolic link is never reused or followed), but with the permission bits
+    ``0o666`` that :func:`open` uses, which the kernel reduces by the umask (or by the folder's
+    default ACL). A file renamed into place over ``final`` therefore gets the mode a plain
+    ``open(final, "w")`` would give it, instead of ``mkstemp``'s ``0o600``. Nothing process-wide
+    is read or changed (no ``os.umask`` round trip), so this is safe to call from many threads.
+
+    Parameters
+    ----------
+    final : str or os.PathLike
+        The destination the temporary file will replace; its folder must exist.
+    prefix : str, default="."
+        Prepended to ``final``'s name (a dot hides the temporary file from ``ls``).
+
+    Returns
+    -------
+    fd : int
+        A descriptor open for reading and writing (not inherited by child processes); the caller
+        closes it.
+    path : pathlib.Path
+        The temporary file, ``<folder>/<prefix><name>.<random>.tmp``.
+
+    Raises
+    ------
+    OSError
+        If the folder does not exist or a file cannot be created in it.
+    """
+    final = Path(final)
+    folder = final.parent
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    for _ in range(tempfile.TMP_MAX):
+        tmp = folder / f"{prefix}{final.name}.{secrets.token_hex(4)}.tmp"
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"Cannot create a temporary file next to {str(final)!r}: every name tried exists.")
+
+
 @contextlib.contextmanager
 def atomic_paths(paths: Sequence) -> Iterator[list[Path]]:
     """Yield temporary paths next to ``paths``; move them into place only if the block succeeds.
@@ -98,7 +144,8 @@ def atomic_paths(paths: Sequence) -> Iterator[list[Path]]:
     Yields
     ------
     tmp_paths : list of pathlib.Path
-        One temporary path per destination, in the same folder (so ``os.replace`` is atomic).
+        One temporary path per destination, in the same folder (so ``os.replace`` is atomic),
+        created empty by :func:`create_temp_file`: a destination gets the mode the umask gives.
     """
     finals = [Path(p) for p in paths]
     for p in finals:
@@ -109,9 +156,9 @@ def atomic_paths(paths: Sequence) -> Iterator[list[Path]]:
     tmps: list[Path] = []
     try:
         for p in finals:
-            fd, name = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+            fd, tmp = create_temp_file(p)
             os.close(fd)
-            tmps.append(Path(name))
+            tmps.append(tmp)
         yield tmps
         for tmp, p in zip(tmps, finals):
             os.replace(tmp, p)

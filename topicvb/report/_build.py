@@ -411,6 +411,5 @@ def _write_page(page: str, path) -> None:
     """Write the page to ``path`` (UTF-8, atomically: a temporary file renamed into place)."""
     with atomic_paths([path]) as (tmp,):
         with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(page)
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600; a report is meant to be shared
+            fh.write(page)  # the temporary file already has the mode the umask gives (create_temp_file)
     logger.info("report: wrote %s (%d bytes).", os.fspath(path), len(page.encode("utf-8")))

@@ -4,7 +4,8 @@ The pipeline of :class:`Tokenizer`, in order:
 
 1. decode ``bytes`` (UTF-8 by default, undecodable bytes replaced and counted, see :func:`decode_bytes`);
 2. optionally remove mail/news headers, quoted replies and signatures (``clean="email"``);
-3. Unicode normalisation (``normalize="NFKC"``), lowercasing, accent stripping;
+3. Unicode normalisation (``normalize="NFKC"``), lowercasing (the dotted capital ``"İ"`` becomes
+   ``"i"``, see :func:`_lower`), accent stripping;
 4. URLs and e-mail addresses dropped, kept or replaced by a placeholder token;
 5. the token regex (``token_pattern``, scikit-learn's default);
 6. per-token filters: length, numbers, stop words (matched on the lower-cased token), stemming.
@@ -94,6 +95,24 @@ def decode_bytes(data: bytes, encoding: str = "utf-8") -> str:
     return text
 
 
+def _lower(text: str) -> str:
+    """Lower-case ``text`` as :meth:`str.lower` does, except that the dotted capital I becomes ``"i"``.
+
+    The Unicode lower-case of U+0130 LATIN CAPITAL LETTER I WITH DOT ABOVE (``"İ"``, Turkish and
+    Azerbaijani) is two code points, ``"i"`` and U+0307 COMBINING DOT ABOVE: no other character
+    lower-cases to more than one. A combining mark is not a word character, so the token pattern
+    would cut the word there (``"İstanbul"`` gave ``"stanbul"``). The dot above a lower-case
+    ``i`` adds nothing (the letter is already dotted), so it is dropped wherever it follows an
+    ``i`` after lower-casing, which also covers the decomposed form (``"I"`` + U+0307, as NFD and
+    NFKD write ``"İ"``) and text lower-cased by Python before it got here: ``"İstanbul"``,
+    ``"Istanbul"`` and ``"ISTANBUL"`` all give the term ``"istanbul"``, as Turkish lower-casing does.
+    """
+    text = text.lower()
+    if "\u0307" in text:  # O(1) for ASCII and Latin-1 text, which cannot hold it
+        text = text.replace("i\u0307", "i")
+    return text
+
+
 def _strip_accents_unicode(text: str) -> str:
     normalized = unicodedata.normalize("NFKD", text)
     if normalized == text:
@@ -123,7 +142,9 @@ class Tokenizer(BaseEstimator):
     Parameters
     ----------
     lowercase : bool, default=True
-        Lower-case the text before tokenising.
+        Lower-case the text before tokenising. The dotted capital I (``"İ"``, U+0130), whose
+        Unicode lower-case is ``"i"`` plus a combining dot above, becomes a plain ``"i"``, so
+        ``"İstanbul"`` gives the token ``"istanbul"`` rather than losing its first letter.
     normalize : {"NFKC", "NFC", "NFKD", "NFD"} or None, default="NFKC"
         Unicode normalisation form applied first (``NFKC`` folds ligatures, full-width and
         compatibility characters: ``"ﬁ"`` becomes ``"fi"``). ``None`` skips it.
@@ -320,7 +341,7 @@ class Tokenizer(BaseEstimator):
 
             steps.append(_normalize)
         if self.lowercase:
-            steps.append(str.lower)
+            steps.append(_lower)
         if self.strip_accents == "unicode":
             steps.append(lambda t: t if t.isascii() else _strip_accents_unicode(t))
         elif self.strip_accents == "ascii":
