@@ -10,9 +10,14 @@ public entry points that save and restore a whole pipeline.
 Loading never unpickles (``allow_pickle=False``), so a model file cannot execute code. The file
 holds a format version; a file from a newer version, a truncated file, a file that is not a
 topicvb model, or one whose arrays have inconsistent shapes is refused with a clear message.
-Which classes a file may hold, and the fitted state each needs, comes from the estimator registry
-(:mod:`topicvb.models._registry`). Ordinary pickling of the estimators also works, for
-scikit-learn workflows.
+Which classes a file may hold, the fitted state each needs and what each fitted attribute may hold
+come from the estimator registry (:mod:`topicvb.models._registry`): loading accepts only the
+attributes listed there (so a file cannot set ``transform`` or any other name), checks the
+parameters as ``fit`` does, and checks every array's dtype, shape and values (finite, priors and
+LDA topic-term weights within :data:`topicvb.models._registry.VALUE_LIMITS`, pLSA's distributions
+summing to 1, counters non-negative integers), so that a loaded model cannot produce NaN or an
+internal error. Every refusal is a ``ValueError`` naming the file and the attribute. Ordinary
+pickling of the estimators also works, for scikit-learn workflows.
 
 The format (version 2; version 1 files, which have no vectorizer record, still load):
 
@@ -34,7 +39,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import zipfile
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -302,7 +306,9 @@ def _write_npz(arrays: dict, path) -> Path:
                 raise NotADirectoryError(f"Cannot write {str(path)!r}: {str(parent)!r} is not a folder.")
             break
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    from .datasets._files import create_temp_file
+
+    fd, tmp = create_temp_file(path)  # mode 0o666 less the umask, not mkstemp's 0o600
     try:
         with os.fdopen(fd, "wb") as f:
             np.savez_compressed(f, **arrays)
@@ -325,21 +331,26 @@ def _read(path: Path):
             raise ValueError(f"{str(path)!r} is not a topicvb model file (not an .npz archive).")
     try:
         with np.load(path, allow_pickle=False) as f:
-            if "meta" not in f.files:
-                raise ValueError(f"{str(path)!r} is not a topicvb model file (no metadata record).")
-            meta = json.loads(str(f["meta"][()]))
-            arrays = {k: f[k] for k in f.files if k != "meta"}
+            files = list(f.files)
+            if "meta" in files:
+                meta = json.loads(str(f["meta"][()]))
+                arrays = {k: f[k] for k in files if k != "meta"}
     except (zipfile.BadZipFile, EOFError, OSError, json.JSONDecodeError, KeyError) as exc:
         raise ValueError(f"{str(path)!r} is not a readable topicvb model file (truncated or corrupt: {exc}).") from None
+    except ValueError as exc:  # an object (pickled) array, an int of too many digits in the JSON record, ...
+        raise ValueError(f"{str(path)!r} is not a readable topicvb model file ({exc}).") from None
+    if "meta" not in files:
+        raise ValueError(f"{str(path)!r} is not a topicvb model file (no metadata record).")
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise ValueError(f"{str(path)!r} is not a topicvb model file.")
     version = meta.get("version")
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise ValueError(f"{str(path)!r} has an invalid format version {version!r} (expected a positive int).")
+        raise ValueError(f"{str(path)!r} has an invalid format version {_registry._show(version)} (expected a "
+                         "positive int).")
     if version > FORMAT_VERSION:
         raise ValueError(
-            f"{str(path)!r} was written by a newer topicvb (model format {version}); this version reads format "
-            f"{FORMAT_VERSION} and older. Upgrade topicvb."
+            f"{str(path)!r} was written by a newer topicvb (model format {_registry._show(version)}); this version "
+            f"reads format {FORMAT_VERSION} and older. Upgrade topicvb."
         )
     for key, kind in (("params", dict), ("scalars", dict), ("vectorizer", dict)):
         if key in meta and not isinstance(meta[key], kind) and not (key == "vectorizer" and meta[key] is None):
@@ -348,49 +359,145 @@ def _read(path: Path):
     return meta, arrays
 
 
-def _check_model(model, name: str, path: Path) -> None:
-    """Refuse a model whose fitted state is missing, misshapen or not finite and non-negative."""
+# The arrays of a model file besides the fitted attributes (``attr__<name>``) and the metadata.
+_OTHER_ARRAYS = ("vocabulary", "vectorizer__doc_freq", "vectorizer__term_freq")
+
+
+def _new_model(meta, path: Path):
+    """The registry entry and an unfitted estimator with the file's parameters, checked as ``fit`` checks them."""
+    from sklearn.utils import check_random_state
+
     where = str(path)
-    n_features = getattr(model, "n_features_in_", None)
-    comp = getattr(model, "components_", None)
-    if comp is None:
-        raise ValueError(f"{where!r} has no components_ array.")
-    if not np.issubdtype(comp.dtype, np.floating) and not np.issubdtype(comp.dtype, np.integer):
-        raise ValueError(f"{where!r}: components_ must hold numbers, got dtype {comp.dtype}.")
-    if (comp.ndim != 2 or comp.shape[0] != model.n_components or not isinstance(n_features, int)
-            or comp.shape[1] != n_features or not np.all(np.isfinite(comp))):
-        raise ValueError(f"{where!r} has inconsistent shapes or values: components_ does not match "
-                         "n_components x n_features_in_.")
-    if np.any(comp < 0):
-        raise ValueError(f"{where!r}: components_ has negative entries; topic-word weights must be >= 0.")
-    prior = getattr(model, "doc_topic_prior_", None)
-    if prior is not None and np.shape(prior) != (model.n_components,):
-        raise ValueError(f"{where!r} has inconsistent shapes: doc_topic_prior_ is {np.shape(prior)}.")
-    missing = [a for a in _registry.entry(name).required_state if getattr(model, a, None) is None]
+    name = meta.get("class")
+    if not isinstance(name, str) or name not in _registry.class_names():
+        raise ValueError(f"{where!r} holds an unknown model class {_registry._show(name)}; expected one of "
+                         f"{_registry.class_names()}.")
+    entry = _registry.entry(name)
+    cls = entry.cls
+    valid = set(cls().get_params())
+    params = {k: v for k, v in meta.get("params", {}).items() if k in valid}
+    for key, value in params.items():  # what no parameter of a fitted model holds, whatever fit's checks say
+        if not _plain_number(value):
+            raise ValueError(f"{where!r} has an invalid or inconsistent parameter: {key} is "
+                             f"{_registry._show(value)} (not finite, or an integer beyond {_registry.MAX_INT}).")
+    model = cls(**params)
+    try:
+        model._check_params()
+        rng = check_random_state(model.random_state)  # fit checks it; none of the above does
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ValueError(f"{where!r} has an invalid or inconsistent parameter: {exc}") from None
+    if entry.keeps_random_state:  # partial_fit continues a random stream that a file does not hold: start one
+        model.random_state_ = rng
+    return entry, model
+
+
+def _plain_number(value) -> bool:
+    """False for a NaN or infinite float and an int beyond MAX_INT, also inside a list (a prior vector)."""
+    if isinstance(value, list):
+        return all(_plain_number(v) for v in value)
+    if isinstance(value, float):
+        return bool(np.isfinite(value))
+    if isinstance(value, int) and not isinstance(value, bool):
+        return abs(value) <= _registry.MAX_INT
+    return True
+
+
+def _fitted_state(entry, model, meta, arrays, path: Path) -> dict:
+    """The fitted attributes a file's record holds, each checked against the registry (dtype, shape,
+    values) and converted: ``{name: value}``. ValueError naming the file and the attribute otherwise."""
+    where, name = str(path), entry.class_name
+    scalars = dict(meta.get("scalars", {}))
+    stored = {k[len("attr__"):]: v for k, v in arrays.items() if k.startswith("attr__")}
+    stray = sorted(k for k in arrays if not k.startswith("attr__") and k not in _OTHER_ARRAYS)
+    if stray:
+        raise ValueError(f"{where!r} holds unknown array(s) {', '.join(map(repr, stray))}; a topicvb model file "
+                         f"holds attr__<name>, {', '.join(_OTHER_ARRAYS)} and meta only.")
+    known = entry.known_state
+    unknown = [k for k in list(scalars) + list(stored) if k not in known]
+    if unknown:
+        raise ValueError(f"{where!r} holds unknown fitted attribute(s) {', '.join(map(repr, unknown))} for a {name}; "
+                         f"a {name} file may hold {', '.join(known)} only.")
+    shadowing = [k for k in list(scalars) + list(stored) if hasattr(type(model), k)]
+    if shadowing:  # the registry names fitted attributes only; this guards against a slip there
+        raise ValueError(f"{where!r} would overwrite {', '.join(shadowing)} of the {name} class.")
+    twice = [k for k in scalars if k in stored]
+    if twice:
+        raise ValueError(f"{where!r} holds {', '.join(twice)} both as a scalar and as an array.")
+    float_dtype = np.dtype(model._float)
+    state = {}
+    try:
+        for key, value in scalars.items():
+            spec = entry.scalar_spec(key)
+            if spec is None:
+                raise ValueError(f"{key} must be an array (attr__{key}), got {type(value).__name__} in the "
+                                 "scalars record.")
+            state[key] = _registry.check_state_scalar(value, spec, float_dtype)
+        for key, value in stored.items():
+            spec = entry.array_spec(key)
+            if spec is None:  # a scalar written as a 0-d array
+                if value.ndim != 0 or value.dtype.kind not in "iuf":
+                    raise ValueError(f"{key} must be a single number, got an array of shape {value.shape} and dtype "
+                                     f"{value.dtype}.")
+                value = value.item()
+                state[key] = _registry.check_state_scalar(value, entry.scalar_spec(key), float_dtype)
+        dims = {"K": model.n_components, "V": state.get("n_features_in_")}
+        for spec in entry.arrays:  # in the registry's order: components_ first
+            if spec.name in stored:
+                state[spec.name] = _registry.check_state_array(stored[spec.name], spec, dims, float_dtype)
+    except ValueError as exc:
+        raise ValueError(f"{where!r} has inconsistent shapes or values: {exc}") from None
+    return state
+
+
+def _check_model(model, entry, path: Path) -> None:
+    """Refuse a model that lacks a fitted attribute its class needs."""
+    missing = [a for a in entry.required if getattr(model, a, None) is None]
     if missing:
-        raise ValueError(f"{where!r} lacks the fitted attribute(s) {', '.join(missing)} that a {name} needs.")
+        raise ValueError(f"{str(path)!r} lacks the fitted attribute(s) {', '.join(missing)} that a "
+                         f"{entry.class_name} needs.")
 
 
 def _rebuild_model(meta, arrays, path: Path):
-    """The estimator a file's record describes, with its fitted attributes set (not yet checked)."""
-    name = meta.get("class")
-    if not isinstance(name, str) or name not in _registry.class_names():
-        raise ValueError(f"{str(path)!r} holds an unknown model class {name!r}.")
-    cls = _registry.estimator_class(name)
-    valid = set(cls().get_params())
-    model = cls(**{k: v for k, v in meta.get("params", {}).items() if k in valid})
-    for key, value in arrays.items():
-        if key.startswith("attr__"):
-            setattr(model, key[len("attr__"):], value)
-    for key, value in meta.get("scalars", {}).items():
+    """The registry entry and the estimator a file's record describes, with its fitted attributes set
+    (each one checked; whether all the needed ones are there is :func:`_check_model`'s job)."""
+    entry, model = _new_model(meta, path)
+    for key, value in _fitted_state(entry, model, meta, arrays, path).items():
         setattr(model, key, value)
-    return model
+    return entry, model
+
+
+def _check_vocabulary(arrays, n_features, path: Path):
+    """The file's vocabulary (None when it has none), checked against the model's width."""
+    where = str(path)
+    vocabulary = arrays.get("vocabulary")
+    if n_features is None:  # no n_features_in_: _check_model says so
+        return vocabulary
+    if vocabulary is not None:
+        if vocabulary.ndim != 1 or vocabulary.shape[0] != n_features:
+            raise ValueError(f"{where!r} has inconsistent shapes: {vocabulary.size} vocabulary terms for "
+                             f"{n_features} features.")
+        if vocabulary.dtype.kind != "U":
+            raise ValueError(f"{where!r}: the vocabulary must hold strings, got dtype {vocabulary.dtype}.")
+    for key in ("vectorizer__doc_freq", "vectorizer__term_freq"):
+        values = arrays.get(key)
+        if values is None:
+            continue
+        if values.dtype.kind not in "iu" or values.shape != (n_features,) or (values.size and values.min() < 0):
+            raise ValueError(f"{where!r} has inconsistent shapes or values: {key} must hold {n_features} "
+                             f"non-negative integers, got shape {values.shape} and dtype {values.dtype}.")
+    return vocabulary
 
 
 def read(path) -> ModelRecord:
     """Read a file written by :func:`save`: the model, its vocabulary and its vectorizer.
 
-    Every array is validated; nothing is unpickled.
+    Every array is validated; nothing is unpickled. The file's parameters must pass the checks of
+    ``fit``; its fitted attributes must be the ones its class has (the estimator registry,
+    :mod:`topicvb.models._registry`, lists them: any other name, such as one of a method, is
+    refused), each of the right type, dtype (float32 or float64, converted to the model's dtype)
+    and shape (``n_components`` x ``n_features_in_``), finite and in range (priors and LDA topic-term
+    weights positive and far from overflow, pLSA's distributions summing to 1, counts non-negative
+    integers), so that a loaded model's ``transform`` and ``score`` are finite.
 
     Parameters
     ----------
@@ -408,18 +515,16 @@ def read(path) -> ModelRecord:
     FileNotFoundError
         No such file.
     ValueError
-        Not a topicvb model file, truncated or corrupt, from a newer format version, with
-        inconsistent shapes or values, or lacking a fitted attribute the model needs.
+        Not a topicvb model file, truncated or corrupt, from a newer format version, with invalid
+        parameters, with unknown fitted attributes, with arrays of a wrong dtype, inconsistent shapes or
+        values out of range, or lacking a fitted attribute the model needs. The message names the file
+        and the attribute.
     """
     path = _check_path(path, "load")
     meta, arrays = _read(path)
-    model = _rebuild_model(meta, arrays, path)
-    vocabulary = arrays.get("vocabulary")
-    n_features = getattr(model, "n_features_in_", None)
-    if vocabulary is not None and (vocabulary.ndim != 1 or vocabulary.shape[0] != n_features):
-        raise ValueError(f"{str(path)!r} has inconsistent shapes: {len(vocabulary)} vocabulary terms for "
-                         f"{n_features} features.")
-    _check_model(model, meta["class"], path)
+    entry, model = _rebuild_model(meta, arrays, path)
+    vocabulary = _check_vocabulary(arrays, getattr(model, "n_features_in_", None), path)
+    _check_model(model, entry, path)
     vectorizer = None
     if meta.get("vectorizer") is not None:
         if vocabulary is None:

@@ -13,7 +13,6 @@ import hashlib
 import json
 import os
 import signal
-import tempfile
 import threading
 import warnings
 import zipfile
@@ -22,13 +21,28 @@ from pathlib import Path
 import numpy as np
 
 from .._validation import user_stacklevel
+from ._registry import PROBABILITY_TOLERANCE, ArraySpec, check_state_array
 
 _FORMAT = "topicvb-checkpoint"
 _VERSION = 1
 
 
+class Fingerprint(str):
+    """The digest :func:`fingerprint` returns (a str), carrying what a checkpoint for it must match.
+
+    ``expected`` holds the estimator's class name, its float dtype and the lengths of the shape
+    symbols of :data:`CHECKPOINT_ARRAYS` (K topics, D documents, V terms, N non-zeros), so that
+    :func:`load_checkpoint` checks a checkpoint's arrays against the model and X it resumes.
+    """
+
+    expected: dict | None = None
+
+
 def fingerprint(estimator, X) -> str:
-    """A digest of the data and of the parameters that shape the fit (not verbosity or threads)."""
+    """A digest of the data and of the parameters that shape the fit (not verbosity or threads).
+
+    Returns a :class:`Fingerprint`: the hex digest, with what a checkpoint must match attached.
+    """
     h = hashlib.sha256()
     h.update(type(estimator).__name__.encode())
     params = {k: v for k, v in estimator.get_params().items()
@@ -37,7 +51,25 @@ def fingerprint(estimator, X) -> str:
     h.update(repr((X.shape, X.nnz)).encode())
     for arr in (X.indptr, X.indices, X.data):
         h.update(np.ascontiguousarray(arr).tobytes())
-    return h.hexdigest()
+    fp = Fingerprint(h.hexdigest())
+    fp.expected = expected_state(estimator, X)
+    return fp
+
+
+def expected_state(estimator, X) -> dict:
+    """What a checkpoint of ``estimator`` fitting ``X`` must match (see :func:`check_checkpoint_arrays`)."""
+    D, V = X.shape
+    K = getattr(estimator, "n_components", None)
+    second = getattr(estimator, "variant", None) == "cvb"  # CollapsedLDA's CVB keeps count variances
+    max_iter = getattr(estimator, "max_iter", None)
+    # the class whose checkpoints these are (a subclass of BatchLDA writes BatchLDA's)
+    name = next((c.__name__ for c in type(estimator).__mro__ if c.__name__ in CHECKPOINT_ARRAYS),
+                type(estimator).__name__)
+    return {"estimator": name,
+            "dtype": np.dtype(getattr(estimator, "_float", np.float64)),
+            "dims": {"K": K, "D": D, "V": V, "N": X.nnz, "Dv": D if second else 0, "Vv": V if second else 0},
+            "max_iter": max_iter if isinstance(max_iter, int) else None,
+            "n_tokens": float(X.sum())}
 
 
 def rng_state_arrays(rng) -> dict:
@@ -59,7 +91,9 @@ def save_checkpoint(path, arrays: dict, fp: str, meta: dict | None = None) -> No
     payload = dict(arrays)
     payload["checkpoint__meta"] = np.asarray(json.dumps({"format": _FORMAT, "version": _VERSION, "fingerprint": fp,
                                                          **(meta or {})}))
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    from ..datasets._files import create_temp_file
+
+    fd, tmp = create_temp_file(path)  # mode 0o666 less the umask, not mkstemp's 0o600
     try:
         with os.fdopen(fd, "wb") as f:
             np.savez(f, **payload)
@@ -71,8 +105,21 @@ def save_checkpoint(path, arrays: dict, fp: str, meta: dict | None = None) -> No
         raise
 
 
-def load_checkpoint(path, fp: str) -> dict:
-    """Read a checkpoint written by :func:`save_checkpoint` for the same data and parameters."""
+def load_checkpoint(path, fp: str, *, expected: dict | None = None) -> dict:
+    """Read a checkpoint written by :func:`save_checkpoint` for the same data and parameters.
+
+    Every array the fit reads is checked (:func:`check_checkpoint_arrays`) against ``expected``
+    (by default the one ``fp`` carries when it comes from :func:`fingerprint`), so that a damaged or
+    edited checkpoint is refused, naming the file and the array, instead of resuming into NaN.
+
+    Raises
+    ------
+    FileNotFoundError
+        No file at ``path``.
+    ValueError
+        Not a readable checkpoint of a version this topicvb reads, written for other data or
+        parameters, or with a missing array or one of a wrong dtype, shape or values.
+    """
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"No checkpoint to resume from at {str(path)!r}.")
@@ -82,13 +129,178 @@ def load_checkpoint(path, fp: str) -> dict:
         meta = json.loads(str(arrays.pop("checkpoint__meta")[()]))
     except (zipfile.BadZipFile, EOFError, OSError, KeyError, ValueError) as exc:
         raise ValueError(f"{str(path)!r} is not a readable topicvb checkpoint ({exc}).") from None
-    if meta.get("format") != _FORMAT or not isinstance(meta.get("version"), int) or meta["version"] > _VERSION:
+    if (not isinstance(meta, dict) or meta.get("format") != _FORMAT or isinstance(meta.get("version"), bool)
+            or not isinstance(meta.get("version"), int) or meta["version"] > _VERSION):
         raise ValueError(f"{str(path)!r} is not a topicvb checkpoint of a version this topicvb reads.")
     if meta.get("fingerprint") != fp:
         raise ValueError(f"The checkpoint {str(path)!r} was written for other data or other parameters; "
                          "resume with the same X and parameters, or delete it.")
+    if expected is None:
+        expected = getattr(fp, "expected", None)
+    try:
+        arrays = check_checkpoint_arrays(arrays, expected)
+    except ValueError as exc:
+        raise ValueError(f"The checkpoint {str(path)!r} cannot be resumed: {exc} Delete it to start afresh.") from None
     arrays["__meta__"] = meta
     return arrays
+
+
+# ---------------------------------------------------------------------------- what a checkpoint may hold
+_RNG_ARRAYS = (ArraySpec("rng__keys", (624,), "int", "count"), ArraySpec("rng__scalars", (2,), "int", "count"),
+               ArraySpec("rng__gauss", (1,), "float64", "finite"))
+_PRIORS = (ArraySpec("alpha", ("K",), "float64", "positive"), ArraySpec("eta", (), "float64", "positive"))
+_HISTORY = ArraySpec("history", (None,), "float64", "finite")
+_ITERATION = ArraySpec("iteration", (), "int", "count")
+
+# The arrays each estimator's checkpoint holds (as its ``_fit`` writes and reads them), with their shapes in
+# the symbols K (topics), D (documents), V (terms), N (non-zeros of X), Dv / Vv (D / V with CollapsedLDA's
+# CVB variances, else 0), and their values (see :class:`topicvb.models._registry.ArraySpec`).
+CHECKPOINT_ARRAYS = {
+    "PLSA": (
+        ArraySpec("theta", ("D", "K"), "model", "probabilities", sum_axis=1),  # P(z | d)
+        ArraySpec("phi_t", ("V", "K"), "model", "probabilities", sum_axis=0),  # P(w | z), term-major
+        _HISTORY,
+        ArraySpec("v_history", (None,), "float64", "finite"),
+        ArraySpec("best_value", (), "float64", "finite", required=False),  # early stopping's best model
+        ArraySpec("best_iter", (), "int", "count", required=False),
+        ArraySpec("best_theta", ("D", "K"), "model", "probabilities", sum_axis=1, required=False),
+        ArraySpec("best_phi_t", ("V", "K"), "model", "probabilities", sum_axis=0, required=False),
+        _ITERATION,
+    ) + _RNG_ARRAYS,
+    "BatchLDA": (
+        ArraySpec("lam", ("K", "V"), "model", "positive"),
+        ArraySpec("gamma", ("D", "K"), "model", "positive"),  # the documents' variational Dirichlets
+    ) + _PRIORS + (_HISTORY, _ITERATION) + _RNG_ARRAYS,
+    "CollapsedLDA": (
+        ArraySpec("gamma", ("N", "K"), "model", "probabilities", sum_axis=1),  # responsibilities per non-zero
+        ArraySpec("n_dk", ("D", "K"), "model", "nonnegative"),
+        ArraySpec("n_wk", ("V", "K"), "model", "nonnegative"),
+        ArraySpec("v_dk", ("Dv", "K"), "model", "nonnegative"),
+        ArraySpec("v_wk", ("Vv", "K"), "model", "nonnegative"),
+    ) + _PRIORS + (_HISTORY, _ITERATION) + _RNG_ARRAYS,
+    "OnlineLDA": (
+        ArraySpec("lam", ("K", "V"), "model", "positive"),
+    ) + _PRIORS + (
+        ArraySpec("n_batch_iter", (), "int", "count"),
+        ArraySpec("n_docs_seen", (), "int", "count"),
+        _HISTORY,
+        ArraySpec("means", (None,), "float64", "finite"),
+        ArraySpec("doc_gamma", ("D", "K"), "model", "positive", required=False),
+        _ITERATION,
+    ) + _RNG_ARRAYS,
+}
+# Arrays that come together or not at all.
+_GROUPS = {"PLSA": (("best_value", "best_iter", "best_theta", "best_phi_t"),)}
+# Which estimator wrote a checkpoint, from an array only its checkpoints hold (when no ``expected`` says).
+_SIGNATURES = (("theta", "PLSA"), ("n_dk", "CollapsedLDA"), ("means", "OnlineLDA"), ("lam", "BatchLDA"))
+
+
+def check_checkpoint_arrays(arrays: dict, expected: dict | None = None) -> dict:
+    """The arrays of a checkpoint, each checked and converted to the dtype its fit reads.
+
+    Parameters
+    ----------
+    arrays : dict
+        The checkpoint's arrays (without its metadata).
+    expected : dict, optional
+        ``{"estimator": class name, "dtype": float dtype, "dims": {"K": ..., "D": ..., ...}}`` (see
+        :func:`expected_state`). Without it, the estimator is recognised by its arrays, the float dtype
+        is float64 and the shapes need only agree with each other.
+
+    Returns
+    -------
+    dict
+        The checked arrays; arrays no table names are passed through (the fit does not read them).
+
+    Raises
+    ------
+    ValueError
+        A message naming the missing or bad array, without the file (the caller adds it).
+    """
+    expected = expected or {}
+    name = expected.get("estimator") or next((est for key, est in _SIGNATURES if key in arrays), None)
+    specs = CHECKPOINT_ARRAYS.get(name)
+    if specs is None:
+        raise ValueError("it holds none of the arrays a topicvb fit writes." if name is None else
+                         f"{name} writes no checkpoints.")
+    float_dtype = np.dtype(expected.get("dtype", np.float64))
+    dims = {k: v for k, v in expected.get("dims", {}).items() if v is not None}
+    missing = [s.name for s in specs if s.required and s.name not in arrays]
+    for group in _GROUPS.get(name, ()):
+        present = [g for g in group if g in arrays]
+        if present and len(present) < len(group):
+            missing += [g for g in group if g not in arrays]
+    if missing:
+        raise ValueError(f"it lacks the array(s) {', '.join(missing)} that a {name} checkpoint holds.")
+    checked = dict(arrays)
+    for spec in specs:
+        if spec.name in arrays:
+            checked[spec.name] = check_state_array(arrays[spec.name], spec, dims, float_dtype)
+    _check_rng(checked)
+    _check_progress(name, checked, expected.get("max_iter"))
+    if name == "CollapsedLDA":
+        _check_collapsed_counts(checked, dims, expected.get("n_tokens"), PROBABILITY_TOLERANCE[float_dtype])
+    return checked
+
+
+# How many objective values each checkpoint holds after `iteration` iterations (the fits' resumption
+# relies on it: BatchLDA and PLSA append the bound of an iteration in the next one).
+_HISTORY_LAG = {"PLSA": ("history", 1), "BatchLDA": ("history", 1), "CollapsedLDA": ("history", 0),
+                "OnlineLDA": ("means", 0)}
+
+
+def _check_progress(name: str, arrays: dict, max_iter) -> None:
+    """The iteration counters against each other and against ``max_iter``."""
+    it = int(arrays["iteration"])
+    if max_iter is not None and it > max_iter:
+        raise ValueError(f"it is at iteration {it}, past max_iter={max_iter}; resume with max_iter >= {it}.")
+    key, lag = _HISTORY_LAG[name]
+    if len(arrays[key]) != it - lag:
+        raise ValueError(f"{key} holds {len(arrays[key])} values, but a {name} checkpoint at iteration {it} holds "
+                         f"{it - lag}.")
+    if name == "PLSA":
+        if len(arrays["v_history"]) not in (0, len(arrays["history"])):
+            raise ValueError(f"v_history holds {len(arrays['v_history'])} values; expected 0 or as many as history "
+                             f"({len(arrays['history'])}).")
+        if "best_iter" in arrays and not 1 <= int(arrays["best_iter"]) <= it:
+            raise ValueError(f"best_iter is {int(arrays['best_iter'])}, expected 1 to the iteration, {it}.")
+    if name == "OnlineLDA" and len(arrays["history"]) != int(arrays["n_batch_iter"]):
+        raise ValueError(f"history holds {len(arrays['history'])} values, but n_batch_iter is "
+                         f"{int(arrays['n_batch_iter'])} (one bound per mini-batch).")
+
+
+def _check_collapsed_counts(arrays: dict, dims: dict, n_tokens, tol: float) -> None:
+    """CollapsedLDA's expected counts: CVB0 and CVB variances empty together; each variance at most its
+    count (c gamma (1 - gamma) <= c gamma); the counts adding up to the tokens of X."""
+    if (dims["Dv"], dims["Vv"]) not in ((0, 0), (dims["D"], dims["V"])):
+        raise ValueError(f"v_dk and v_wk must both have 0 rows (CVB0) or match n_dk and n_wk (CVB); they have "
+                         f"{dims['Dv']} and {dims['Vv']} rows.")
+    for v_name, n_name in (("v_dk", "n_dk"), ("v_wk", "n_wk")):
+        var, counts = arrays[v_name], arrays[n_name]
+        if var.size:
+            bad = var > counts * (1.0 + tol) + tol
+            if np.any(bad):
+                i = np.unravel_index(int(np.argmax(bad)), var.shape)
+                raise ValueError(f"{v_name} exceeds {n_name} at entry {tuple(int(j) for j in i)} "
+                                 f"({var[i].item()!r} > {counts[i].item()!r}); a variance of these counts is at "
+                                 "most the count.")
+    if n_tokens is not None:
+        for n_name in ("n_dk", "n_wk"):
+            total = float(arrays[n_name].sum(dtype=np.float64))
+            if abs(total - n_tokens) > tol * (n_tokens + 1.0):
+                raise ValueError(f"{n_name} adds up to {total:.6g} tokens, but X has {n_tokens:.6g}.")
+
+
+def _check_rng(arrays: dict) -> None:
+    """The random generator's state: an MT19937 key of 624 words (not all 0), a position from 0 to
+    624 and a 0/1 flag; the key is converted back to uint32."""
+    keys, (pos, has_gauss) = arrays["rng__keys"], arrays["rng__scalars"]
+    if np.any(keys >= 2**32) or not np.any(keys):
+        raise ValueError("rng__keys is not a random generator state (624 words below 2**32, not all 0).")
+    if not 0 <= pos <= 624 or has_gauss not in (0, 1):
+        raise ValueError(f"rng__scalars is not a random generator state: position {pos} (0 to 624) and flag "
+                         f"{has_gauss} (0 or 1).")
+    arrays["rng__keys"] = keys.astype(np.uint32)
 
 
 class _Interrupt:

@@ -78,7 +78,7 @@ def batch_loop(model, mapper, lam, alpha, eta, *, learn_alpha, learn_eta, starte
     topics = topic_arrays(lam)
     converged = model._converged(history)
     while not converged:
-        final = it == model.max_iter or (stop is not None and stop.requested)
+        final = it >= model.max_iter or (stop is not None and stop.requested)
         if final and len(history) == it:
             break
         stats = mapper.step(it + 1, topics, alpha, e_step=not final, with_elog_theta=learn_alpha)

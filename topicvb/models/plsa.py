@@ -236,7 +236,7 @@ class PLSA(TopicModelBase):
             while True:
                 theta_b, phi_t_b = em.tempered(theta, phi_t, theta_b_next)
                 theta_b_next = None
-                if done == self.max_iter:  # only evaluate the final model
+                if done >= self.max_iter:  # only evaluate the final model
                     ll = em.log_likelihood(theta, phi_t)
                 else:  # the theta half: expected counts n_dk, and the current model's log-likelihood
                     n_dk, ll = em.theta_half(theta, phi_t, theta_b, phi_t_b, n_parts)
@@ -253,7 +253,7 @@ class PLSA(TopicModelBase):
                     if self._converged(history):
                         converged = True
                         break
-                if done == self.max_iter or stop.requested:
+                if done >= self.max_iter or stop.requested:
                     break
                 # the phi half: responsibilities of the new theta (alternating) or of the old one (simultaneous)
                 given, given_b = theta, theta_b
