@@ -302,16 +302,24 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
             sys.stderr.flush()
 
     def _converged(self, history) -> bool:
-        """Whether the last change of the objective is an increase of at most ``tol`` relative.
+        """Whether the last change of the objective is an increase of at most ``tol`` relative, and
+        not larger than the change before it.
 
         One-sided: a decrease (beyond rounding) is not convergence, since an objective that went down
-        has not settled (a learned prior or a stochastic step overshot); the fit goes on.
+        has not settled (a learned prior or a stochastic step overshot). And an objective whose gains
+        are growing is leaving a plateau, not settling on one: from a near-symmetric start a
+        collapsed fit gains little in its first sweeps, then faster as its topics separate (CVB0 on an
+        LDA-generated corpus with 50 topics: relative gains 6e-5, 1.3e-4, 3.5e-4, ...), so the first
+        small gain is no reason to stop. Hence at least two changes are looked at.
         """
-        if len(history) < 2:
+        if len(history) < 3:
             return False
-        prev, cur = history[-2], history[-1]
+        before, prev, cur = history[-3], history[-2], history[-1]
         scale = max(abs(prev), 1e-300)
-        return -_ROUNDING * scale <= cur - prev <= self.tol * scale
+        change = cur - prev
+        if not -_ROUNDING * scale <= change <= self.tol * scale:
+            return False
+        return change <= max(prev - before, _ROUNDING * scale)
 
     def _warn_not_converged(self, n_iter: int, converged: bool) -> None:
         if not converged and self.tol > 0:
