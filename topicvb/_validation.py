@@ -16,10 +16,33 @@ from sklearn.utils import check_scalar
 
 
 def check_choice(value, name: str, choices) -> None:
-    """Raise ``ValueError`` unless ``value`` is one of ``choices``."""
-    if value not in choices:
+    """Raise ``ValueError`` unless ``value`` is one of ``choices`` (an unhashable value is not one)."""
+    try:
+        known = value in choices
+    except TypeError:  # e.g. a list tested against a set
+        known = False
+    if not known:
         allowed = "{" + ", ".join(repr(c) for c in sorted(choices, key=str)) + "}"
         raise ValueError(f"{name} must be one of {allowed}, got {value!r}.")
+
+
+MAX_INT = 2**31 - 1  # integer parameters (iterations, sizes) beyond this only overflow somewhere later
+
+
+def check_int(value, name: str, *, min_val=None, max_val=MAX_INT) -> int:
+    """``sklearn.utils.check_scalar`` for an integer parameter that is not a bool and stays below
+    ``max_val`` (2**31 - 1 by default, so that no later conversion overflows). Returns ``value``."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an instance of int, not bool.")
+    check_scalar(value, name, numbers.Integral, min_val=min_val, max_val=max_val)
+    return value
+
+
+def check_bool(value, name: str) -> bool:
+    """Raise ``TypeError`` unless ``value`` is True or False (a string such as "no" is not)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}.")
+    return bool(value)
 
 
 def check_positive_prior(value, name: str, *, allow_none: bool = True, length: int | None = None):

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import logging
-import numbers
 import time
 
 import dask
 import dask.array as da
 import numpy as np
 from distributed import Client, default_client
-from sklearn.utils import check_random_state, check_scalar
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_choice
+from .._validation import check_choice, check_int
 from ..models import BatchLDA, OnlineLDA
 from ..models._priors import learn_flags
 from ..models._start import initial_topics
@@ -203,10 +202,10 @@ def fit_distributed(model: BatchLDA | OnlineLDA, shards, client: Client | None =
     else:
         raise TypeError(f"fit_distributed fits a BatchLDA or an OnlineLDA, got {type(model).__name__}.")
     check_choice(random_streams, "random_streams", {"partition", "global"})
-    check_scalar(kernel_threads, "kernel_threads", numbers.Integral, min_val=1)
-    check_scalar(retries, "retries", numbers.Integral, min_val=0)
-    check_scalar(max_repairs, "max_repairs", numbers.Integral, min_val=0)
-    check_scalar(init_sample_size, "init_sample_size", numbers.Integral, min_val=1)
+    check_int(kernel_threads, "kernel_threads", min_val=1)
+    check_int(retries, "retries", min_val=0)
+    check_int(max_repairs, "max_repairs", min_val=0)
+    check_int(init_sample_size, "init_sample_size", min_val=1)
     model._check_params()
     client, cleanup = resolve_client(client)
     try:
@@ -256,7 +255,7 @@ def transform_distributed(model, shards, client: Client | None = None, *, kernel
         except ValueError:
             raise ValueError("transform_distributed needs a Dask client: pass client= or start one first "
                              "(Client(LocalCluster()) for this machine).") from None
-    check_scalar(kernel_threads, "kernel_threads", numbers.Integral, min_val=1)
+    check_int(kernel_threads, "kernel_threads", min_val=1)
     parts = Partitions(client, shards, model.dtype, retries=3)
     if parts.n_terms != model.n_features_in_:
         raise ValueError(f"The partitions have {parts.n_terms} terms, but this {type(model).__name__} was fitted on "

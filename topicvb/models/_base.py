@@ -17,12 +17,11 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_scalar
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..exceptions import DeadTopicWarning
 from ._checkpoint import fingerprint, load_checkpoint, rng_state_arrays, save_checkpoint
-from .._validation import (user_stacklevel, as_csr, check_choice, check_count_range, check_finite_real, check_matrix_type, check_n_terms,
+from .._validation import (user_stacklevel, as_csr, check_choice, check_int, check_count_range, check_finite_real, check_matrix_type, check_n_terms,
                            check_nonnegative_counts, check_not_single_str, check_positive_prior, check_sparse_structure,
                            drop_negligible_counts)
 
@@ -65,10 +64,10 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
 
     # ------------------------------------------------------------------ checks
     def _check_common_params(self):
-        check_scalar(self.n_components, "n_components", numbers.Integral, min_val=1)
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, min_val=1)
+        check_int(self.n_components, "n_components", min_val=1)
+        check_int(self.max_iter, "max_iter", min_val=1)
         check_finite_real(self.tol, "tol", min_val=0.0)
-        check_scalar(self.verbose, "verbose", numbers.Integral, min_val=0)
+        check_int(self.verbose, "verbose", min_val=0)
         check_choice(self.dtype, "dtype", set(_DTYPES))
         if self.n_jobs is not None and (
             isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, numbers.Integral) or self.n_jobs == 0
@@ -87,7 +86,7 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
     def _check_checkpoint_params(self):
         if self.checkpoint_path is not None and not isinstance(self.checkpoint_path, (str, os.PathLike)):
             raise TypeError(f"checkpoint_path must be a path or None, got {type(self.checkpoint_path).__name__}.")
-        check_scalar(self.checkpoint_every, "checkpoint_every", numbers.Integral, min_val=1)
+        check_int(self.checkpoint_every, "checkpoint_every", min_val=1)
 
     # ------------------------------------------------------------------ checkpoints
     def _checkpointer(self, X, resume: bool):
@@ -271,7 +270,7 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
             One list per topic, most probable term first.
         """
         check_is_fitted(self)
-        check_scalar(n, "n", numbers.Integral, min_val=1)
+        check_int(n, "n", min_val=1)
         check_not_single_str(vocabulary, "vocabulary", "a sequence of terms")
         if vocabulary is None:
             vocabulary = getattr(self, "feature_names_in_", None)

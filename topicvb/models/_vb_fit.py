@@ -17,14 +17,12 @@ with_elog_theta) -> LocalStats``, ``total`` (the corpus size D of the SVI scale 
 
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
-from sklearn.utils import check_scalar
 
 from .._config import threads
 from .._kernels.bounds import lda_doc_bound, lda_topic_bound
-from .._validation import check_choice, csr_arrays
+from .._validation import check_choice, check_finite_real, check_int, csr_arrays
 from ._priors import learn_flags
 from ._start import initial_gamma, random_start, start_points
 from ._vb import (DocUpdates, TopicArrays, batch_m_step, bound_step, infer, learned_priors,
@@ -231,9 +229,9 @@ class VBLDAMixin:
                           expectations=cached)
 
     def _check_vb_params(self):
-        check_scalar(self.max_doc_update_iter, "max_doc_update_iter", numbers.Integral, min_val=1)
-        check_scalar(self.mean_change_tol, "mean_change_tol", numbers.Real, min_val=0.0)
+        check_int(self.max_doc_update_iter, "max_doc_update_iter", min_val=1)
+        check_finite_real(self.mean_change_tol, "mean_change_tol", min_val=0.0)
         check_choice(self.e_step_acceleration, "e_step_acceleration", ("squarem", None))
         check_choice(self.init, "init", {"seeded", "random"})
-        check_scalar(self.restart_every, "restart_every", numbers.Integral, min_val=1)
+        check_int(self.restart_every, "restart_every", min_val=1)
         learn_flags(self.learn_priors, type(self).__name__)

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import logging
-import numbers
 import time
 
 import numpy as np
-from sklearn.utils import check_random_state, check_scalar
+from sklearn.utils import check_random_state
 
 from .._config import threads
 from .._kernels.cvb0 import document_counts, sweep, sweep_documents, term_counts
 from .._kernels.plsa import log_likelihood
 from .._kernels.sparse import column_index
-from .._validation import check_choice, csr_arrays
+from .._validation import check_choice, check_finite_real, check_int, csr_arrays
 from ._base import TopicModelBase
 from ._collapsed import CollapsedInferenceMixin, point_estimates
 from ._checkpoint import interruptible, restore_rng
@@ -117,9 +116,9 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         check_choice(self.variant, "variant", {"cvb0", "cvb"})
         check_choice(self.topic_update, "topic_update", {"sequential", "per_sweep"})
         learn_flags(self.learn_priors, type(self).__name__)
-        check_scalar(self.prior_burn_in, "prior_burn_in", numbers.Integral, min_val=0)
-        check_scalar(self.transform_max_iter, "transform_max_iter", numbers.Integral, min_val=1)
-        check_scalar(self.mean_change_tol, "mean_change_tol", numbers.Real, min_val=0.0)
+        check_int(self.prior_burn_in, "prior_burn_in", min_val=0)
+        check_int(self.transform_max_iter, "transform_max_iter", min_val=1)
+        check_finite_real(self.mean_change_tol, "mean_change_tol", min_val=0.0)
 
     def _fit(self, X, resume=False):
         rng = check_random_state(self.random_state)

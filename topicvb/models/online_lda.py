@@ -8,11 +8,12 @@ A thin driver over the variational core (:mod:`._vb`): mini-batches of the corpu
 
 from __future__ import annotations
 
-import numbers
 import time
 
 import numpy as np
-from sklearn.utils import check_random_state, check_scalar
+from sklearn.utils import check_random_state
+
+from .._validation import check_bool, check_finite_real, check_int
 
 from .._config import threads
 from ._base import TopicModelBase
@@ -136,12 +137,13 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
         self._check_common_params()
         self._check_checkpoint_params()
         self._check_vb_params()
-        check_scalar(self.learning_decay, "learning_decay (kappa)", numbers.Real, min_val=0.5, max_val=1.0,
+        check_finite_real(self.learning_decay, "learning_decay (kappa)", min_val=0.5, max_val=1.0,
                      include_boundaries="right")
-        check_scalar(self.learning_offset, "learning_offset (tau0)", numbers.Real, min_val=0.0)
-        check_scalar(self.batch_size, "batch_size", numbers.Integral, min_val=1)
+        check_finite_real(self.learning_offset, "learning_offset (tau0)", min_val=0.0)
+        check_int(self.batch_size, "batch_size", min_val=1)
+        check_bool(self.shuffle, "shuffle")
         if self.total_samples is not None:
-            check_scalar(self.total_samples, "total_samples", numbers.Real, min_val=1, include_boundaries="left")
+            check_finite_real(self.total_samples, "total_samples", min_val=1, include_boundaries="left")
 
     def _rho(self, t):
         """Step size rho_t = (tau0 + t) ** -kappa of mini-batch ``t`` (counted from 1)."""

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import numbers
 import time
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils import check_random_state, check_scalar
+from sklearn.utils import check_random_state
 
 from .._config import block_rows, threads
 from .._kernels.plsa import fold_in, log_likelihood, normalise_columns, normalise_rows, sweep
-from .._validation import check_choice, csr_arrays
+from .._validation import check_bool, check_choice, check_finite_real, check_int, csr_arrays
 from ._base import TopicModelBase
 from ._checkpoint import interruptible, restore_rng
 from ._start import seeded_topics
@@ -164,15 +163,14 @@ class PLSA(TopicModelBase):
     def _check_params(self):
         self._check_common_params()
         self._check_checkpoint_params()
-        check_scalar(self.beta, "beta", numbers.Real, min_val=0.0, max_val=1.0, include_boundaries="right")
-        check_scalar(self.validation_fraction, "validation_fraction", numbers.Real, min_val=0.0, max_val=1.0,
+        check_finite_real(self.beta, "beta", min_val=0.0, max_val=1.0, include_boundaries="right")
+        check_finite_real(self.validation_fraction, "validation_fraction", min_val=0.0, max_val=1.0,
                      include_boundaries="neither")
-        check_scalar(self.n_iter_no_change, "n_iter_no_change", numbers.Integral, min_val=1)
-        check_scalar(self.transform_max_iter, "transform_max_iter", numbers.Integral, min_val=1)
+        check_int(self.n_iter_no_change, "n_iter_no_change", min_val=1)
+        check_int(self.transform_max_iter, "transform_max_iter", min_val=1)
         check_choice(self.init, "init", {"seeded", "random"})
         check_choice(self.update, "update", {"alternating", "simultaneous"})
-        if not isinstance(self.early_stopping, (bool, np.bool_)):
-            raise TypeError(f"early_stopping must be True or False, got {self.early_stopping!r}.")
+        check_bool(self.early_stopping, "early_stopping")
 
     def _priors_minus_one(self):
         a = self.doc_topic_prior

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import numbers
 import time
 
 import numpy as np
-from sklearn.utils import check_random_state, check_scalar
+from sklearn.utils import check_random_state
 
 from .._config import threads
 from .._kernels.cvb0 import scvb0_documents, term_counts
 from .._kernels.plsa import log_likelihood
 from .._kernels.sparse import column_index
-from .._validation import csr_arrays
+from .._validation import check_bool, check_finite_real, check_int, csr_arrays
 from ._base import TopicModelBase
 from ._checkpoint import interruptible
 from ._collapsed import CollapsedInferenceMixin, point_estimates
@@ -103,15 +102,16 @@ class StochasticCollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
 
     def _check_params(self):
         self._check_common_params()
-        check_scalar(self.learning_decay, "learning_decay (kappa)", numbers.Real, min_val=0.5, max_val=1.0,
+        check_finite_real(self.learning_decay, "learning_decay (kappa)", min_val=0.5, max_val=1.0,
                      include_boundaries="right")
-        check_scalar(self.learning_offset, "learning_offset (tau0)", numbers.Real, min_val=0.0)
-        check_scalar(self.batch_size, "batch_size", numbers.Integral, min_val=1)
-        check_scalar(self.burn_in, "burn_in", numbers.Integral, min_val=0)
-        check_scalar(self.transform_max_iter, "transform_max_iter", numbers.Integral, min_val=1)
-        check_scalar(self.mean_change_tol, "mean_change_tol", numbers.Real, min_val=0.0)
+        check_finite_real(self.learning_offset, "learning_offset (tau0)", min_val=0.0)
+        check_int(self.batch_size, "batch_size", min_val=1)
+        check_bool(self.shuffle, "shuffle")
+        check_int(self.burn_in, "burn_in", min_val=0)
+        check_int(self.transform_max_iter, "transform_max_iter", min_val=1)
+        check_finite_real(self.mean_change_tol, "mean_change_tol", min_val=0.0)
         if self.total_tokens is not None:
-            check_scalar(self.total_tokens, "total_tokens", numbers.Real, min_val=0.0, include_boundaries="neither")
+            check_finite_real(self.total_tokens, "total_tokens", min_val=0.0, include_boundaries="neither")
 
     def _init_state(self, X, rng, total_tokens):
         alpha, eta = self._resolve_priors()

@@ -1,0 +1,56 @@
+"""Parameters a careless user can hand an estimator (issue #19): non-finite reals, booleans and huge
+integers where counts belong, unhashable choices, strings where a flag belongs. Each is refused at
+fit with a message naming the parameter, and the fitted model is left as it was."""
+
+import pickle
+
+import numpy as np
+import pytest
+
+from topicvb import make_lda_corpus
+from topicvb.models import PLSA, BatchLDA, CollapsedLDA, OnlineLDA, StochasticCollapsedLDA
+
+ALL = [PLSA, BatchLDA, CollapsedLDA, OnlineLDA, StochasticCollapsedLDA]
+NAN, INF = float("nan"), float("inf")
+
+CASES = [  # (classes, parameter, value, exception, message)
+    (ALL, "tol", NAN, ValueError, r"tol must be a finite number >= 0, got nan"),
+    (ALL, "max_iter", 10**30, ValueError, r"max_iter == 10+, must be <= 2147483647"),
+    (ALL, "max_iter", True, TypeError, r"max_iter must be an instance of int, not bool"),
+    (ALL, "n_components", np.True_, TypeError, r"n_components must be an instance of int, not bool"),
+    (ALL, "verbose", 2**40, ValueError, r"verbose == 1099511627776, must be <= 2147483647"),
+    ([OnlineLDA, StochasticCollapsedLDA], "learning_decay", NAN, ValueError,
+     r"learning_decay \(kappa\) must be a finite number in \(0.5, 1\], got nan"),
+    ([OnlineLDA, StochasticCollapsedLDA], "learning_offset", INF, ValueError,
+     r"learning_offset \(tau0\) must be a finite number >= 0, got inf"),
+    ([OnlineLDA, StochasticCollapsedLDA], "shuffle", "x", TypeError, r"shuffle must be True or False, got 'x'"),
+    ([OnlineLDA, StochasticCollapsedLDA], "batch_size", 10**12, ValueError, r"batch_size == 10+, must be <= 2147483647"),
+    ([OnlineLDA], "total_samples", INF, ValueError, r"total_samples must be a finite number >= 1, got inf"),
+    ([StochasticCollapsedLDA], "total_tokens", NAN, ValueError, r"total_tokens must be a finite number > 0, got nan"),
+    ([BatchLDA, OnlineLDA, CollapsedLDA, StochasticCollapsedLDA], "mean_change_tol", NAN, ValueError,
+     r"mean_change_tol must be a finite number >= 0, got nan"),
+    ([BatchLDA, OnlineLDA, PLSA], "init", ["random"], ValueError, r"init must be one of \{'random', 'seeded'\}, got \['random'\]"),
+    ([CollapsedLDA], "variant", {"cvb"}, ValueError, r"variant must be one of \{'cvb', 'cvb0'\}, got \{'cvb'\}"),
+    ([PLSA], "beta", NAN, ValueError, r"beta must be a finite number in \(0, 1\], got nan"),
+    ([PLSA], "early_stopping", "yes", TypeError, r"early_stopping must be True or False, got 'yes'"),
+    ([BatchLDA, OnlineLDA], "restart_every", 2**31, ValueError, r"restart_every == 2147483648, must be <= 2147483647"),
+]
+
+
+@pytest.fixture(scope="module")
+def X():
+    return make_lda_corpus(60, 30, 3, random_state=0).corpus.X
+
+
+@pytest.mark.parametrize("classes, name, value, exc, match",
+                         [pytest.param(*c, id=f"{c[1]}={c[2]!r}") for c in CASES])
+def test_bad_parameter_is_refused_and_the_model_kept(X, classes, name, value, exc, match):
+    for cls in classes:
+        model = cls(3, max_iter=2, random_state=0).fit(X)
+        before = pickle.dumps(model)
+        with pytest.raises(exc, match=match):
+            model.set_params(**{name: value}).fit(X)
+        model.set_params(**{name: cls().get_params()[name]})
+        restored = pickle.loads(before)
+        for attr in ("components_", "bound_history_"):
+            np.testing.assert_array_equal(getattr(model, attr), getattr(restored, attr))
