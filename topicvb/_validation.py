@@ -45,6 +45,10 @@ def check_bool(value, name: str) -> bool:
     return bool(value)
 
 
+# Dirichlet priors a user may set: within what a saved model of either dtype may hold (models/_registry.py)
+PRIOR_RANGE = (1e-12, 1e12)
+
+
 def check_positive_prior(value, name: str, *, allow_none: bool = True, length: int | None = None):
     """Check a Dirichlet prior: ``None`` (when allowed), a positive number or a positive vector.
 
@@ -60,6 +64,9 @@ def check_positive_prior(value, name: str, *, allow_none: bool = True, length: i
         v = float(value)
         if not np.isfinite(v) or v <= 0:
             raise ValueError(f"{name} must be a positive finite number, got {value!r}.")
+        if not PRIOR_RANGE[0] <= v <= PRIOR_RANGE[1]:
+            raise ValueError(f"{name} must lie in [{PRIOR_RANGE[0]:g}, {PRIOR_RANGE[1]:g}] (beyond, the model's "
+                             f"arithmetic overflows or underflows), got {value!r}.")
         return v
     try:
         arr = np.asarray(value, dtype=np.float64)
@@ -72,6 +79,11 @@ def check_positive_prior(value, name: str, *, allow_none: bool = True, length: i
     if np.any(bad):
         i = int(np.argmax(bad))
         raise ValueError(f"{name} must have positive finite entries; entry {i} is {float(arr[i])!r}.")
+    out = (arr < PRIOR_RANGE[0]) | (arr > PRIOR_RANGE[1])
+    if np.any(out):
+        i = int(np.argmax(out))
+        raise ValueError(f"{name} must have entries in [{PRIOR_RANGE[0]:g}, {PRIOR_RANGE[1]:g}] (beyond, the model's "
+                         f"arithmetic overflows or underflows); entry {i} is {float(arr[i])!r}.")
     return arr
 
 

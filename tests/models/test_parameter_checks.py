@@ -34,6 +34,9 @@ CASES = [  # (classes, parameter, value, exception, message)
     ([PLSA], "beta", NAN, ValueError, r"beta must be a finite number in \(0, 1\], got nan"),
     ([PLSA], "early_stopping", "yes", TypeError, r"early_stopping must be True or False, got 'yes'"),
     ([BatchLDA, OnlineLDA], "restart_every", 2**31, ValueError, r"restart_every == 2147483648, must be <= 2147483647"),
+    (ALL, "doc_topic_prior", 1e308, ValueError, r"doc_topic_prior must lie in \[1e-12, 1e\+12\]"),
+    (ALL, "topic_word_prior", 1e-320, ValueError, r"topic_word_prior must lie in \[1e-12, 1e\+12\]"),
+    (ALL, "doc_topic_prior", [0.1, 1e-300, 0.1], ValueError, r"doc_topic_prior must have entries in \[1e-12, 1e\+12\].*entry 1"),
 ]
 
 
