@@ -7,9 +7,8 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils import check_scalar
 
-from .._validation import check_positive_prior
+from .._validation import check_int, check_positive_prior
 from ._bow import placeholder_vocabulary
 from ._corpus import Corpus
 
@@ -94,9 +93,9 @@ def _doc_topic(alpha, n_docs: int, n_topics: int, rng) -> np.ndarray:
 
 def _check_sizes_and_priors(n_docs, n_terms, n_topics, doc_topic_prior, topic_word_prior):
     """Check the three sizes and return the priors ``(alpha, eta)``, each a float or a vector."""
-    check_scalar(n_docs, "n_docs", numbers.Integral, min_val=1)
-    check_scalar(n_terms, "n_terms", numbers.Integral, min_val=1)
-    check_scalar(n_topics, "n_topics", numbers.Integral, min_val=1)
+    check_int(n_docs, "n_docs", min_val=1)
+    check_int(n_terms, "n_terms", min_val=1)
+    check_int(n_topics, "n_topics", min_val=1)
     alpha = check_positive_prior(doc_topic_prior, "doc_topic_prior", allow_none=False, length=n_topics)
     eta = check_positive_prior(topic_word_prior, "topic_word_prior", allow_none=False, length=n_terms)
     return alpha, eta

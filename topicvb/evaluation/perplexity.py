@@ -18,7 +18,6 @@ Lower is better; a model that knows nothing (uniform phi) scores the vocabulary 
 from __future__ import annotations
 
 import logging
-import numbers
 import time
 import warnings
 
@@ -26,13 +25,13 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state, check_scalar
+from sklearn.utils import check_random_state
 
 from .._config import threads
 from .._kernels.bounds import lda_topic_bound, topic_expectations
 from .._kernels.estep import e_step
 from .._kernels.plsa import log_likelihood
-from .._validation import check_finite_real, check_positive_prior, csr_arrays
+from .._validation import check_finite_real, check_int, check_positive_prior, csr_arrays
 from ._common import check_counts, check_model, doc_topic, topic_word
 
 logger = logging.getLogger(__name__)
@@ -356,7 +355,7 @@ class FixedTopicModel:
         a = check_positive_prior(doc_topic_prior, "doc_topic_prior", length=K)
         self.doc_topic_prior_ = (np.full(K, 1.0 / K) if a is None
                                  else np.broadcast_to(np.asarray(a, dtype=np.float64), (K,)).copy())
-        check_scalar(max_iter, "max_iter", numbers.Integral, min_val=1)
+        check_int(max_iter, "max_iter", min_val=1)
         check_finite_real(tol, "tol", min_val=0.0)
         self.max_iter = int(max_iter)
         self.tol = float(tol)

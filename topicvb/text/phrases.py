@@ -21,16 +21,15 @@ Computational Linguistics 19(1), 61-74.
 
 from __future__ import annotations
 
-import numbers
 from collections import defaultdict
 from collections.abc import Iterable
 from itertools import islice
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted, check_scalar
+from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_choice, check_finite_real
+from .._validation import check_choice, check_finite_real, check_int
 
 __all__ = ["PhraseDetector"]
 
@@ -137,7 +136,7 @@ class PhraseDetector(BaseEstimator):
     # ------------------------------------------------------------------ checks and state
     def _check_params(self) -> None:
         check_choice(self.scoring, "scoring", set(_DEFAULT_THRESHOLD))
-        check_scalar(self.min_count, "min_count", numbers.Integral, min_val=1)
+        check_int(self.min_count, "min_count", min_val=1)
         check_finite_real(self.threshold, "threshold", allow_none=True)
         if not isinstance(self.delimiter, str):
             raise TypeError(f"delimiter must be a str, got {type(self.delimiter).__name__}.")

@@ -26,9 +26,9 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, check_scalar
+from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_choice, check_encoding
+from .._validation import check_choice, check_encoding, check_int
 from ._decode import decode_counted
 from .phrases import PhraseDetector
 from .tokenize import Tokenizer
@@ -274,7 +274,7 @@ class Vectorizer(TransformerMixin, BaseEstimator):
                     "Lower min_df or raise max_df."
                 )
         if self.max_features is not None:
-            check_scalar(self.max_features, "max_features", numbers.Integral, min_val=1)
+            check_int(self.max_features, "max_features", min_val=1)
         check_choice(self.input, "input", {"content", "filename"})
         check_encoding(self.encoding)
         try:
@@ -283,9 +283,9 @@ class Vectorizer(TransformerMixin, BaseEstimator):
             raise TypeError(f"dtype must be a NumPy numeric dtype, got {self.dtype!r}.") from None
         if not (np.issubdtype(dtype, np.integer) or np.issubdtype(dtype, np.floating)):
             raise ValueError(f"dtype must be an integer or floating dtype, got {dtype}.")
-        check_scalar(self.chunk_size, "chunk_size", numbers.Integral, min_val=1)
+        check_int(self.chunk_size, "chunk_size", min_val=1)
         _resolve_n_jobs(self.n_jobs)
-        check_scalar(self.verbose, "verbose", numbers.Integral, min_val=0)
+        check_int(self.verbose, "verbose", min_val=0)
 
     def _fixed_vocabulary(self) -> Vocabulary | None:
         voc = self.vocabulary
@@ -584,7 +584,7 @@ def iter_batches(X, batch_size: int, shuffle: bool = False, random_state=None):
     >>> [b.shape for b in iter_batches(np.eye(5), batch_size=2)]
     [(2, 5), (2, 5), (1, 5)]
     """
-    check_scalar(batch_size, "batch_size", numbers.Integral, min_val=1)
+    check_int(batch_size, "batch_size", min_val=1)
     X = X.tocsr() if sp.issparse(X) else sp.csr_matrix(np.asarray(X))
     n = X.shape[0]
     if shuffle:

@@ -8,7 +8,8 @@ import os
 from collections.abc import Iterable, Mapping
 
 import numpy as np
-from sklearn.utils import check_scalar
+
+from .._validation import check_int
 
 __all__ = ["Vocabulary", "check_df", "resolve_df_bounds"]
 
@@ -111,7 +112,7 @@ class Vocabulary:
         self.doc_freq = self._check_freq(doc_freq, "doc_freq")
         self.term_freq = self._check_freq(term_freq, "term_freq")
         if n_docs is not None:
-            check_scalar(n_docs, "n_docs", numbers.Integral, min_val=0)
+            check_int(n_docs, "n_docs", min_val=0)
         self.n_docs = None if n_docs is None else int(n_docs)
 
     def _check_freq(self, values, name):
