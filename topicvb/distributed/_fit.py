@@ -121,6 +121,16 @@ def _fit_online(model, client, parts, *, random_streams, kernel_threads, retries
     return {**state, "n_features_in_": parts.n_terms}
 
 
+def _check_options(model, random_streams, kernel_threads, retries, max_repairs, init_sample_size) -> None:
+    """fit_distributed's own options, then the model's parameters, as ``fit`` checks them."""
+    check_choice(random_streams, "random_streams", {"partition", "global"})
+    check_int(kernel_threads, "kernel_threads", min_val=1)
+    check_int(retries, "retries", min_val=0)
+    check_int(max_repairs, "max_repairs", min_val=0)
+    check_int(init_sample_size, "init_sample_size", min_val=1)
+    model._check_params()
+
+
 def fit_distributed(model: BatchLDA | OnlineLDA, shards, client: Client | None = None, *,
                     random_streams: str = "partition", kernel_threads: int = 1, retries: int = 3,
                     max_repairs: int = 3, init_sample_size: int = 20000, callback=None,
@@ -135,13 +145,10 @@ def fit_distributed(model: BatchLDA | OnlineLDA, shards, client: Client | None =
     parameter of the model is honoured except ``n_jobs`` (see ``kernel_threads``) and
     ``checkpoint_path`` (a distributed fit does not write checkpoints).
 
-    An OnlineLDA's mini-batches take from every partition in proportion to its size (see
-    :func:`interleaved_order`), so every worker works on every mini-batch and the client makes the
-    stochastic step after each one (the loop of ``OnlineLDA.fit``, :func:`topicvb.models._vb_fit.online_loop`).
-    ``shuffle=True`` visits each partition's documents in a new random order on every pass (the
-    documents do not move between workers, so this is not the global shuffle of ``OnlineLDA.fit``).
-    Each mini-batch costs one broadcast of the topics and one round trip, so choose ``batch_size``
-    large enough (thousands of documents per worker) that the E-steps dominate.
+    An OnlineLDA's mini-batches take from every partition in proportion to its size
+    (:func:`interleaved_order`); each costs a broadcast of the topics and a round trip, so choose
+    ``batch_size`` large (thousands of documents per worker). ``shuffle=True`` reorders each
+    partition on its worker (documents do not move between workers).
 
     Parameters
     ----------
@@ -201,12 +208,7 @@ def fit_distributed(model: BatchLDA | OnlineLDA, shards, client: Client | None =
         fit = _fit_batch
     else:
         raise TypeError(f"fit_distributed fits a BatchLDA or an OnlineLDA, got {type(model).__name__}.")
-    check_choice(random_streams, "random_streams", {"partition", "global"})
-    check_int(kernel_threads, "kernel_threads", min_val=1)
-    check_int(retries, "retries", min_val=0)
-    check_int(max_repairs, "max_repairs", min_val=0)
-    check_int(init_sample_size, "init_sample_size", min_val=1)
-    model._check_params()
+    _check_options(model, random_streams, kernel_threads, retries, max_repairs, init_sample_size)
     client, cleanup = resolve_client(client)
     try:
         warm_up_workers(client, (model.dtype,))
