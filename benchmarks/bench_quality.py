@@ -85,13 +85,25 @@ def registry_names() -> list[str]:
 
 
 def make_estimator(name: str, K: int):
-    """The estimator of a benchmark name: a registry name, optionally with ``+learn`` (learn_priors=True)."""
+    """The estimator of a benchmark name: a registry name, optionally followed by ``+`` options, each
+    ``learn`` (learn_priors=True) or ``param=value`` (a Python literal): ``CollapsedLDA+learn+moves=False``."""
+    import ast
+
     from topicvb.models._registry import estimator_class
 
-    base, _, option = name.partition("+")
-    params = {"learn_priors": True} if option == "learn" else {}
-    if option not in ("", "learn"):
-        raise ValueError(f"unknown estimator option {option!r} in {name!r}; the only one is '+learn'.")
+    base, *options = name.split("+")
+    params = {}
+    for option in options:
+        key, eq, value = option.partition("=")
+        if option == "learn":
+            params["learn_priors"] = True
+        elif eq and key.isidentifier():
+            try:
+                params[key] = ast.literal_eval(value)
+            except (ValueError, SyntaxError):
+                raise ValueError(f"option {option!r} in {name!r}: {value!r} is not a Python literal.") from None
+        else:
+            raise ValueError(f"unknown estimator option {option!r} in {name!r}; use 'learn' or 'param=value'.")
     return estimator_class(base)(n_components=K, random_state=SEED, **params)
 
 

@@ -12,13 +12,18 @@ from .._config import threads
 from .._kernels.cvb0 import document_counts, sweep, sweep_documents, term_counts
 from .._kernels.plsa import log_likelihood
 from .._kernels.sparse import column_index
-from .._validation import check_choice, check_finite_real, check_int, csr_arrays
-from ._base import TopicModelBase
+from .._validation import check_bool, check_choice, check_finite_real, check_int, csr_arrays
+from ._base import DEAD_SHARE, TopicModelBase
 from ._collapsed import CollapsedInferenceMixin, point_estimates
 from ._checkpoint import interruptible, restore_rng
+from ._moves import (PRICE_SLACK, TRIAL_SWEEPS, Cells, describe, hopeless, judge, propose, slots_to_free,
+                     topic_shares)
 from ._priors import learn_flags, polya_step, symmetric_polya_step
 
 logger = logging.getLogger(__name__)
+
+# Proposals tried in a row, each freeing the next candidate slot, before the moves give up.
+MAX_REJECTED = 3
 
 
 class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
@@ -29,7 +34,8 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
     cell's tokens. Memory is therefore n_nonzero x n_components floats (half with
     ``dtype="float32"``) on top of the count arrays; the fit logs the amount at INFO level.
 
-    ``bound_history_`` holds, after every sweep, the training log-likelihood at the current point
+    ``bound_history_`` holds, after every sweep (an accepted move's trial sweeps included), the
+    training log-likelihood at the current point
     estimates, sum_dw c_dw log sum_k theta_hat_dk phi_hat_kw with
     theta_hat_dk = (n_dk + alpha_k) / (N_d + sum alpha) and phi_hat_kw = (n_kw + eta) / (n_k + V eta).
     It is a monitoring quantity, not a bound, and CVB0 does not guarantee it increases.
@@ -62,8 +68,19 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         Sweeps before the priors are first learned: right after the random start the expected
         counts are nearly uniform, and their maximum-likelihood alpha is huge and self-sustaining.
         Convergence (``tol``) is only tested once learning has started.
+    moves : bool, default=True
+        Once the fit has settled, try moves that leave a poor optimum (:mod:`topicvb.models._moves`):
+        free a topic (delete a dead one, or merge the smaller of two near-duplicates into the other)
+        and re-seed it by splitting the topic whose tokens two topics explain best (two topics that
+        the fit had merged). A proposal is priced first (the split's gain against what the merge
+        loses) and, if worth a trial, kept only when after a few sweeps the training log-likelihood
+        is above what the unmoved fit reaches in as many sweeps; otherwise the state is restored
+        exactly. Up to three proposals are tried in a row; the fit goes on after an accepted one.
+        While a proposal is tried, a second copy of the responsibilities exists. False gives the
+        plain CVB0/CVB fit.
     max_iter : int, default=100
-        Maximum number of sweeps.
+        Maximum number of sweeps, accepted moves' sweeps included (a rejected proposal's trial
+        sweeps are not counted; a move is only tried when its sweeps fit in what is left).
     tol : float, default=1e-4
         Stop when the training log-likelihood rose by at most ``tol`` relative (a decrease is not
         convergence).
@@ -88,7 +105,7 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
     """
 
     def __init__(self, n_components=10, *, doc_topic_prior=None, topic_word_prior=None, variant="cvb0",
-                 topic_update="sequential", learn_priors=False, prior_burn_in=10, max_iter=100, tol=1e-4, transform_max_iter=100,
+                 topic_update="sequential", learn_priors=False, prior_burn_in=10, moves=True, max_iter=100, tol=1e-4, transform_max_iter=100,
                  mean_change_tol=1e-3,
                  random_state=None, verbose=0, n_jobs=None, dtype="float64", checkpoint_path=None,
                  checkpoint_every=1):
@@ -99,6 +116,7 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         self.topic_update = topic_update
         self.learn_priors = learn_priors
         self.prior_burn_in = prior_burn_in
+        self.moves = moves
         self.max_iter = max_iter
         self.tol = tol
         self.transform_max_iter = transform_max_iter
@@ -117,6 +135,7 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         check_choice(self.topic_update, "topic_update", {"sequential", "per_sweep"})
         learn_flags(self.learn_priors, type(self).__name__)
         check_int(self.prior_burn_in, "prior_burn_in", min_val=0)
+        check_bool(self.moves, "moves")
         check_int(self.transform_max_iter, "transform_max_iter", min_val=1)
         check_finite_real(self.mean_change_tol, "mean_change_tol", min_val=0.0)
 
@@ -145,7 +164,57 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         history = []
         save, state = self._checkpointer(X, resume)
         variances = _PriorLearning(indptr, data, colptr, positions, lengths, second)
+        cells = Cells(indptr, indices, data) if self.moves else None
         started = time.perf_counter()
+        learning_priors = learn_alpha or learn_eta
+
+        def advance(state, it):
+            """One sweep (and prior step) of ``state`` in place; returns the objective after it."""
+            gamma, n_dk, n_wk, v_dk, v_wk = state["gamma"], state["n_dk"], state["n_wk"], state["v_dk"], state["v_wk"]
+            n_k = n_wk.sum(axis=0)
+            v_k = v_wk.sum(axis=0) if second else np.zeros(K, dtype=dtype)
+            if self.topic_update == "sequential":
+                sweep(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, state["alpha"], state["eta"],
+                      second)
+            else:
+                sweep_documents(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, state["alpha"],
+                                state["eta"], second, False, 1, 0.0)
+                term_counts(colptr, positions, data, gamma, n_wk, v_wk, second)
+            if learning_priors and it > self.prior_burn_in:
+                state["alpha"], state["eta"] = variances.prior_step(state["alpha"], state["eta"], gamma, n_dk, n_wk,
+                                                                    v_dk, v_wk, learn_alpha, learn_eta)
+            theta, phi_t = point_estimates(n_dk, n_wk, state["alpha"], state["eta"])
+            return float(np.sum(log_likelihood(indptr, indices, data, theta, phi_t)))
+
+        def settled(history, it):
+            return self._converged(history) and (not learning_priors or it > self.prior_burn_in)
+
+        def try_move(state, history, it, candidate):
+            """The state after an accepted move and its objectives; None when the proposal was rejected,
+            or "done" when no candidate is left or the cheapest is not worth trying (see :mod:`._moves`)."""
+            g = state["gamma"]
+            by_topic = np.ascontiguousarray(g.T)  # a topic's responsibilities, read many times, in one place
+            slots = slots_to_free(cells, by_topic.__getitem__, topic_shares(g, data), state["n_wk"], V,
+                                  state["alpha"], state["eta"], DEAD_SHARE)
+            if candidate >= len(slots):
+                return "done"
+            cost, slot, into = slots[candidate]
+            gamma, target, gain = propose(cells, g, V, state["alpha"], state["eta"], slot, into, rng, by_topic.__getitem__)
+            del by_topic
+            what = describe(slot, into, cost, target, gain)
+            if gain <= PRICE_SLACK * cost:  # later candidates cost more: the moves are done
+                logger.info("%s: no move (%s)", type(self).__name__, what)
+                return "done"
+            trial = dict(state, gamma=gamma, n_dk=np.empty_like(state["n_dk"]), n_wk=np.empty_like(state["n_wk"]),
+                         v_dk=np.empty_like(state["v_dk"]), v_wk=np.empty_like(state["v_wk"]))
+            document_counts(indptr, data, gamma, trial["n_dk"], trial["v_dk"], second)
+            term_counts(colptr, positions, data, gamma, trial["n_wk"], trial["v_wk"], second)
+            values = []
+            while len(values) < TRIAL_SWEEPS and not hopeless(history, values, TRIAL_SWEEPS):
+                values.append(advance(trial, it + len(values) + 1))
+            accepted = judge(history, values, TRIAL_SWEEPS, logger, type(self).__name__, what)
+            return (trial, values) if accepted else None
+
         with threads(self.n_jobs), interruptible(type(self).__name__) as stop:
             if state is None:
                 document_counts(indptr, data, gamma, n_dk, v_dk, second)
@@ -155,30 +224,38 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
                 v_dk, v_wk = state["v_dk"].astype(dtype), state["v_wk"].astype(dtype)
                 alpha, eta, history = state["alpha"], float(state["eta"]), list(state["history"])
                 restore_rng(rng, state)
+            current = {"gamma": gamma, "n_dk": n_dk, "n_wk": n_wk, "v_dk": v_dk, "v_wk": v_wk, "alpha": alpha,
+                       "eta": eta}
             it = len(history)
-            learning = it > self.prior_burn_in
-            converged = self._converged(history) and (not (learn_alpha or learn_eta) or learning)
-            while it < self.max_iter and not converged and not stop.requested:
-                it += 1
-                n_k = n_wk.sum(axis=0)
-                v_k = v_wk.sum(axis=0) if second else np.zeros(K, dtype=dtype)
-                if self.topic_update == "sequential":
-                    sweep(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta, second)
+            converged = settled(history, it)
+            ever_converged, rejected, n_moves = converged, 0, 0
+            while not stop.requested:
+                if converged:
+                    if not self.moves or rejected >= MAX_REJECTED or it + TRIAL_SWEEPS > self.max_iter:
+                        break
+                    moved = try_move(current, history, it, rejected)
+                    if moved is None or moved == "done":
+                        rejected = MAX_REJECTED if moved == "done" else rejected + 1
+                        continue
+                    current, values = moved
+                    history += values
+                    it += TRIAL_SWEEPS
+                    rejected, n_moves = 0, n_moves + 1
+                elif it >= self.max_iter:
+                    break
                 else:
-                    sweep_documents(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta,
-                                    second, False, 1, 0.0)
-                    term_counts(colptr, positions, data, gamma, n_wk, v_wk, second)
-                learning = it > self.prior_burn_in
-                if (learn_alpha or learn_eta) and learning:
-                    alpha, eta = variances.prior_step(alpha, eta, gamma, n_dk, n_wk, v_dk, v_wk, learn_alpha, learn_eta)
-                theta, phi_t = point_estimates(n_dk, n_wk, alpha, eta)
-                history.append(float(np.sum(log_likelihood(indptr, indices, data, theta, phi_t))))
-                save(it, {"gamma": gamma, "n_dk": n_dk, "n_wk": n_wk, "v_dk": v_dk, "v_wk": v_wk, "alpha": alpha,
-                          "eta": np.array(eta), "history": np.asarray(history)}, rng)
+                    it += 1
+                    history.append(advance(current, it))
+                save(it, {**{k: current[k] for k in ("gamma", "n_dk", "n_wk", "v_dk", "v_wk", "alpha")},
+                          "eta": np.array(current["eta"]), "history": np.asarray(history)}, rng)
                 self._report(it, history[-1], history[-2] if len(history) > 1 else None, started)
-                converged = self._converged(history) and (not (learn_alpha or learn_eta) or learning)
+                converged = settled(history, it)
+                ever_converged = ever_converged or converged
+            n_wk, alpha, eta = current["n_wk"], current["alpha"], current["eta"]
+        if n_moves:
+            logger.info("%s: %d move(s) accepted", type(self).__name__, n_moves)
         if not stop.requested:
-            self._warn_not_converged(it, converged)
+            self._warn_not_converged(it, ever_converged)
         return {
             "components_": np.ascontiguousarray((n_wk + eta).T),
             "doc_topic_prior_": alpha,
