@@ -122,9 +122,19 @@ def test_model_choices_are_the_registry_names():
 
     parser = build_parser()
     for command in (["fit", "c.npz", "-o", "m.npz", "-k", "2"], ["demo"], ["select-k", "c.npz", "--k", "2"]):
-        assert parser.parse_args(command).model == "batch"  # the default is unchanged
+        assert parser.parse_args(command).model == "collapsed"  # the recommended estimator (issue #17)
         for name in cli_names():
             assert parser.parse_args(command + ["--model", name]).model == name
+
+
+def test_the_default_model_is_the_recommended_configuration(count_corpus, tmp_path):
+    from topicvb import load
+    from topicvb.models._registry import RECOMMENDED_PARAMS
+
+    assert main(["fit", str(count_corpus), "-k", "2", "--max-iter", "3", "-o", str(tmp_path / "m.npz")]) == 0
+    model = load(tmp_path / "m.npz")
+    assert type(model).__name__ == "CollapsedLDA"
+    assert {k: model.get_params()[k] for k in RECOMMENDED_PARAMS} == RECOMMENDED_PARAMS
 
 
 def test_an_option_the_model_lacks_is_ignored_with_a_warning(count_corpus, tmp_path, caplog):

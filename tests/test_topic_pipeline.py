@@ -13,7 +13,8 @@ from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
 
-from topicvb import BatchLDA, OnlineLDA, PLSA, TopicPipeline, document_topics, load, make_topic_pipeline, save
+from topicvb import (BatchLDA, OnlineLDA, PLSA, TopicPipeline, document_topics, load, make_lda_corpus, make_topic_pipeline,
+                     save)
 from topicvb import persistence
 from topicvb.models._registry import ENTRIES
 from topicvb.text import PhraseDetector, Tokenizer, Vectorizer
@@ -252,3 +253,17 @@ def test_persistence_reads_records_and_never_builds_a_pipeline(fitted, tmp_path)
     with pytest.raises(TypeError, match=r"got TopicPipeline\. To save a pipeline with its vectorizer, use "
                                         r"topicvb\.save"):
         persistence.save(fitted, tmp_path / "x.npz")
+
+
+def test_the_package_chooses_the_recommended_estimator():
+    # make_topic_pipeline and select_n_topics default to CollapsedLDA with learned priors (issue #17)
+    from topicvb.evaluation import select_n_topics
+    from topicvb.models import CollapsedLDA
+
+    model = make_topic_pipeline().named_steps["model"]
+    assert type(model) is CollapsedLDA and model.learn_priors is True and model.moves is True
+    X = make_lda_corpus(120, 40, 3, random_state=0).corpus.X
+    result = select_n_topics(X, [2, 3], max_iter=5)
+    assert result.model_name == "CollapsedLDA" and result.criterion == "heldout"  # its bound grows with K
+    assert result.best_model.learn_priors is True
+    assert select_n_topics(X, [2], model="batch", max_iter=5).criterion == "elbo"

@@ -9,6 +9,11 @@ a missing or read-only folder, a device, two outputs with one name, or an output
 command's inputs is refused with one line naming the option and the path, so no input is ever
 overwritten and no work is lost to a bad name. Files are written atomically (a temporary file
 renamed into place) with the mode the umask gives.
+
+Numeric options are checked first of all (:func:`check_numeric_options`), with the constraint
+objects the estimators declare (``_parameter_constraints``, :mod:`topicvb._validation`): a bad
+value is one line naming the parameter and the option, ``n_components (--k) must be an int in
+[1, 2147483647], got 0.``, before any input is read.
 """
 
 from __future__ import annotations
@@ -19,14 +24,62 @@ import sys
 import time
 from pathlib import Path
 
+from numbers import Integral
+
 from ._cli_output import check_output_paths, model_file, plot_file, plot_file_name, write_bytes, write_text
+from ._validation import MAX_INT, N_JOBS_CONSTRAINT, RANDOM_SEED_MAX, Interval, check_param
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_MODEL = "batch"
+# the estimator the package recommends (topicvb.models._registry.RECOMMENDED, with its RECOMMENDED_PARAMS)
+DEFAULT_MODEL = "collapsed"
 # Model options of the command line, by their constructor parameter; each is passed to the
 # estimators that have that parameter (the others ignore it, with a warning).
 MODEL_OPTIONS = ("max_iter", "tol", "doc_topic_prior", "topic_word_prior", "batch_size", "variant")
+
+# The other numeric options, by their argparse dest, and what they accept (None: not given).
+OPTION_CONSTRAINTS = {
+    "n": [Interval(Integral, 1, MAX_INT)],  # words (terms) per topic
+    "docs": [Interval(Integral, 1, MAX_INT)],  # example documents per topic in a report
+    "top": [Interval(Integral, 1, MAX_INT)],  # topics shown per document
+    "show": [Interval(Integral, 0, MAX_INT)],  # documents printed
+    "max_features": [Interval(Integral, 1, MAX_INT), None],
+    "seed": [Interval(Integral, 0, RANDOM_SEED_MAX)],  # a model's random_state, or a split's
+    "n_jobs": N_JOBS_CONSTRAINT,
+}
+
+
+def _flag(dest: str) -> str:
+    return "--" + dest.replace("_", "-")
+
+
+def check_numeric_options(args) -> None:
+    """Check the numeric options of a parsed command line before any work.
+
+    The options that set a model parameter (``--k`` and :data:`MODEL_OPTIONS`) are checked against
+    the chosen estimator's ``_parameter_constraints`` and named ``parameter (--option)``; the others
+    against :data:`OPTION_CONSTRAINTS`. Raises ``TypeError`` or ``ValueError`` (one line, see
+    :func:`main`).
+    """
+    def check(value, label, constraint):  # None is an option not given, never a value to offer
+        check_param(value, label, [c for c in constraint if c is not None])
+
+    for dest, constraint in OPTION_CONSTRAINTS.items():
+        if getattr(args, dest, None) is not None:
+            check(getattr(args, dest), _flag(dest), constraint)
+    if not hasattr(args, "k"):  # a command without model options (its "model" is a file)
+        return
+    name = args.model
+    from topicvb.models._registry import entry
+
+    table = entry(name).cls._all_parameter_constraints()
+    ks = getattr(args, "k", None)
+    for k in ks if isinstance(ks, list) else [] if ks is None else [ks]:
+        check(k, "n_components (--k)", table["n_components"])
+    for option in MODEL_OPTIONS:
+        value = getattr(args, option, None)
+        if value is not None and option in table:
+            check(value, f"{option} ({_flag(option)})", table[option])
 
 
 def _model_names() -> list[str]:
@@ -40,16 +93,21 @@ def _model_help() -> str:
     from topicvb.models._registry import ENTRIES
 
     names = "; ".join(f"{e.cli_name}: {e.summary}" for e in ENTRIES)
-    return f"algorithm (default: {DEFAULT_MODEL}). {names}".replace("%", "%%")  # argparse formats help with %
+    return (f"algorithm (default: {DEFAULT_MODEL}, the recommended one, with learned priors). {names}"
+            .replace("%", "%%"))  # argparse formats help with %
 
 
 def _model(name, k, args):
     """The estimator ``name`` (a registry name) with ``k`` topics and the options given on the command line."""
     from topicvb.models._registry import entry
 
+    from topicvb.models._registry import RECOMMENDED, RECOMMENDED_PARAMS
+
     cls = entry(name).cls
     accepted = cls().get_params()
     params = {"random_state": args.seed, "verbose": int(args.verbose), "n_jobs": args.n_jobs}
+    if entry(name).cli_name == RECOMMENDED:  # the recommended configuration, not only the class
+        params.update(RECOMMENDED_PARAMS)
     for option in MODEL_OPTIONS:
         value = getattr(args, option, None)
         if value is None:
@@ -337,7 +395,10 @@ def cmd_select_k(args):
     params = {"verbose": int(args.verbose)}
     if args.max_iter is not None:
         params["max_iter"] = args.max_iter
-    result = select_n_topics(corpus.X, args.k, model=args.model, criterion=args.criterion, reference=corpus,
+    from topicvb.models._registry import RECOMMENDED
+
+    model = None if args.model == RECOMMENDED else args.model  # None: the recommended configuration
+    result = select_n_topics(corpus.X, args.k, model=model, criterion=args.criterion, reference=corpus,
                              vocabulary=corpus.vocabulary, random_state=args.seed, n_jobs=args.n_jobs, **params)
     print(result)
     if args.json:
@@ -539,6 +600,7 @@ def main(argv=None) -> int:
     logging.basicConfig(level=logging.INFO if getattr(args, "verbose", 0) else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     try:
+        check_numeric_options(args)
         check_output_paths(args)  # before any input is read or any model fitted
         return args.func(args)
     except KeyboardInterrupt:

@@ -172,21 +172,22 @@ def make_topic_pipeline(vectorizer=None, model=None) -> TopicPipeline:
     vectorizer : Vectorizer or transformer, default=None
         Turns texts into counts; ``None`` uses ``Vectorizer(tokenizer=Tokenizer(stop_words="english"))``.
     model : topicvb model, default=None
-        ``None`` uses ``BatchLDA()``.
+        ``None`` uses the recommended estimator, ``CollapsedLDA(learn_priors=True)``
+        (:func:`topicvb.models._registry.recommended_estimator`).
 
     Returns
     -------
     TopicPipeline
         Unfitted unless both parts were already fitted.
     """
-    from .models import BatchLDA
     from .models._base import TopicModelBase
+    from .models._registry import recommended_estimator
     from .text import Tokenizer, Vectorizer
 
     if vectorizer is None:
         vectorizer = Vectorizer(tokenizer=Tokenizer(stop_words="english"))
     if model is None:
-        model = BatchLDA()
+        model = recommended_estimator()
     if not isinstance(model, TopicModelBase):
         raise TypeError(f"make_topic_pipeline: model must be a topicvb model (PLSA, BatchLDA, ...), "
                         f"got {type(model).__name__}.")

@@ -60,11 +60,19 @@ def _assert_same_fit(got, want):
     np.testing.assert_allclose(got.topic_word_prior_, want.topic_word_prior_, rtol=1e-9)
 
 
+def _assert_identical_fit(got, want):
+    """Bit for bit: a repaired fit adds the same numbers in the same order as an undisturbed one."""
+    for name in ("n_iter_", "components_", "bound_history_", "doc_topic_prior_", "topic_word_prior_",
+                 "n_batch_iter_", "n_docs_seen_"):
+        if hasattr(want, name):
+            np.testing.assert_array_equal(getattr(got, name), getattr(want, name), err_msg=name)
+
+
 @pytest.mark.parametrize("init, learn_priors", [("random", False), ("seeded", True)])
 def test_global_streams_equal_single_machine_fit(client, corpus, init, learn_priors):
     X, _, paths = corpus
     params = dict(random_state=0, max_iter=25, init=init, learn_priors=learn_priors)
-    want = BatchLDA(K, **params).fit(X)
+    want = BatchLDA(K, **params, moves=False).fit(X)  # a distributed fit runs no moves (its docstring)
     got = fit_distributed(BatchLDA(K, **params), paths, client, random_streams="global")
     _assert_same_fit(got, want)
     assert got.n_features_in_ == X.shape[1]
@@ -106,10 +114,26 @@ def test_partition_streams_equal_single_process_reference(client, corpus):
     assert np.all(np.diff(got.bound_history_) >= -1e-9 * np.abs(got.bound_history_[1:]))
 
 
+def _kill_every_worker(c):
+    """SIGKILL every worker process (their nannies start fresh ones); returns the addresses killed."""
+    pids = c.run(os.getpid)
+    for pid in pids.values():
+        os.kill(pid, signal.SIGKILL)
+    return sorted(pids)
+
+
+def _wait_for_workers(c, n=2, timeout=180):
+    """Wait until ``n`` workers run. A fit's reduction groups are the partitions of each worker at its
+    start; a worker that is listed but not yet running gets none (they go to the other), so two fits
+    compared bit for bit must both start with every worker running."""
+    c.wait_for_workers(n, timeout=timeout)
+
+
 @pytest.mark.parametrize("random_streams", ["global", "partition"])
 def test_worker_killed_mid_iteration_gives_same_result(client, corpus, random_streams, caplog):
     _, _, paths = corpus
     params = dict(random_state=0, max_iter=25, init="random")
+    _wait_for_workers(client)
     want = fit_distributed(BatchLDA(K, **params), paths, client, random_streams=random_streams)
     killed = []
 
@@ -126,10 +150,13 @@ def test_worker_killed_mid_iteration_gives_same_result(client, corpus, random_st
                               _hook=kill_a_worker)
     assert killed
     assert "replaying E-steps" in caplog.text  # the lost gamma were rebuilt, not silently restarted
-    _assert_same_fit(got, want)
-    deadline = time.time() + 30  # leave two workers for the next test
-    while len(client.nthreads()) < 2 and time.time() < deadline:
-        time.sleep(0.2)
+    # Exactly equal, not only close: the partitions re-read after the failure may sit on other workers
+    # than before (where the scheduler puts them depends on how fast the nanny restarts the worker),
+    # but the statistics are summed in the reduction groups of the start, in the same order. (Summed
+    # by the workers of the moment, as before, the topics differed by up to ~1e-9 relative after 12
+    # iterations, around this comparison's old rtol=1e-9: the flake of issue #19.)
+    _assert_identical_fit(got, want)
+    _wait_for_workers(client)  # leave two workers for the next test
 
 
 def test_transform_distributed_matches_transform(client, corpus, tmp_path):
@@ -271,9 +298,41 @@ def test_online_worker_killed_mid_fit_gives_same_result(client, corpus):
     assert killed and killed[0] not in client.nthreads()  # the worker died during the fit
     np.testing.assert_allclose(got.components_, lam, rtol=1e-9)
     np.testing.assert_allclose(got.bound_history_, history, rtol=1e-11)
-    deadline = time.time() + 30  # leave two workers for the next test
-    while len(client.nthreads()) < 2 and time.time() < deadline:
-        time.sleep(0.2)
+    _wait_for_workers(client)  # leave two workers for the next test
+
+
+@pytest.mark.parametrize("random_streams, shuffle", [("partition", False), ("global", True)])
+def test_online_client_side_replay_of_a_mini_batch_gives_same_result(client, corpus, random_streams, shuffle,
+                                                                     caplog):
+    """Dask recomputes what a dead worker held from the task graph (the previous test), except scattered
+    data: the topics broadcast for a mini-batch. Killing every worker while mini-batch 8 runs loses them
+    on all workers, so its tasks are cancelled and the client itself must re-read the partitions,
+    re-draw the lost shuffles, broadcast the topics again and re-submit the mini-batch (with the same
+    restarts); the fit must then end exactly as without the failure."""
+    _, _, paths = corpus
+    params = dict(random_state=0, max_iter=2, tol=0, batch_size=70, init="random", shuffle=shuffle,
+                  restart_every=1)
+    _wait_for_workers(client)
+    want = fit_distributed(OnlineLDA(K, **params), paths, client, random_streams=random_streams)
+    killed = []
+
+    def kill_every_worker(batch, c):  # called after the mini-batch's tasks were submitted
+        if batch == 8 and not killed:
+            killed.extend(_kill_every_worker(c))
+
+    try:
+        with caplog.at_level(logging.WARNING, logger="topicvb.distributed"):
+            got = fit_distributed(OnlineLDA(K, **params), paths, client, random_streams=random_streams,
+                                  _hook=kill_every_worker)
+    finally:
+        _wait_for_workers(client)
+    assert len(killed) == 2
+    # the client re-submitted mini-batch 8 itself (Dask could not recompute it), and only that one
+    replays = [r.getMessage() for r in caplog.records if "re-submitting mini-batch" in r.getMessage()]
+    assert replays and all(m.startswith("re-submitting mini-batch 8 ") for m in replays), caplog.text
+    _assert_identical_fit(got, want)
+    if random_streams == "global":
+        np.testing.assert_array_equal(got.random_state_.get_state()[1], want.random_state_.get_state()[1])
 
 
 def test_online_transform_distributed_and_bad_input(client, corpus):

@@ -11,7 +11,8 @@ import pytest
 
 from topicvb import make_lda_corpus
 from topicvb._validation import csr_arrays
-from topicvb.models import CollapsedLDA
+from topicvb.exceptions import DeadTopicWarning
+from topicvb.models import PLSA, BatchLDA, CollapsedLDA
 from topicvb.models._moves import (Cells, free_slot, merge_cost, propose, propose_counts, slots_to_free, topic_shares,
                                    two_topic_gain)
 
@@ -135,73 +136,85 @@ def test_a_birth_revives_a_dead_topic(four_topics):
     assert recovery(topic_word, term_topic_counts(X, moved).T) > 0.99
 
 
-# --------------------------------------------------------------------------- the fit
+# --------------------------------------------------------------------------- the fits
 def _corpus(seed):
     corpus, topic_word, _ = make_lda_corpus(600, 300, 8, doc_length=60, random_state=seed)
     return corpus.X, topic_word
 
 
 MOVE_LINE = re.compile(r"move (accepted|rejected) .*: objective (\S+) after (\d+) sweeps vs (\S+) reachable")
+LOGGERS = {CollapsedLDA: "topicvb.models.collapsed_lda", PLSA: "topicvb.models.plsa", BatchLDA: "topicvb.models.batch_lda"}
+# (estimator, corpus seed) where the plain fit settles with two true topics in one fitted topic
+STUCK = [(CollapsedLDA, 2), (CollapsedLDA, 8), (PLSA, 6), (BatchLDA, 2), (BatchLDA, 7)]
 
 
-@pytest.mark.parametrize("seed", [2, 8])
-def test_collapsed_fit_leaves_a_merged_pair_and_never_lowers_its_objective(seed, caplog):
-    # on these corpora the plain CVB0 fit settles with two true topics in one fitted topic
+@pytest.mark.parametrize("cls, seed", STUCK, ids=[f"{c.__name__}-{s}" for c, s in STUCK])
+def test_a_fit_leaves_a_merged_pair_and_an_accepted_move_raises_its_objective(cls, seed, caplog):
     X, topic_word = _corpus(seed)
-    plain = CollapsedLDA(8, random_state=0, moves=False).fit(X)
-    with caplog.at_level(logging.INFO, logger="topicvb.models.collapsed_lda"):
-        moved = CollapsedLDA(8, random_state=0).fit(X)
-    assert recovery(topic_word, plain.topic_word_distribution()) < 0.95
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeadTopicWarning)
+        plain = cls(8, random_state=0, moves=False).fit(X)
+    with caplog.at_level(logging.INFO, logger=LOGGERS[cls]):
+        moved = cls(8, random_state=0).fit(X)
+    assert recovery(topic_word, plain.topic_word_distribution()) < 0.96
     assert recovery(topic_word, moved.topic_word_distribution()) > 0.995
     accepted = [m for m in map(MOVE_LINE.search, caplog.messages) if m and m.group(1) == "accepted"]
     assert accepted
     history = moved.bound_history_
-    n_plain = plain.n_iter_
     # the path is the plain fit's until it settles; the first move starts from its last objective
-    np.testing.assert_array_equal(history[:n_plain], plain.bound_history_)
+    np.testing.assert_array_equal(history[:plain.n_iter_], plain.bound_history_)
+    in_trial = np.zeros(history.shape[0], dtype=bool)
     for m in accepted:
-        value, reach = float(m.group(2)), float(m.group(4))
+        value, reach, n_trial = float(m.group(2)), float(m.group(4)), int(m.group(3))
         assert value > reach
-        # the accepted trial's last objective is on the path, above every value before it
+        # the accepted trial's last objective is on the path, above every value before the move
         at = int(np.argmin(np.abs(history - value)))
         assert abs(history[at] - value) <= 1e-8 * abs(value)
-        assert history[at] > history[:at - int(m.group(3))].max()
+        assert history[at] > history[:at + 1 - n_trial].max()
+        in_trial[at + 1 - n_trial:at + 1] = True
     assert moved.bound_history_[-1] > plain.bound_history_[-1]
+    if cls is not CollapsedLDA:  # an exact objective: EM and batch VB never lower it between moves
+        steps = np.diff(history)[~in_trial[1:]]
+        assert np.all(steps >= -1e-9 * np.abs(history[1:][~in_trial[1:]]))
 
 
-def test_rejected_moves_restore_the_state_exactly(caplog):
-    # a corpus the plain fit gets right: any proposal is priced out or rejected, and the result is the
+@pytest.mark.parametrize("cls", [CollapsedLDA, PLSA, BatchLDA])
+def test_rejected_moves_restore_the_fit_exactly(cls, caplog):
+    # a corpus the plain fit gets right: every proposal is priced out or rejected, and the result is the
     # plain fit's, bit for bit
     X, topic_word = _corpus(0)
-    plain = CollapsedLDA(8, random_state=0, moves=False).fit(X)
-    with caplog.at_level(logging.INFO, logger="topicvb.models.collapsed_lda"):
-        moved = CollapsedLDA(8, random_state=0).fit(X)
+    plain = cls(8, random_state=0, moves=False).fit(X)
+    with caplog.at_level(logging.INFO, logger=LOGGERS[cls]):
+        moved = cls(8, random_state=0).fit(X)
     assert any("no move" in m or "move rejected" in m for m in caplog.messages)
     np.testing.assert_array_equal(moved.components_, plain.components_)
     np.testing.assert_array_equal(moved.bound_history_, plain.bound_history_)
 
 
-def test_a_fit_with_moves_resumes_exactly(tmp_path):
-    X, _ = _corpus(2)
-    straight = CollapsedLDA(8, random_state=0).fit(X)
-    n_plain = CollapsedLDA(8, random_state=0, moves=False).fit(X).n_iter_
+@pytest.mark.parametrize("cls, seed", [(CollapsedLDA, 2), (PLSA, 6), (BatchLDA, 2)], ids=["CollapsedLDA", "PLSA",
+                                                                                          "BatchLDA"])
+def test_a_fit_with_moves_resumes_exactly(cls, seed, tmp_path):
+    X, _ = _corpus(seed)
+    straight = cls(8, random_state=0).fit(X)
+    n_plain = cls(8, random_state=0, moves=False).fit(X).n_iter_
     assert straight.n_iter_ > n_plain  # a move was accepted
     ckpt = tmp_path / "ck.npz"
     # stopped where the first move would not fit in max_iter; resumed with room for it
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        first = CollapsedLDA(8, random_state=0, max_iter=n_plain + 1, checkpoint_path=ckpt).fit(X)
+        first = cls(8, random_state=0, max_iter=n_plain + 1, checkpoint_path=ckpt).fit(X)
     assert first.n_iter_ == n_plain
-    resumed = CollapsedLDA(8, random_state=0, checkpoint_path=ckpt).fit(X, resume=True)
+    resumed = cls(8, random_state=0, checkpoint_path=ckpt).fit(X, resume=True)
     assert resumed.n_iter_ == straight.n_iter_
     np.testing.assert_array_equal(resumed.components_, straight.components_)
     np.testing.assert_array_equal(resumed.bound_history_, straight.bound_history_)
 
 
-def test_moves_must_be_a_boolean():
+@pytest.mark.parametrize("cls", [CollapsedLDA, PLSA, BatchLDA])
+def test_moves_must_be_a_boolean(cls):
     X, _ = _corpus(0)
-    with pytest.raises(TypeError, match="moves must be True or False"):
-        CollapsedLDA(3, moves="yes").fit(X)
+    with pytest.raises(TypeError, match="moves must be"):
+        cls(3, moves="yes").fit(X)
 
 
 def test_the_count_space_proposal_is_the_responsibility_proposal_summed(four_topics):

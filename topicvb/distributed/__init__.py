@@ -20,9 +20,12 @@ random stream, so the fit equals ``model.fit`` of the stacked partitions (for On
 :func:`interleaved_order` with ``shuffle=False`` and ``restart_every=1``) up to the rounding of
 the partitions' sums.
 
-Failures: tasks run with ``retries``; shards read from files are re-read by another worker, and a
+Failures: tasks run with ``retries``; shards read from files are re-read by another worker, a
 lost BatchLDA partition's gamma is rebuilt by replaying its E-steps with the topics of every past
-iteration, so the fit ends with the same result. In-memory partitions cannot be re-read: losing
+iteration, and an OnlineLDA mini-batch whose tasks Dask cannot recompute is re-submitted by the
+client with the same restarts. The statistics are summed in groups of partitions fixed when the fit
+starts (those of one worker), wherever the partitions are later, so the fit ends with the same
+result, bit for bit, as without the failure. In-memory partitions cannot be re-read: losing
 one stops the fit with a message; use shard files for fault tolerance.
 
 Compilation: the numba kernels compile (or load from numba's on-disk cache) once per worker

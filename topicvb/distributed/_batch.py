@@ -10,7 +10,9 @@ Restarts: "partition" streams draw partition p's restarts of E-step t from
 from partition to partition on the workers (a chain of tasks), so the draws are those of
 ``BatchLDA.fit``. Failures: a lost worker's partitions are re-read, and their gamma rebuilt by
 replaying their E-steps with the topics of every past step (kept on the client in a temporary
-folder) and the same restarts, so the fit ends as without the failure.
+folder) and the same restarts; the statistics are summed in groups fixed at the start
+(:func:`._partitions.reduction_groups`), not by the worker that holds a partition now, so the fit
+ends exactly (bit for bit) as without the failure.
 """
 
 from __future__ import annotations
@@ -137,7 +139,7 @@ class DaskCorpusMap:
             new_gamma.append(client.submit(operator.getitem, step, 0, pure=False, retries=self.retries, **opts)
                              if e_step else None)
             partials.append(client.submit(operator.getitem, step, 1, pure=False, retries=self.retries, **opts))
-        return new_gamma, reduce_stats(client, partials, hosts, self.retries)
+        return new_gamma, reduce_stats(client, partials, hosts, self.retries, parts.groups)
 
     def _pass(self, t, topics, alpha, e_step, with_elog_theta):
         """Run E-step t (or only the bound of the current gamma); returns (new gamma futures, LocalStats)."""

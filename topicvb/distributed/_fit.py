@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
+from numbers import Integral
 
 import dask
 import dask.array as da
@@ -12,7 +14,7 @@ from distributed import Client, default_client
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_choice, check_int
+from .._validation import MAX_INT, InstanceOf, Interval, StrOptions, validate_params
 from ..models import BatchLDA, OnlineLDA
 from ..models._priors import learn_flags
 from ..models._start import initial_topics
@@ -121,13 +123,21 @@ def _fit_online(model, client, parts, *, random_streams, kernel_threads, retries
     return {**state, "n_features_in_": parts.n_terms}
 
 
-def _check_options(model, random_streams, kernel_threads, retries, max_repairs, init_sample_size) -> None:
-    """fit_distributed's own options, then the model's parameters, as ``fit`` checks them."""
-    check_choice(random_streams, "random_streams", {"partition", "global"})
-    check_int(kernel_threads, "kernel_threads", min_val=1)
-    check_int(retries, "retries", min_val=0)
-    check_int(max_repairs, "max_repairs", min_val=0)
-    check_int(init_sample_size, "init_sample_size", min_val=1)
+# What fit_distributed's own options accept (the models' _parameter_constraints' convention).
+OPTION_CONSTRAINTS = {
+    "random_streams": [StrOptions({"partition", "global"})],
+    "kernel_threads": [Interval(Integral, 1, MAX_INT)],
+    "retries": [Interval(Integral, 0, MAX_INT)],
+    "max_repairs": [Interval(Integral, 0, MAX_INT)],
+    "init_sample_size": [Interval(Integral, 1, MAX_INT)],
+    "callback": [InstanceOf(Callable, "a callable"), None],
+}
+
+
+def _check_options(model, **options) -> None:
+    """fit_distributed's own options (:data:`OPTION_CONSTRAINTS`), then the model's parameters, as
+    ``fit`` checks them."""
+    validate_params(options, OPTION_CONSTRAINTS)
     model._check_params()
 
 
@@ -142,8 +152,10 @@ def fit_distributed(model: BatchLDA | OnlineLDA, shards, client: Client | None =
     ``bound_history_``, ``n_iter_``, ``doc_topic_prior_``, ``topic_word_prior_`` and
     ``n_features_in_`` are set (and, for OnlineLDA, ``n_batch_iter_``, ``n_docs_seen_`` and
     ``random_state_``), so ``transform``, ``save`` and the inspection helpers work. Every
-    parameter of the model is honoured except ``n_jobs`` (see ``kernel_threads``) and
-    ``checkpoint_path`` (a distributed fit does not write checkpoints).
+    parameter of the model is honoured except ``n_jobs`` (see ``kernel_threads``),
+    ``checkpoint_path`` (a distributed fit does not write checkpoints) and BatchLDA's ``moves``
+    (a move needs every cell's responsibilities in one process: the result is that of
+    ``fit(X)`` with ``moves=False``).
 
     An OnlineLDA's mini-batches take from every partition in proportion to its size
     (:func:`interleaved_order`); each costs a broadcast of the topics and a round trip, so choose
@@ -208,7 +220,8 @@ def fit_distributed(model: BatchLDA | OnlineLDA, shards, client: Client | None =
         fit = _fit_batch
     else:
         raise TypeError(f"fit_distributed fits a BatchLDA or an OnlineLDA, got {type(model).__name__}.")
-    _check_options(model, random_streams, kernel_threads, retries, max_repairs, init_sample_size)
+    _check_options(model, random_streams=random_streams, kernel_threads=kernel_threads, retries=retries,
+                   max_repairs=max_repairs, init_sample_size=init_sample_size, callback=callback)
     client, cleanup = resolve_client(client)
     try:
         warm_up_workers(client, (model.dtype,))
@@ -257,7 +270,7 @@ def transform_distributed(model, shards, client: Client | None = None, *, kernel
         except ValueError:
             raise ValueError("transform_distributed needs a Dask client: pass client= or start one first "
                              "(Client(LocalCluster()) for this machine).") from None
-    check_int(kernel_threads, "kernel_threads", min_val=1)
+    validate_params({"kernel_threads": kernel_threads}, OPTION_CONSTRAINTS)
     parts = Partitions(client, shards, model.dtype, retries=3)
     if parts.n_terms != model.n_features_in_:
         raise ValueError(f"The partitions have {parts.n_terms} terms, but this {type(model).__name__} was fitted on "

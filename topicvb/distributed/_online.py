@@ -8,7 +8,12 @@ all partitions are interleaved evenly (:func:`interleaved_order`) and a mini-bat
 kept: every document restarts in every pass (``OnlineLDA(restart_every=1)``). ``shuffle=True``
 permutes each partition's rows on its worker at the start of every pass; documents never move
 between workers. A worker that dies mid-batch loses nothing that cannot be recomputed (shards are
-re-read, shuffles recomputed from their seeds, restarts are part of the tasks).
+re-read, shuffles recomputed from their seeds, restarts are part of the tasks): Dask recomputes what
+it can from the task graph, and where it cannot (the topics broadcast for the mini-batch were lost
+on every worker: its tasks are cancelled) the client re-reads the lost partitions, re-draws the lost
+shuffles and re-submits the mini-batch with the same restarts. Either way the statistics are summed
+in groups fixed at the start (:func:`._partitions.reduction_groups`), so the fit ends exactly as
+without the failure.
 """
 
 from __future__ import annotations
@@ -83,6 +88,12 @@ class DaskMiniBatchMap:
         self.rank_part = np.searchsorted(offsets[1:], order, side="right").astype(np.min_scalar_type(len(parts)))
         self.n_repairs, self.bytes_scattered = 0, 0
         self.orders = [None] * len(parts)
+        # tasks per reduction group and mini-batch, fixed for the fit (the worker threads of the
+        # group's first host now), so a mini-batch's sums are made in the same order after a repair
+        threads, start_hosts = client.nthreads(), parts.where()
+        self.group_tasks = {}
+        for p, g in enumerate(parts.groups):
+            self.group_tasks.setdefault(g, max(1, int(threads.get(start_hosts[p], 1))))
         if random_streams == "partition":
             self.entropy = [int(x) for x in rng.randint(0, 2**32, size=4, dtype=np.uint64)]
 
@@ -141,23 +152,27 @@ class DaskMiniBatchMap:
         client = self.client
         for attempt in range(self.max_repairs + 1):
             topics_future = client.scatter([topics], broadcast=True, hash=False)[0]
-            # one task per worker thread at most: a worker's partitions are dealt out to as many tasks
-            # as it has threads, so the scheduling cost of a mini-batch does not grow with the partitions
-            by_host = {}
+            # one task per worker thread at most: the partitions of a reduction group (those of one
+            # worker at the start) are dealt out to as many tasks as that worker has threads, so the
+            # scheduling cost of a mini-batch does not grow with the partitions; tasks and sums follow
+            # the groups, not the workers of now, so a repaired mini-batch adds in the same order
+            by_group = {}
             for p in slices:
-                by_host.setdefault(hosts[p], []).append(p)
-            partials, where = [], []
-            for host, ps in by_host.items():
-                n_tasks = min(len(ps), max(1, self.worker_threads.get(host, 1)))
+                by_group.setdefault(self.parts.groups[p], []).append(p)
+            partials, where, keys = [], [], []
+            for g, ps in by_group.items():
+                n_tasks = min(len(ps), self.group_tasks[g])
                 for j in range(n_tasks):
                     group = ps[j::n_tasks]
+                    host = hosts[group[0]]
                     opts = {"workers": [host], "allow_other_workers": True} if host else {}
                     partials.append(client.submit(
                         online_group_step, [self.parts.futures[p] for p in group], [self.orders[p] for p in group],
                         [slices[p] for p in group], [restarts[p] for p in group], topics_future, alpha,
                         self.updates, self.kernel_threads, with_elog_theta, pure=False, retries=self.retries, **opts))
                     where.append(host)
-            total = reduce_stats(client, partials, where, self.retries)
+                    keys.append(g)
+            total = reduce_stats(client, partials, where, self.retries, keys)
             if self.hook is not None:
                 self.hook(t, client)
             try:
@@ -172,9 +187,14 @@ class DaskMiniBatchMap:
             del partials, total
             self.n_repairs += 1
             time.sleep(0.5)  # let the scheduler finish marking what the failure took with it
-            self.parts.repair()
+            reread = self.parts.repair()
+            redrawn = []
             for p, f in enumerate(self.orders):
                 if f is not None and f.status not in ("finished", "pending"):
                     self.orders[p] = self._order_future(p)
+                    redrawn.append(p)
             hosts[:] = self.parts.where()
             self.worker_threads = client.nthreads()
+            # the replay: the same mini-batch (same rows, same restarts) with the topics broadcast again
+            logger.warning("re-submitting mini-batch %d (repair %d): partitions %s re-read, shuffles of %s "
+                           "re-drawn", t, attempt + 1, reread, redrawn)

@@ -117,6 +117,7 @@ class Partitions:
         self.n_docs = [i["n_docs"] for i in infos]
         self.n_terms = infos[0]["n_terms"]
         self.n_tokens = float(sum(i["n_tokens"] for i in infos))
+        self.groups = reduction_groups(self.where())
 
     def __len__(self):
         return len(self.futures)
@@ -176,6 +177,19 @@ class Partitions:
         return lost
 
 
+def reduction_groups(hosts) -> list[int]:
+    """The reduction group of every partition: partitions held by one worker when the fit starts form a
+    group (numbered in order of their first partition), a partition of unknown place one of its own.
+
+    The statistics are summed within each group, then across groups (:func:`reduce_stats`), whatever
+    worker holds each partition later: the order of the floating-point additions is fixed for the
+    whole fit, so a fit that loses a worker and re-reads its partitions elsewhere adds the same
+    numbers in the same order and ends with the very same result.
+    """
+    ids = {}
+    return [ids.setdefault(("host", h) if h is not None else ("part", p), len(ids)) for p, h in enumerate(hosts)]
+
+
 def tree_sum(client, futures, retries, where):
     """Pairwise sums of ``futures`` in a balanced tree, each node on the worker holding its left input."""
     level = list(futures)
@@ -194,13 +208,21 @@ def tree_sum(client, futures, retries, where):
     return level[0]
 
 
-def reduce_stats(client, partials, hosts, retries):
-    """Sum the partials of each worker on that worker, then across workers (a tree each time)."""
-    groups = {}
-    for f, h in zip(partials, hosts):
-        groups.setdefault(h, []).append(f)
-    per_worker = [tree_sum(client, fs, retries, [h] * len(fs)) for h, fs in groups.items()]
-    return tree_sum(client, per_worker, retries, list(groups))
+def reduce_stats(client, partials, hosts, retries, groups=None):
+    """Sum the partials of each group, then the groups' sums (a balanced tree each time, in the order
+    of ``partials``), every addition on the worker holding its left input (``hosts``: where each
+    partial is computed). ``groups`` (one key per partial, see :func:`reduction_groups`) fixes which
+    partials are added together, so the additions do not depend on where the partials are; with
+    None the partials of each worker form a group."""
+    members = {}
+    for f, h, g in zip(partials, hosts, hosts if groups is None else groups):
+        members.setdefault(g, []).append((f, h))
+    sums, where = [], []
+    for items in members.values():
+        fs, hs = [f for f, _ in items], [h for _, h in items]
+        sums.append(tree_sum(client, fs, retries, hs))
+        where.append(hs[0])
+    return tree_sum(client, sums, retries, where)
 
 
 def seeding_sample(client, parts, init_sample_size):

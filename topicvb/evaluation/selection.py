@@ -143,7 +143,9 @@ class SelectionResult:
 
 def _make_estimator(model, n_topics, random_state, n_jobs, model_params):
     names = _registry.cli_names()
-    if isinstance(model, str):
+    if model is None:
+        est = _registry.recommended_estimator(**model_params)
+    elif isinstance(model, str):
         check_choice(model, "model", set(names))
         est = _registry.estimator_class(model)(**model_params)
     elif isinstance(model, type):
@@ -183,7 +185,7 @@ def _check_candidates(candidates) -> list[int]:
     return out
 
 
-def select_n_topics(X, candidates, model="batch", criterion: str = "elbo", X_test=None, reference=None,
+def select_n_topics(X, candidates, model=None, criterion: str | None = None, X_test=None, reference=None,
                     random_state=0, n_jobs=None, *, vocabulary=None, coherence_measure: str = "c_npmi",
                     n_top_words: int = 10, test_size: float = 0.2, **model_params) -> SelectionResult:
     """Fit a model for each candidate number of topics and pick one by a criterion.
@@ -197,13 +199,16 @@ def select_n_topics(X, candidates, model="batch", criterion: str = "elbo", X_tes
         Training counts.
     candidates : sequence of int
         Numbers of topics to try (duplicates are dropped, the order is kept).
-    model : str, estimator class or unfitted estimator, default="batch"
+    model : str, estimator class or unfitted estimator, default=None
         The model family: a command-line name of the estimator registry (``"plsa"``,
         ``"batch"``, ``"collapsed"``, ``"online"``, ``"scvb0"``), a class, or an instance, which
-        is cloned (its parameters are kept).
-    criterion : {"elbo", "heldout", "coherence"}, default="elbo"
+        is cloned (its parameters are kept). None means the recommended estimator,
+        ``CollapsedLDA(learn_priors=True)``.
+    criterion : {"elbo", "heldout", "coherence"}, default=None
         How ``best_k`` is chosen: largest final bound, smallest held-out perplexity, or largest
-        mean coherence in ``reference``.
+        mean coherence in ``reference``. None means ``"elbo"`` for the models whose bound is an
+        ELBO (BatchLDA, OnlineLDA) and ``"heldout"`` for the others, whose training
+        log-likelihood grows with K.
     X_test : {array-like, sparse matrix} of shape (n_test_docs, n_terms), default=None
         Test documents for the held-out perplexity.
     reference : ReferenceCorpus, Corpus, (X, vocabulary) pair or tokenised documents, default=None
@@ -245,8 +250,22 @@ def select_n_topics(X, candidates, model="batch", criterion: str = "elbo", X_tes
     >>> result.best_k
     3
     """
+    auto = criterion is None
+    if auto:  # the sound default of the model family (its class, from an instance with K = 1)
+        family = type(_make_estimator(model, 1, random_state, n_jobs, model_params)).__name__
+        criterion = "heldout" if family in _LIKELIHOOD_BOUND else "elbo"
     ks, n_top_words, X = _check_options(X, candidates, criterion, reference, coherence_measure, n_top_words)
-    X, X_test = _train_and_test(X, X_test, criterion, test_size, random_state)
+    try:
+        X_train, X_held = _train_and_test(X, X_test, criterion, test_size, random_state)
+        if auto and criterion == "heldout" and X_held.sum() <= 0:
+            raise ValueError("the held-out documents have no tokens")
+    except ValueError as exc:
+        if not (auto and criterion == "heldout" and X_test is None):
+            raise
+        logger.warning("select_n_topics: no held-out perplexity on this X (%s); choosing K by the training bound "
+                       "(criterion='elbo') instead.", exc)
+        criterion, X_train, X_held = "elbo", X, None
+    X, X_test = X_train, X_held
     ref, vocabulary = _coherence_reference(reference, vocabulary, X.shape[1])
     rows, best_k, best_model, name = _fit_candidates(
         ks, criterion, make=lambda k: _make_estimator(model, k, random_state, n_jobs, model_params),

@@ -1,18 +1,18 @@
 """Behaviour shared by every topic model: validation, threads, progress, top words, transactional fit.
 
-A model subclass implements ``_check_params`` (its own parameters, after the shared ones),
-``_fit(X)`` returning a dict of fitted attributes, ``_doc_topic(X)`` returning unnormalised
+A model subclass declares what its own parameters accept in ``_parameter_constraints`` (merged with
+the shared ones declared here; checks relating several parameters go in ``_check_param_relations``),
+and implements ``_fit(X)`` returning a dict of fitted attributes, ``_doc_topic(X)`` returning unnormalised
 document-topic weights for new documents, and ``score``.
 """
 
 from __future__ import annotations
 
 import logging
-import numbers
-import os
 import sys
 import time
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
@@ -21,9 +21,10 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..exceptions import DeadTopicWarning
 from ._checkpoint import fingerprint, load_checkpoint, rng_state_arrays, save_checkpoint
-from .._validation import (user_stacklevel, as_csr, check_choice, check_int, check_count_range, check_finite_real, check_matrix_type, check_n_terms,
+from .._validation import (MAX_INT, N_JOBS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, Interval, Path, PositivePrior,
+                           StrOptions, as_csr, check_count_range, check_int, check_matrix_type, check_n_terms,
                            check_nonnegative_counts, check_not_single_str, check_positive_prior, check_sparse_structure,
-                           drop_negligible_counts)
+                           drop_negligible_counts, user_stacklevel, validate_params)
 
 logger = logging.getLogger("topicvb.models")
 
@@ -34,6 +35,12 @@ _ROUNDING = 1e-12
 
 # A topic is dead when it carries less than this share of 1/K of the tokens at the end of a fit.
 DEAD_SHARE = 0.2
+
+# The parameters of a model that writes checkpoints; its own table includes them (``**CHECKPOINT_CONSTRAINTS``).
+CHECKPOINT_CONSTRAINTS = {
+    "checkpoint_path": [Path(), None],
+    "checkpoint_every": [Interval(Integral, 1, MAX_INT)],
+}
 
 
 def normalised_rows(weights, n_topics, dtype):
@@ -63,30 +70,51 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         return self.components_.shape[0]
 
     # ------------------------------------------------------------------ checks
-    def _check_common_params(self):
-        check_int(self.n_components, "n_components", min_val=1)
-        check_int(self.max_iter, "max_iter", min_val=1)
-        check_finite_real(self.tol, "tol", min_val=0.0)
-        check_int(self.verbose, "verbose", min_val=0)
-        check_choice(self.dtype, "dtype", set(_DTYPES))
-        if self.n_jobs is not None and (
-            isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, numbers.Integral) or self.n_jobs == 0
-        ):
-            raise ValueError(f"n_jobs must be None or a non-zero integer, got {self.n_jobs!r}.")
-        check_positive_prior(self.doc_topic_prior, "doc_topic_prior", length=self.n_components)
-        check_positive_prior(self.topic_word_prior, "topic_word_prior")
-        if self.topic_word_prior is not None and not isinstance(self.topic_word_prior, numbers.Real):
-            raise TypeError(
-                f"topic_word_prior must be a positive number (a symmetric prior), got {type(self.topic_word_prior).__name__}."
-            )
+    # What each parameter accepts (scikit-learn's convention; see topicvb._validation). A subclass
+    # lists its own parameters only: _all_parameter_constraints() merges the tables up the class
+    # hierarchy, so the parameters every model has are declared once, here. Checks that relate
+    # several parameters follow the table in _check_param_relations.
+    _parameter_constraints: dict = {
+        "n_components": [Interval(Integral, 1, MAX_INT)],
+        "doc_topic_prior": [PositivePrior(vector=True), None],
+        "topic_word_prior": [PositivePrior(), None],
+        "max_iter": [Interval(Integral, 1, MAX_INT)],
+        "tol": [Interval(Real, 0, None)],
+        "random_state": RANDOM_STATE_CONSTRAINT,
+        "verbose": [Interval(Integral, 0, MAX_INT)],
+        "n_jobs": N_JOBS_CONSTRAINT,
+        "dtype": [StrOptions(set(_DTYPES))],
+    }
+
+    @classmethod
+    def _all_parameter_constraints(cls) -> dict:
+        """The ``_parameter_constraints`` of this class and its bases, the most derived winning."""
+        merged = {}
+        for klass in reversed(cls.__mro__):
+            merged.update(klass.__dict__.get("_parameter_constraints", {}))
+        return merged
 
     def _check_params(self):
-        self._check_common_params()
+        """Check every parameter against the merged table, then the relations between them.
+
+        Raises ``TypeError`` or ``ValueError`` naming the first bad parameter and what it accepts.
+        """
+        validate_params(self.get_params(deep=False), self._all_parameter_constraints())
+        self._check_param_relations()
+
+    def _check_param_relations(self):
+        """Checks that involve several parameters (after each has passed its table entry)."""
+        check_positive_prior(self.doc_topic_prior, "doc_topic_prior", length=self.n_components)
+
+    def _check_common_params(self):
+        """The parameters every model has (the base table). For a subclass that still checks its
+        parameters by hand instead of declaring ``_parameter_constraints``."""
+        validate_params(self.get_params(deep=False), TopicModelBase._parameter_constraints)
+        TopicModelBase._check_param_relations(self)
 
     def _check_checkpoint_params(self):
-        if self.checkpoint_path is not None and not isinstance(self.checkpoint_path, (str, os.PathLike)):
-            raise TypeError(f"checkpoint_path must be a path or None, got {type(self.checkpoint_path).__name__}.")
-        check_int(self.checkpoint_every, "checkpoint_every", min_val=1)
+        """``checkpoint_path`` and ``checkpoint_every``, as :data:`CHECKPOINT_CONSTRAINTS` says."""
+        validate_params(self.get_params(deep=False), CHECKPOINT_CONSTRAINTS)
 
     # ------------------------------------------------------------------ checkpoints
     def _checkpointer(self, X, resume: bool):

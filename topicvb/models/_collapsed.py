@@ -7,12 +7,14 @@ which cells in what order and how the topic counts move (a full sweep, or a stoc
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 
 from .._config import threads
 from .._kernels.cvb0 import document_counts, sweep_documents
 from .._kernels.plsa import log_likelihood
-from .._validation import csr_arrays
+from .._validation import MAX_INT, Interval, csr_arrays
 
 
 def point_estimates(n_dk, n_wk, alpha, eta):
@@ -26,6 +28,12 @@ def point_estimates(n_dk, n_wk, alpha, eta):
 
 class CollapsedInferenceMixin:
     """Inference of new documents with the topic-term counts fixed, shared by the collapsed models."""
+
+    # the parameters of that inference (see TopicModelBase._parameter_constraints)
+    _parameter_constraints: dict = {
+        "transform_max_iter": [Interval(Integral, 1, MAX_INT)],
+        "mean_change_tol": [Interval(Real, 0, None)],
+    }
 
     def _infer(self, X):
         """CVB0 updates of new documents' cells with the fitted topic counts fixed; returns n_dk."""

@@ -1,4 +1,4 @@
-"""Moves that take a collapsed fit out of a poor optimum: free a topic and re-seed it by a split.
+"""Moves that take a settled fit out of a poor optimum: free a topic and re-seed it by a split.
 
 A mean-field fit that has settled can hold two kinds of flaw that local updates do not undo: a
 topic that explains two unrelated groups of documents (two true topics merged) and, since the
@@ -22,8 +22,11 @@ birth, merge and delete moves that are kept only when the objective improves (Br
    settling fit's next gains): otherwise the state is restored exactly. The objective on the fit's
    path is therefore never lowered by a move.
 
-The functions here are pure NumPy over the responsibilities ``gamma`` (n_nonzero, K) of the CSR
-cells; the drivers own the sweeps and the objective.
+The functions here are pure NumPy over the responsibilities of the CSR cells: CollapsedLDA keeps
+them, ``gamma`` (n_nonzero, K) (:func:`propose`); PLSA and BatchLDA keep expected counts and compute
+a topic's responsibilities when asked (:func:`product_columns`, :func:`propose_counts`,
+:func:`count_proposal`, :func:`vb_proposal`). The drivers own the iterations and the objective
+(:func:`judge`, :func:`hopeless`).
 """
 
 from __future__ import annotations
@@ -32,8 +35,10 @@ import numpy as np
 
 from .._kernels.cvb0 import sweep
 
-# Sweeps of the full model before a proposal is judged.
+# Sweeps (iterations) of the full model before a proposal is judged, and proposals tried in a row
+# (each freeing the next candidate slot) before the moves give up.
 TRIAL_SWEEPS = 5
+MAX_REJECTED = 3
 # A proposal is tried when its split gains more than this share of what freeing the slot costs: after
 # a move the full model re-arranges and wins back part of the cost. Measured with every proposal tried
 # (KOS K = 20, 50; AP K = 50; 20 Newsgroups K = 20): the accepted ones had gain / cost 0.52-0.89, the
@@ -318,3 +323,25 @@ def hopeless(history, values, n_sweeps):
     not reach what the unmoved fit reaches (see :func:`judge`)."""
     reach = history[-1] + n_sweeps * max(history[-1] - history[-2], 0.0)
     return len(values) >= 2 and values[-1] + (n_sweeps - len(values)) * max(values[-1] - values[-2], 0.0) < reach
+
+
+def vb_proposal(cells, lam, gamma, alpha, eta, candidate, dead_share, rng, log, owner):
+    """:func:`count_proposal` for batch VB: the responsibilities are proportional to exp E[log theta_dk]
+    exp E[log beta_kw], the expected counts are gamma - alpha and lambda - eta. Returns the proposal's
+    (lambda (K, V), gamma (D, K), description) in their dtypes, or None."""
+    from scipy.special import digamma
+
+    elog_theta = digamma(gamma) - digamma(gamma.sum(axis=1, keepdims=True))
+    elog_beta_t = (digamma(lam) - digamma(lam.sum(axis=1, keepdims=True))).T
+    # each row rescaled by its maximum: the scales cancel in the responsibilities, and nothing underflows
+    doc_weights = np.exp(elog_theta - elog_theta.max(axis=1, keepdims=True))
+    term_weights = np.exp(elog_beta_t - elog_beta_t.max(axis=1, keepdims=True))
+    column = product_columns(cells, doc_weights, term_weights)
+    n_dk = np.maximum(np.asarray(gamma, dtype=np.float64) - alpha, 0.0)
+    n_wk = np.maximum(np.asarray(lam, dtype=np.float64).T - eta, 0.0)
+    proposal = count_proposal(cells, column, n_dk, n_wk, alpha, eta, candidate, dead_share, rng, log, owner)
+    if proposal is None:
+        return None
+    new_dk, new_wk, what = proposal
+    return (np.ascontiguousarray(new_wk.T + eta, dtype=lam.dtype), np.ascontiguousarray(new_dk + alpha, dtype=gamma.dtype),
+            what)

@@ -134,6 +134,8 @@ def symmetric_polya_step(eta: float, counts, variances, shape: float = 1.0, rate
 
 def learn_flags(value, owner: str):
     """Resolve the ``learn_priors`` parameter into (learn alpha, learn eta)."""
+    if isinstance(value, np.bool_):
+        value = bool(value)
     if value is False or value is None:
         return False, False
     if value is True:

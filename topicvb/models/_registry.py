@@ -188,6 +188,23 @@ def estimator_class(name: str):
     return entry(name).cls
 
 
+# The estimator the package picks where the user does not name one (``make_topic_pipeline``,
+# ``topicvb fit`` and ``topicvb demo``, ``select_n_topics``): the best held-out perplexity on every
+# corpus of the quality benchmark (benchmarks/bench_quality.py, issue #17), with its moves on.
+RECOMMENDED = "collapsed"
+RECOMMENDED_PARAMS = {"learn_priors": True}
+
+
+def recommended_estimator(**params):
+    """A new instance of the recommended estimator, :class:`topicvb.CollapsedLDA` with
+    ``learn_priors=True`` (and its default moves), with ``params`` set on top.
+
+    Its memory is n_nonzero x n_components floats for the responsibilities (half with
+    ``dtype="float32"``); :class:`topicvb.BatchLDA` needs memory independent of K per non-zero.
+    """
+    return estimator_class(RECOMMENDED)(**{**RECOMMENDED_PARAMS, **params})
+
+
 def entry_of(model) -> Entry | None:
     """The entry of an estimator instance or class (exact class name match), or None."""
     cls = model if isinstance(model, type) else type(model)

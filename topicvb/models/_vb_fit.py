@@ -18,11 +18,13 @@ with_elog_theta) -> LocalStats``, ``total`` (the corpus size D of the SVI scale 
 from __future__ import annotations
 
 
+from numbers import Integral, Real
+
 import numpy as np
 
 from .._config import threads
 from .._kernels.bounds import lda_doc_bound, lda_topic_bound
-from .._validation import check_choice, check_finite_real, check_int, csr_arrays
+from .._validation import MAX_INT, Interval, Options, StrOptions, csr_arrays
 from ._priors import learn_flags
 from ._start import initial_gamma, random_start, start_points
 from ._vb import (DocUpdates, TopicArrays, batch_m_step, bound_step, infer, learned_priors,
@@ -194,6 +196,15 @@ class VBLDAMixin:
     """What BatchLDA and OnlineLDA share as estimators: parameters of the local step, inference of
     new documents, the bound."""
 
+    _parameter_constraints: dict = {
+        "init": [StrOptions({"seeded", "random"})],
+        "learn_priors": [Options({False, True, "doc_topic", "topic_word"}), None],  # None: as False
+        "restart_every": [Interval(Integral, 1, MAX_INT)],
+        "max_doc_update_iter": [Interval(Integral, 1, MAX_INT)],
+        "mean_change_tol": [Interval(Real, 0, None)],
+        "e_step_acceleration": [StrOptions({"squarem"}), None],
+    }
+
     @property
     def _accelerate(self):
         """Whether the E-step runs SQUAREM-accelerated updates (``e_step_acceleration``)."""
@@ -228,10 +239,3 @@ class VBLDAMixin:
         return self._elbo(X, gamma, self.components_, self.doc_topic_prior_, self.topic_word_prior_,
                           expectations=cached)
 
-    def _check_vb_params(self):
-        check_int(self.max_doc_update_iter, "max_doc_update_iter", min_val=1)
-        check_finite_real(self.mean_change_tol, "mean_change_tol", min_val=0.0)
-        check_choice(self.e_step_acceleration, "e_step_acceleration", ("squarem", None))
-        check_choice(self.init, "init", {"seeded", "random"})
-        check_int(self.restart_every, "restart_every", min_val=1)
-        learn_flags(self.learn_priors, type(self).__name__)

@@ -8,17 +8,35 @@ runner (:mod:`topicvb.distributed`) shares.
 
 from __future__ import annotations
 
+import logging
 import time
 
 import numpy as np
 from sklearn.utils import check_random_state
 
 from .._config import threads
-from ._base import TopicModelBase
+from .._validation import Boolean, csr_arrays
+from ._base import CHECKPOINT_CONSTRAINTS, DEAD_SHARE, TopicModelBase
 from ._checkpoint import interruptible, restore_rng
+from ._moves import MAX_REJECTED, TRIAL_SWEEPS, Cells, judge, vb_proposal
 from ._priors import learn_flags
 from ._start import initial_topics
 from ._vb_fit import CorpusMap, VBLDAMixin, batch_loop
+
+logger = logging.getLogger(__name__)
+
+
+class _Trial:
+    """The fit loop's view of a move's trial: a fixed number of iterations, silent, never converged."""
+
+    def __init__(self, max_iter):
+        self.max_iter = max_iter
+
+    def _converged(self, history):
+        return False
+
+    def _report(self, *args):
+        pass
 
 
 class BatchLDA(VBLDAMixin, TopicModelBase):
@@ -54,6 +72,14 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
         Learn an asymmetric alpha and/or a symmetric eta by maximising the ELBO after every
         M-step (Minka's fixed-point iteration); the learned values are in ``doc_topic_prior_`` and
         ``topic_word_prior_`` and the given priors are the starting point. The bound stays monotone.
+    moves : bool, default=True
+        Once the fit has settled, try moves that leave a poor optimum, as :class:`CollapsedLDA` does
+        (:mod:`topicvb.models._moves`): free a topic (a dead one, or the smaller of two
+        near-duplicates merged into the other) and re-seed it by splitting the topic whose tokens two
+        topics explain best. A proposal worth a trial is kept only when, after a few iterations, the
+        ELBO is above what the unmoved fit reaches in as many (so the ELBO after an accepted move is
+        above the ELBO before it; within the move's first iterations it may be below); otherwise
+        the fit is restored exactly. Not in :func:`topicvb.distributed.fit_distributed`.
     init : {"seeded", "random"}, default="seeded"
         Initial topics. "seeded" starts each topic from a cluster of documents (k-means++ seeds in
         Hellinger distance refined by two Lloyd steps), mixed with the uniform distribution; it reaches
@@ -125,7 +151,7 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
     """
 
     def __init__(self, n_components=10, *, doc_topic_prior=None, topic_word_prior=None, max_iter=100,
-                 tol=1e-4, init="seeded", learn_priors=False, restart_every=4, max_doc_update_iter=100,
+                 tol=1e-4, init="seeded", learn_priors=False, moves=True, restart_every=4, max_doc_update_iter=100,
                  mean_change_tol=1e-3, e_step_acceleration="squarem",
                  random_state=None, verbose=0, n_jobs=None, dtype="float64", checkpoint_path=None,
                  checkpoint_every=1):
@@ -136,6 +162,7 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
         self.tol = tol
         self.init = init
         self.learn_priors = learn_priors
+        self.moves = moves
         self.restart_every = restart_every
         self.max_doc_update_iter = max_doc_update_iter
         self.mean_change_tol = mean_change_tol
@@ -147,10 +174,8 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
         self.checkpoint_path = checkpoint_path
         self.checkpoint_every = checkpoint_every
 
-    def _check_params(self):
-        self._check_common_params()
-        self._check_vb_params()
-        self._check_checkpoint_params()
+    # with VBLDAMixin's (the local step's) and TopicModelBase's (the shared ones)
+    _parameter_constraints: dict = {"moves": [Boolean()], **CHECKPOINT_CONSTRAINTS}
 
     def _fit(self, X, resume=False):
         rng = check_random_state(self.random_state)
@@ -171,12 +196,36 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
             save(it, {"lam": lam, "gamma": mapper.gamma, "alpha": alpha, "eta": np.array(eta),
                       "history": np.asarray(history), "iteration": np.array(it)}, rng)
 
+        started = time.perf_counter()
+        cells = Cells(*csr_arrays(X)) if self.moves else None
         with threads(self.n_jobs), interruptible(type(self).__name__) as stop:
             lam, alpha, eta, history, it, converged = batch_loop(
                 self, mapper, lam, alpha, eta, learn_alpha=learn_alpha, learn_eta=learn_eta,
-                started=time.perf_counter(), it=it, history=history, stop=stop, on_m_step=checkpoint)
+                started=started, it=it, history=history, stop=stop, on_m_step=checkpoint)
+            settled, rejected = converged, 0
+            # a settled fit: try moves (see topicvb.models._moves); after an accepted one, fit on from it
+            while converged and cells is not None and rejected < MAX_REJECTED and it + TRIAL_SWEEPS <= self.max_iter \
+                    and not stop.requested:
+                proposal = vb_proposal(cells, lam, mapper.gamma, alpha, eta, rejected, DEAD_SHARE, rng, logger,
+                                       type(self).__name__)
+                if proposal is None:
+                    break
+                new_lam, new_gamma, what = proposal
+                kept_gamma, mapper.gamma = mapper.gamma, new_gamma
+                trial = batch_loop(_Trial(it + TRIAL_SWEEPS), mapper, new_lam, alpha, eta, learn_alpha=learn_alpha,
+                                   learn_eta=learn_eta, started=started, it=it, history=list(history), stop=stop)
+                if stop.requested or not judge(history, trial[3][len(history):], TRIAL_SWEEPS, logger,
+                                                type(self).__name__, what):
+                    mapper.gamma, rejected = kept_gamma, rejected + 1
+                    continue
+                lam, alpha, eta, history, it, _ = trial
+                rejected = 0
+                lam, alpha, eta, history, it, converged = batch_loop(
+                    self, mapper, lam, alpha, eta, learn_alpha=learn_alpha, learn_eta=learn_eta, started=started,
+                    it=it, history=history, stop=stop, on_m_step=checkpoint)
+                settled = settled or converged
         if not stop.requested:
-            self._warn_not_converged(it, converged)
+            self._warn_not_converged(it, settled)
         return {
             "components_": lam,
             "doc_topic_prior_": alpha,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from numbers import Integral
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -12,18 +13,15 @@ from .._config import threads
 from .._kernels.cvb0 import document_counts, sweep, sweep_documents, term_counts
 from .._kernels.plsa import log_likelihood
 from .._kernels.sparse import column_index
-from .._validation import check_bool, check_choice, check_finite_real, check_int, csr_arrays
-from ._base import DEAD_SHARE, TopicModelBase
+from .._validation import MAX_INT, Boolean, Interval, Options, StrOptions, csr_arrays
+from ._base import CHECKPOINT_CONSTRAINTS, DEAD_SHARE, TopicModelBase
 from ._collapsed import CollapsedInferenceMixin, point_estimates
 from ._checkpoint import interruptible, restore_rng
-from ._moves import (PRICE_SLACK, TRIAL_SWEEPS, Cells, describe, hopeless, judge, propose, slots_to_free,
+from ._moves import (MAX_REJECTED, PRICE_SLACK, TRIAL_SWEEPS, Cells, describe, hopeless, judge, propose, slots_to_free,
                      topic_shares)
 from ._priors import learn_flags, polya_step, symmetric_polya_step
 
 logger = logging.getLogger(__name__)
-
-# Proposals tried in a row, each freeing the next candidate slot, before the moves give up.
-MAX_REJECTED = 3
 
 
 class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
@@ -128,16 +126,15 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         self.checkpoint_path = checkpoint_path
         self.checkpoint_every = checkpoint_every
 
-    def _check_params(self):
-        self._check_common_params()
-        self._check_checkpoint_params()
-        check_choice(self.variant, "variant", {"cvb0", "cvb"})
-        check_choice(self.topic_update, "topic_update", {"sequential", "per_sweep"})
-        learn_flags(self.learn_priors, type(self).__name__)
-        check_int(self.prior_burn_in, "prior_burn_in", min_val=0)
-        check_bool(self.moves, "moves")
-        check_int(self.transform_max_iter, "transform_max_iter", min_val=1)
-        check_finite_real(self.mean_change_tol, "mean_change_tol", min_val=0.0)
+    # with CollapsedInferenceMixin's (transform_max_iter, mean_change_tol) and TopicModelBase's
+    _parameter_constraints: dict = {
+        "variant": [StrOptions({"cvb0", "cvb"})],
+        "topic_update": [StrOptions({"sequential", "per_sweep"})],
+        "learn_priors": [Options({False, True, "doc_topic", "topic_word"}), None],  # None: as False
+        "prior_burn_in": [Interval(Integral, 0, MAX_INT)],
+        "moves": [Boolean()],
+        **CHECKPOINT_CONSTRAINTS,
+    }
 
     def _fit(self, X, resume=False):
         rng = check_random_state(self.random_state)

@@ -9,14 +9,15 @@ A thin driver over the variational core (:mod:`._vb`): mini-batches of the corpu
 from __future__ import annotations
 
 import time
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._validation import check_bool, check_finite_real, check_int
+from .._validation import MAX_INT, MAX_TOTAL_SAMPLES, Boolean, Interval
 
 from .._config import threads
-from ._base import TopicModelBase
+from ._base import CHECKPOINT_CONSTRAINTS, TopicModelBase
 from ._checkpoint import interruptible, restore_rng
 from ._start import initial_topics
 from ._priors import learn_flags
@@ -49,8 +50,8 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
     batch_size : int, default=128
         Documents per mini-batch.
     total_samples : int, default=None
-        Corpus size D used to scale a mini-batch's statistics. None means the number of
-        documents passed to ``fit``, and 1e6 for ``partial_fit`` (as scikit-learn).
+        Corpus size D used to scale a mini-batch's statistics, in [1, 1e12]. None means the number
+        of documents passed to ``fit``, and 1e6 for ``partial_fit`` (as scikit-learn).
     max_iter : int, default=10
         Passes over the corpus in ``fit``.
     tol : float, default=1e-3
@@ -133,17 +134,15 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
         self.checkpoint_path = checkpoint_path
         self.checkpoint_every = checkpoint_every
 
-    def _check_params(self):
-        self._check_common_params()
-        self._check_checkpoint_params()
-        self._check_vb_params()
-        check_finite_real(self.learning_decay, "learning_decay (kappa)", min_val=0.5, max_val=1.0,
-                     include_boundaries="right")
-        check_finite_real(self.learning_offset, "learning_offset (tau0)", min_val=0.0)
-        check_int(self.batch_size, "batch_size", min_val=1)
-        check_bool(self.shuffle, "shuffle")
-        if self.total_samples is not None:
-            check_finite_real(self.total_samples, "total_samples", min_val=1, include_boundaries="left")
+    # with VBLDAMixin's (the local step's) and TopicModelBase's (the shared ones)
+    _parameter_constraints: dict = {
+        "learning_decay": [Interval(Real, 0.5, 1.0, closed="right")],
+        "learning_offset": [Interval(Real, 0, None)],
+        "batch_size": [Interval(Integral, 1, MAX_INT)],
+        "total_samples": [Interval(Real, 1, MAX_TOTAL_SAMPLES), None],
+        "shuffle": [Boolean()],
+        **CHECKPOINT_CONSTRAINTS,
+    }
 
     def _rho(self, t):
         """Step size rho_t = (tau0 + t) ** -kappa of mini-batch ``t`` (counted from 1)."""

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import time
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -10,10 +12,14 @@ from sklearn.utils import check_random_state
 
 from .._config import block_rows, threads
 from .._kernels.plsa import fold_in, log_likelihood, normalise_columns, normalise_rows, sweep
-from .._validation import check_bool, check_choice, check_finite_real, check_int, csr_arrays
-from ._base import TopicModelBase
+from .._validation import MAX_INT, Boolean, Interval, StrOptions, csr_arrays
+from ._base import CHECKPOINT_CONSTRAINTS, DEAD_SHARE, TopicModelBase
 from ._checkpoint import interruptible, restore_rng
+from ._moves import (MAX_REJECTED, TRIAL_SWEEPS, Cells, count_proposal, expected_counts, hopeless, judge,
+                     product_columns)
 from ._start import seeded_topics
+
+logger = logging.getLogger(__name__)
 
 # Weight of the document-cluster centre in the seeded start of P(w | z) (the rest is uniform). The
 # LDA fits use an even mix; maximum likelihood commits to its start more than VB does, and a start
@@ -93,6 +99,14 @@ class PLSA(TopicModelBase):
         0.5 / 0.5; the lighter weight gave PLSA better optima on three corpora after 100 iterations, and
         after 20 in five of six cases, ``benchmarks/bench_plsa_start.py``). "random" is uniform
         noise in [0.5, 1.5), normalised. P(z | d) starts from uniform noise either way.
+    moves : bool, default=True
+        Once EM has settled, try moves that leave a poor optimum, as :class:`CollapsedLDA` does
+        (:mod:`topicvb.models._moves`): free a topic (a dead one, or the smaller of two
+        near-duplicates merged into the other) and re-seed it by splitting the topic whose tokens
+        two topics explain best; a proposal worth a trial is kept only when, after a few EM
+        iterations, the objective is above what the unmoved fit reaches in as many, else the model
+        is restored exactly. Not with ``early_stopping`` (whose best model is chosen on held-out
+        cells, not by the objective).
     early_stopping : bool, default=False
         Hold out ``validation_fraction`` of the non-zero cells of X and stop when their
         log-likelihood (document completion with the current P(z | d)) has not improved for
@@ -138,7 +152,7 @@ class PLSA(TopicModelBase):
     """
 
     def __init__(self, n_components=10, *, doc_topic_prior=None, topic_word_prior=None, beta=1.0,
-                 update="alternating", max_iter=100, tol=1e-5, init="seeded", early_stopping=False, validation_fraction=0.1, n_iter_no_change=5,
+                 update="alternating", max_iter=100, tol=1e-5, init="seeded", moves=True, early_stopping=False, validation_fraction=0.1, n_iter_no_change=5,
                  transform_max_iter=100, random_state=None, verbose=0, n_jobs=None, dtype="float64",
                  checkpoint_path=None, checkpoint_every=1):
         self.n_components = n_components
@@ -149,6 +163,7 @@ class PLSA(TopicModelBase):
         self.max_iter = max_iter
         self.tol = tol
         self.init = init
+        self.moves = moves
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
@@ -160,17 +175,18 @@ class PLSA(TopicModelBase):
         self.checkpoint_path = checkpoint_path
         self.checkpoint_every = checkpoint_every
 
-    def _check_params(self):
-        self._check_common_params()
-        self._check_checkpoint_params()
-        check_finite_real(self.beta, "beta", min_val=0.0, max_val=1.0, include_boundaries="right")
-        check_finite_real(self.validation_fraction, "validation_fraction", min_val=0.0, max_val=1.0,
-                     include_boundaries="neither")
-        check_int(self.n_iter_no_change, "n_iter_no_change", min_val=1)
-        check_int(self.transform_max_iter, "transform_max_iter", min_val=1)
-        check_choice(self.init, "init", {"seeded", "random"})
-        check_choice(self.update, "update", {"alternating", "simultaneous"})
-        check_bool(self.early_stopping, "early_stopping")
+    # with TopicModelBase's (the shared ones)
+    _parameter_constraints: dict = {
+        "beta": [Interval(Real, 0, 1, closed="right")],
+        "update": [StrOptions({"alternating", "simultaneous"})],
+        "init": [StrOptions({"seeded", "random"})],
+        "moves": [Boolean()],
+        "early_stopping": [Boolean()],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "n_iter_no_change": [Interval(Integral, 1, MAX_INT)],
+        "transform_max_iter": [Interval(Integral, 1, MAX_INT)],
+        **CHECKPOINT_CONSTRAINTS,
+    }
 
     def _priors_minus_one(self):
         a = self.doc_topic_prior
@@ -230,39 +246,99 @@ class PLSA(TopicModelBase):
         started = time.perf_counter()
         converged = False
         theta_b_next = None  # theta ** beta of the new theta, when the alternating step computed it
+        cells = Cells(*em.csr) if self.moves and valid is None else None
+        K = self.n_components
+        move_alpha = np.full(K, 1.0 / K) if a1 is None else np.asarray(a1, dtype=np.float64) + 1.0
+        move_eta = 1.0 / K if e1 is None else float(e1) + 1.0
+
+        def em_iteration(theta, phi_t, n_parts):
+            """One EM iteration from (theta, phi_t): the new pair and the objective of the old one."""
+            theta_b, phi_t_b = em.tempered(theta, phi_t)
+            n_dk, ll = em.theta_half(theta, phi_t, theta_b, phi_t_b, n_parts)
+            new_theta = normalise_rows(n_dk, offset_doc, fallback)
+            given, given_b = theta, theta_b
+            if self.update == "alternating":
+                given = new_theta
+                given_b = new_theta ** self.beta if em.is_tempered else new_theta
+            new_phi_t = normalise_columns(em.phi_counts(phi_t, given, phi_t_b, given_b, n_parts), offset_term,
+                                          1.0 / em.n_terms)
+            return new_theta, new_phi_t, ll + _log_prior(theta, phi_t, a1, e1)
+
+        def try_move(theta, phi_t, history, candidate, n_parts):
+            """(theta, phi_t, objectives) after an accepted move; None when rejected; "done" when no
+            candidate is left or worth a trial (see :mod:`._moves`)."""
+            column = product_columns(cells, theta, phi_t)
+            n_dk, n_wk = expected_counts(cells, column, K, em.n_docs, em.n_terms)
+            proposal = count_proposal(cells, column, n_dk, n_wk, move_alpha, move_eta, candidate, DEAD_SHARE, rng,
+                                      logger, type(self).__name__)
+            if proposal is None:
+                return "done"
+            new_dk, new_wk, what = proposal
+            theta = normalise_rows(new_dk.astype(self._float), offset_doc, fallback)
+            phi_t = normalise_columns(np.ascontiguousarray(new_wk, dtype=self._float), offset_term, 1.0 / em.n_terms)
+            values = []  # the objective after each trial iteration, known one EM half later
+            for i in range(TRIAL_SWEEPS):
+                theta, phi_t, objective = em_iteration(theta, phi_t, n_parts)
+                if i > 0:
+                    values.append(objective)
+                    if hopeless(history, values, TRIAL_SWEEPS):
+                        break
+            else:
+                values.append(em.log_likelihood(theta, phi_t) + _log_prior(theta, phi_t, a1, e1))
+            if not judge(history, values, TRIAL_SWEEPS, logger, type(self).__name__, what):
+                return None
+            return theta, phi_t, values
+
         with threads(self.n_jobs) as n_parts, interruptible(type(self).__name__) as stop:
+            rejected, settled = 0, False
             while True:
-                theta_b, phi_t_b = em.tempered(theta, phi_t, theta_b_next)
-                theta_b_next = None
-                if done >= self.max_iter:  # only evaluate the final model
-                    ll = em.log_likelihood(theta, phi_t)
-                else:  # the theta half: expected counts n_dk, and the current model's log-likelihood
-                    n_dk, ll = em.theta_half(theta, phi_t, theta_b, phi_t_b, n_parts)
-                if done > 0:  # ll is the objective of the model after `done` iterations
-                    history.append(ll + _log_prior(theta, phi_t, a1, e1))
-                    self._report(done, history[-1], history[-2] if len(history) > 1 else None, started)
-                    if valid is not None:
-                        v_history.append(float(np.sum(log_likelihood(*valid, theta, phi_t))))
-                        if best is None or v_history[-1] > best[0]:
-                            best = (v_history[-1], done, theta.copy(), phi_t.copy())
-                        elif done - best[1] >= self.n_iter_no_change:
+                while True:
+                    theta_b, phi_t_b = em.tempered(theta, phi_t, theta_b_next)
+                    theta_b_next = None
+                    if done >= self.max_iter:  # only evaluate the final model
+                        ll = em.log_likelihood(theta, phi_t)
+                    else:  # the theta half: expected counts n_dk, and the current model's log-likelihood
+                        n_dk, ll = em.theta_half(theta, phi_t, theta_b, phi_t_b, n_parts)
+                    if done > len(history):  # ll is the objective of the model after `done` iterations
+                        history.append(ll + _log_prior(theta, phi_t, a1, e1))
+                        self._report(done, history[-1], history[-2] if len(history) > 1 else None, started)
+                        if valid is not None:
+                            v_history.append(float(np.sum(log_likelihood(*valid, theta, phi_t))))
+                            if best is None or v_history[-1] > best[0]:
+                                best = (v_history[-1], done, theta.copy(), phi_t.copy())
+                            elif done - best[1] >= self.n_iter_no_change:
+                                converged = True
+                                break
+                        if self._converged(history):
                             converged = True
                             break
-                    if self._converged(history):
-                        converged = True
+                    if done >= self.max_iter or stop.requested:
                         break
-                if done >= self.max_iter or stop.requested:
+                    # the phi half: responsibilities of the new theta (alternating) or of the old one (simultaneous)
+                    given, given_b = theta, theta_b
+                    theta = normalise_rows(n_dk, offset_doc, fallback)  # (in place: n_dk is a new array)
+                    if self.update == "alternating":
+                        given = theta
+                        given_b = theta_b_next = theta ** self.beta if em.is_tempered else theta
+                    phi_t = normalise_columns(em.phi_counts(phi_t, given, phi_t_b, given_b, n_parts), offset_term,
+                                              1.0 / em.n_terms)
+                    done += 1
+                    save(done, _checkpoint_arrays(theta, phi_t, history, v_history, best), rng)
+                # a settled fit: try moves until one is accepted (then go on from the moved model) or none is left
+                settled = settled or converged
+                moved = None
+                while moved is None and converged and cells is not None and rejected < MAX_REJECTED \
+                        and done + TRIAL_SWEEPS <= self.max_iter and not stop.requested:
+                    moved = try_move(theta, phi_t, history, rejected, n_parts)
+                    if moved is None or moved == "done":
+                        rejected = MAX_REJECTED if moved == "done" else rejected + 1
+                        moved = None
+                if moved is None:
                     break
-                # the phi half: responsibilities of the new theta (alternating) or of the old one (simultaneous)
-                given, given_b = theta, theta_b
-                theta = normalise_rows(n_dk, offset_doc, fallback)  # (in place: n_dk is a new array)
-                if self.update == "alternating":
-                    given = theta
-                    given_b = theta_b_next = theta ** self.beta if em.is_tempered else theta
-                phi_t = normalise_columns(em.phi_counts(phi_t, given, phi_t_b, given_b, n_parts), offset_term,
-                                          1.0 / em.n_terms)
-                done += 1
-                save(done, _checkpoint_arrays(theta, phi_t, history, v_history, best), rng)
+                theta, phi_t, values = moved
+                history += values
+                done += len(values)
+                converged, rejected, theta_b_next = False, 0, None
         n_iter = len(history)
         if stop.requested and n_iter < done:  # interrupted before the newest model was evaluated
             history.append(em.log_likelihood(theta, phi_t) + _log_prior(theta, phi_t, a1, e1))
@@ -272,7 +348,7 @@ class PLSA(TopicModelBase):
             history = history[:n_keep]
             n_iter = n_keep
         if not stop.requested:
-            self._warn_not_converged(n_iter, converged)
+            self._warn_not_converged(n_iter, settled or converged)
         return {
             "components_": np.ascontiguousarray(phi_t.T),
             "doc_topic_": theta,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -11,7 +12,7 @@ from .._config import threads
 from .._kernels.cvb0 import scvb0_documents, term_counts
 from .._kernels.plsa import log_likelihood
 from .._kernels.sparse import column_index
-from .._validation import check_bool, check_finite_real, check_int, csr_arrays
+from .._validation import MAX_INT, MAX_TOTAL_TOKENS, Boolean, Interval, csr_arrays
 from ._base import TopicModelBase
 from ._checkpoint import interruptible
 from ._collapsed import CollapsedInferenceMixin, point_estimates
@@ -47,8 +48,8 @@ class StochasticCollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
     batch_size : int, default=256
         Documents per mini-batch.
     total_tokens : float, default=None
-        Corpus token count C used to scale a batch's statistics; None means the tokens of X in
-        ``fit``, and 100 times the first ``partial_fit`` batch's otherwise.
+        Corpus token count C used to scale a batch's statistics, in (0, 1e14]; None means the
+        tokens of X in ``fit``, and 100 times the first ``partial_fit`` batch's otherwise.
     burn_in : int, default=2
         Passes over each document before the pass whose responsibilities update the topics.
     max_iter : int, default=10
@@ -100,18 +101,15 @@ class StochasticCollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         self.n_jobs = n_jobs
         self.dtype = dtype
 
-    def _check_params(self):
-        self._check_common_params()
-        check_finite_real(self.learning_decay, "learning_decay (kappa)", min_val=0.5, max_val=1.0,
-                     include_boundaries="right")
-        check_finite_real(self.learning_offset, "learning_offset (tau0)", min_val=0.0)
-        check_int(self.batch_size, "batch_size", min_val=1)
-        check_bool(self.shuffle, "shuffle")
-        check_int(self.burn_in, "burn_in", min_val=0)
-        check_int(self.transform_max_iter, "transform_max_iter", min_val=1)
-        check_finite_real(self.mean_change_tol, "mean_change_tol", min_val=0.0)
-        if self.total_tokens is not None:
-            check_finite_real(self.total_tokens, "total_tokens", min_val=0.0, include_boundaries="neither")
+    # with CollapsedInferenceMixin's (transform_max_iter, mean_change_tol) and TopicModelBase's
+    _parameter_constraints: dict = {
+        "learning_decay": [Interval(Real, 0.5, 1.0, closed="right")],
+        "learning_offset": [Interval(Real, 0, None)],
+        "batch_size": [Interval(Integral, 1, MAX_INT)],
+        "total_tokens": [Interval(Real, 0, MAX_TOTAL_TOKENS, closed="right"), None],
+        "burn_in": [Interval(Integral, 0, MAX_INT)],
+        "shuffle": [Boolean()],
+    }
 
     def _init_state(self, X, rng, total_tokens):
         alpha, eta = self._resolve_priors()

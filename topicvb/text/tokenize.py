@@ -7,11 +7,13 @@ The pipeline of :class:`Tokenizer`, in order:
 3. Unicode normalisation (``normalize="NFKC"``), lowercasing (the dotted capital ``"İ"`` becomes
    ``"i"``, see :func:`_lower`), accent stripping;
 4. URLs and e-mail addresses dropped, kept or replaced by a placeholder token;
-5. the token regex (``token_pattern``, scikit-learn's default);
+5. the token regex (``token_pattern``, scikit-learn's default, except that a combining mark continues
+   its word instead of cutting it, see :func:`_marked_word_pattern`);
 6. per-token filters: length, numbers, stop words (matched on the lower-cased token), stemming.
 
 With ``normalize=None``, ``numbers``/``urls``/``emails`` set to ``"keep"`` and scikit-learn's stop-word
-list, the tokens equal those of ``CountVectorizer(stop_words="english")``.
+list, the tokens equal those of ``CountVectorizer(stop_words="english")`` on text without combining
+marks (where scikit-learn's pattern splits a word at each mark, this one keeps the word whole).
 
 The per-token filters depend only on the token string, so they are applied once per distinct token
 type and cached; :meth:`Tokenizer.count` goes further and counts the raw tokens first (in C, with
@@ -20,6 +22,7 @@ type and cached; :meth:`Tokenizer.count` goes further and counts the raw tokens 
 
 from __future__ import annotations
 
+import functools
 import logging
 import numbers
 import re
@@ -42,6 +45,10 @@ logger = logging.getLogger(__name__)
 DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 
 _FAST_DEFAULT_PATTERN = r"\w\w\w*"
+# The default pattern on non-ASCII text: a combining mark (Unicode categories Mn, Mc, Me) continues
+# the word it follows instead of cutting it, and a token needs two word characters (marks do not
+# count), see :func:`_marked_word_pattern`
+_MARKED_WORD_TEMPLATE = r"\w[{bmp}]*(?:{astral}[{bmp}]*)*\w[\w{bmp}]*(?:{astral}[\w{bmp}]*)*"
 # ASCII text with the default pattern: every non-word character becomes a space, then str.split
 # gives the word runs; dropping the one-character runs leaves exactly the default pattern's tokens
 _ASCII_WORD_CHARS = frozenset(chr(i) for i in range(128) if chr(i).isalnum() or chr(i) == "_")
@@ -100,17 +107,68 @@ def _lower(text: str) -> str:
 
     The Unicode lower-case of U+0130 LATIN CAPITAL LETTER I WITH DOT ABOVE (``"İ"``, Turkish and
     Azerbaijani) is two code points, ``"i"`` and U+0307 COMBINING DOT ABOVE: no other character
-    lower-cases to more than one. A combining mark is not a word character, so the token pattern
-    would cut the word there (``"İstanbul"`` gave ``"stanbul"``). The dot above a lower-case
-    ``i`` adds nothing (the letter is already dotted), so it is dropped wherever it follows an
-    ``i`` after lower-casing, which also covers the decomposed form (``"I"`` + U+0307, as NFD and
-    NFKD write ``"İ"``) and text lower-cased by Python before it got here: ``"İstanbul"``,
-    ``"Istanbul"`` and ``"ISTANBUL"`` all give the term ``"istanbul"``, as Turkish lower-casing does.
+    lower-cases to more than one (the tests enumerate them from Python's tables). With
+    scikit-learn's pattern the mark cut the word (``"İstanbul"`` gave ``"stanbul"``); the default
+    pattern now keeps marks in their word, but ``"i\\u0307stanbul"`` would still be another term
+    than ``"istanbul"``. The dot above a lower-case ``i`` adds nothing (the letter is already
+    dotted), so it is dropped wherever it follows an ``i`` after lower-casing, which also covers
+    the decomposed form (``"I"`` + U+0307, as NFD and NFKD write ``"İ"``) and text lower-cased by
+    Python before it got here: ``"İstanbul"``, ``"Istanbul"`` and ``"ISTANBUL"`` all give the term
+    ``"istanbul"``, as Turkish lower-casing does.
     """
     text = text.lower()
     if "\u0307" in text:  # O(1) for ASCII and Latin-1 text, which cannot hold it
         text = text.replace("i\u0307", "i")
     return text
+
+
+@functools.lru_cache(maxsize=None)
+def _mark_ranges() -> tuple:
+    """Every combining mark of this Python's Unicode tables (categories Mn, Mc, Me), as ranges of code
+    points. They all lie in U+0300..U+1FFFF and U+E0000..U+E0FFF (the tests check every code point),
+    which takes a few milliseconds to scan."""
+    category, ranges = unicodedata.category, []
+    for block in (range(0x300, 0x20000), range(0xE0000, 0xE1000)):
+        for cp in block:
+            if category(chr(cp))[0] == "M":
+                if ranges and ranges[-1][1] == cp - 1 and cp != 0x10000:
+                    ranges[-1][1] = cp
+                else:
+                    ranges.append([cp, cp])
+    return tuple((a, b) for a, b in ranges)
+
+
+def _class_body(ranges) -> str:
+    return "".join(f"\\U{a:08x}" if a == b else f"\\U{a:08x}-\\U{b:08x}" for a, b in ranges)
+
+
+def _combining_marks() -> str:
+    """The body of a regex character class holding every combining mark."""
+    return _class_body(_mark_ranges())
+
+
+@functools.lru_cache(maxsize=None)
+def _marked_word_pattern() -> re.Pattern:
+    """The default token pattern's regex for text that may hold combining marks.
+
+    scikit-learn's ``\\b\\w\\w+\\b`` cuts a word at every combining mark, since a mark is not a
+    word character for Python's ``re``: decomposed text (as NFD and NFKD write accented letters) is
+    cut at every accent (``"nai\\u0308ve"`` gave ``"nai"`` and ``"ve"``), and the vowel signs and
+    viramas of the Indic and South-East Asian scripts split nearly every word (``"हिन्दी"`` gave no
+    token at all). Here a token is a word character, then word characters and marks, with at least
+    two word characters (a letter and its mark alone are one character, as ``"é"`` is in NFC); on
+    text without marks it finds exactly the matches of the default pattern.
+
+    This is ``\\w[M]*\\w[\\wM]*`` with M the class of all marks, written for speed: ``re`` tests a
+    class of characters below U+10000 in constant time but one with higher code points range by
+    range, so the marks above U+FFFF (about a hundred ranges: Brahmi, musical symbols, variation
+    selectors...) are tried only at a character above U+FFFF (a look-ahead of one range). Each
+    alternative starts with a different kind of character, so a failed match backtracks linearly.
+    """
+    ranges = _mark_ranges()
+    bmp = _class_body([r for r in ranges if r[1] < 0x10000])
+    astral = f"(?=[\\U00010000-\\U0010ffff])[{_class_body([r for r in ranges if r[0] >= 0x10000])}]"
+    return re.compile(_MARKED_WORD_TEMPLATE.format(bmp=bmp, astral=astral))
 
 
 def _strip_accents_unicode(text: str) -> str:
@@ -128,7 +186,7 @@ class _Compiled:
     """Everything a Tokenizer derives from its parameters, built once (not pickled)."""
 
     __slots__ = (
-        "token_re", "special_re", "special_kinds", "steps", "needs_type_map", "stop",
+        "token_re", "word_re", "special_re", "special_kinds", "steps", "needs_type_map", "stop",
         "stop_needs_lower", "check_length", "stem", "type_cache", "encoding", "ascii_fast", "fast_drop",
         "known_types", "drop_types", "remap_types", "lowercased",
     )
@@ -147,13 +205,22 @@ class Tokenizer(BaseEstimator):
         ``"İstanbul"`` gives the token ``"istanbul"`` rather than losing its first letter.
     normalize : {"NFKC", "NFC", "NFKD", "NFD"} or None, default="NFKC"
         Unicode normalisation form applied first (``NFKC`` folds ligatures, full-width and
-        compatibility characters: ``"ﬁ"`` becomes ``"fi"``). ``None`` skips it.
+        compatibility characters: ``"ﬁ"`` becomes ``"fi"``). ``None`` skips it. The composed forms
+        (``NFKC``, ``NFC``) make one term of the precomposed and the decomposed spelling of a word
+        (``"café"`` and ``"cafe\u0301"`` both give ``"café"``); with the decomposed forms
+        (``NFKD``, ``NFD``) tokens are decomposed, and with ``None`` a token keeps the code points
+        of the text, so the two spellings are two terms. Under every form a combining mark stays in
+        its word.
     strip_accents : {"unicode", "ascii"} or None, default=None
         Remove accents after lowercasing, as in scikit-learn: ``"unicode"`` drops combining marks
         after NFKD decomposition, ``"ascii"`` also drops every character without an ASCII equivalent.
     token_pattern : str, default=r"(?u)\\b\\w\\w+\\b"
         Regular expression a token must match (scikit-learn's default). With one capturing group,
-        the group is the token; more than one group is an error.
+        the group is the token; more than one group is an error. The default is applied with
+        combining marks (Unicode categories Mn, Mc, Me) counted as part of the word they follow,
+        so accents of decomposed text and the vowel signs and viramas of scripts such as
+        Devanagari or Thai do not cut a word (``"हिन्दी"`` is one token); a token still needs two
+        word characters besides its marks. A pattern of your own is used as given.
     min_length : int, default=2
         Shortest token kept, in characters.
     max_length : int or None, default=None
@@ -291,7 +358,12 @@ class Tokenizer(BaseEstimator):
         c.encoding = self.encoding
         # "\w\w\w*" finds exactly the matches of the default "\b\w\w+\b" (a scan only starts a
         # match at a word start, and the greedy run always ends at a word end) about twice as fast
-        c.token_re = re.compile(_FAST_DEFAULT_PATTERN if self.token_pattern == DEFAULT_TOKEN_PATTERN else self.token_pattern)
+        # word_re is used on non-ASCII text: with the default pattern it keeps combining marks in
+        # their word (see _marked_word_pattern); ASCII text cannot hold a mark
+        if self.token_pattern == DEFAULT_TOKEN_PATTERN:
+            c.token_re, c.word_re = re.compile(_FAST_DEFAULT_PATTERN), _marked_word_pattern()
+        else:
+            c.token_re = c.word_re = re.compile(self.token_pattern)
         kinds = {}
         if self.urls != "keep":
             kinds["url"] = self.urls
@@ -431,9 +503,10 @@ class Tokenizer(BaseEstimator):
 
     def _raw_tokens(self, text: str, c: _Compiled) -> list[str]:
         """Tokens from the regex, URLs/e-mails handled, before the per-type filters."""
+        findall = (c.token_re if text.isascii() else c.word_re).findall
         if c.special_re is None or not self._may_have_specials(text):
-            return c.token_re.findall(text)
-        findall, tokens, start = c.token_re.findall, [], 0
+            return findall(text)
+        tokens, start = [], 0
         for m in self._iter_specials(text, c):
             tokens += findall(text[start: m.start()])
             if c.special_kinds[m.lastgroup] == "replace":
@@ -518,7 +591,7 @@ class Tokenizer(BaseEstimator):
             if not c.needs_type_map:
                 return counts
         else:
-            counts = Counter(c.token_re.findall(text))
+            counts = Counter((c.token_re if text.isascii() else c.word_re).findall(text))
             if extra:
                 counts.update(extra)
         if c.needs_type_map:
