@@ -100,12 +100,13 @@ def test_elbo_pieces_match_reference():
     np.testing.assert_allclose(total, ref.lda_elbo(X, gamma, lam, alpha, eta), rtol=1e-11)
 
 
-@pytest.mark.parametrize("prior", [0.0, 0.5, -0.05])
+@pytest.mark.parametrize("prior", [0.0, 0.5, -0.05, (0.5, -0.05, 1.0)])
 def test_fold_in_matches_reference(prior):
     X, Xc, rng = _problem(6)
     K = 3
     phi = rng.dirichlet(np.ones(X.shape[1]), K)
     theta0 = np.full((X.shape[0], K), 1.0 / K)
+    prior = np.broadcast_to(np.asarray(prior, dtype=np.float64), (K,)).copy()  # one value per topic
     theta, ll = fold_in(*csr_arrays(Xc), np.ascontiguousarray(phi.T), theta0, prior, 7, 0.0)
     np.testing.assert_allclose(theta, ref.plsa_fold_in(X, phi, theta0, prior, 7), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(theta.sum(axis=1), 1.0)

@@ -230,10 +230,11 @@ def test_empty_documents_get_asymmetric_prior_mean(cls):
     np.testing.assert_allclose(doc_topic, [[0.25, 0.75]] * 3, atol=1e-6)
 
 
-def test_plsa_folding_in_rejects_asymmetric_prior_clearly():
+def test_plsa_folding_in_takes_an_asymmetric_prior():
+    # it used to refuse one (fit accepted it, transform did not); folding-in now uses each topic's prior
     model = make(PLSA, doc_topic_prior=[1.0, 3.0])
-    with clean_raises(ValueError, r"symmetric doc_topic_prior"):
-        model.fit(train_matrix()).transform(train_matrix())
+    theta = model.fit(train_matrix()).transform(train_matrix())
+    assert np.all(np.isfinite(theta)) and np.allclose(theta.sum(axis=1), 1.0)
 
 
 # ----------------------------------------------------------------------------- risky inputs, in a subprocess

@@ -412,3 +412,24 @@ def test_seeded_start_mixes_centres_and_uniform_by_centre_weight(synthetic):
     np.testing.assert_allclose(starts[0.1], 0.9 * starts[0.0] + 0.1 * starts[1.0], rtol=1e-12)
     noise = starts[0.0] / starts[0.0].mean()  # weight 0: uniform times noise of mean 1 and sd 0.1
     assert abs(noise.std() - 0.1) < 0.02
+
+
+def test_plsa_folds_in_with_an_asymmetric_prior():
+    # MAP folding-in with a per-topic prior: each document's P(z | d) against a slow NumPy EM
+    X = make_lda_corpus(60, 30, 3, random_state=0).corpus.X
+    prior = np.array([1.5, 2.0, 3.0])
+    model = PLSA(3, doc_topic_prior=prior, random_state=0, max_iter=20).fit(X)
+    got = model.transform(X[:5])
+    phi = model.components_
+    for d in range(5):
+        row = X[d].toarray().ravel()
+        theta = np.full(3, 1 / 3)
+        for _ in range(model.transform_max_iter):
+            resp = theta[:, None] * phi * row[None, :] / np.maximum(theta @ phi, 1e-300)[None, :]
+            new = np.maximum(resp.sum(axis=1) + prior - 1, 0)
+            new /= new.sum()
+            done = np.abs(new - theta).sum() / 3 < model.tol
+            theta = new
+            if done:
+                break
+        np.testing.assert_allclose(got[d], theta, atol=1e-10)

@@ -17,7 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from topicvb.text import Tokenizer
-from topicvb.text.tokenize import DEFAULT_TOKEN_PATTERN, _combining_marks, _lower, _marked_word_pattern
+from topicvb.text._unicode import _combining_marks, _lower, _marked_word_pattern
+from topicvb.text.tokenize import DEFAULT_TOKEN_PATTERN
 
 FORMS = ["NFKC", "NFC", "NFKD", "NFD", None]
 ALL = [chr(cp) for cp in range(sys.maxunicode + 1)]

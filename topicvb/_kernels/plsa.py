@@ -186,8 +186,8 @@ def fold_in(indptr, indices, data, phi_t, theta, prior, max_iter, tol):
     """Folding-in: EM on P(z | d) with P(w | z) fixed, for each document independently.
 
     phi_t : float (V, K); theta : float (D, K) initial values (not modified)
-    prior : float, Dirichlet parameter minus one added to the expected counts (0 for plain EM),
-    with negative results clamped at zero as in the MAP estimator of the fit
+    prior : float64 (K,), Dirichlet parameter minus one of each topic, added to the expected counts
+    (0 for plain EM), with negative results clamped at zero as in the MAP estimator of the fit
     Returns theta (new array, rows sum to 1; an empty document keeps its initial row) and the
     per-document log-likelihood of the returned theta (float64, (D,)).
     """
@@ -216,7 +216,7 @@ def fold_in(indptr, indices, data, phi_t, theta, prior, max_iter, tol):
                     axpy(acc, phi_t[w], data[p] / s)
                 total = 0.0
                 for k in range(n_topics):
-                    v = theta[d, k] * acc[k] + prior
+                    v = theta[d, k] * acc[k] + prior[k]
                     if v < 0.0:
                         v = 0.0
                     acc[k] = v

@@ -14,7 +14,8 @@ from distributed import Client, default_client
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import MAX_INT, InstanceOf, Interval, StrOptions, validate_params
+from .._validation import MAX_INT
+from .._constraints import InstanceOf, Interval, StrOptions, validate_params
 from ..models import BatchLDA, OnlineLDA
 from ..models._priors import learn_flags
 from ..models._start import initial_topics

@@ -21,10 +21,11 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..exceptions import DeadTopicWarning
 from ._checkpoint import fingerprint, load_checkpoint, rng_state_arrays, save_checkpoint
-from .._validation import (MAX_INT, N_JOBS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, Interval, Path, PositivePrior,
-                           StrOptions, as_csr, check_count_range, check_int, check_matrix_type, check_n_terms,
-                           check_nonnegative_counts, check_not_single_str, check_positive_prior, check_sparse_structure,
-                           drop_negligible_counts, user_stacklevel, validate_params)
+from .._validation import (MAX_INT, as_csr, check_count_range, check_int, check_matrix_type, check_n_terms,
+                           check_nonnegative_counts, check_not_single_str, check_positive_prior,
+                           check_sparse_structure, drop_negligible_counts, user_stacklevel)
+from .._constraints import (N_JOBS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, Interval, Path, PositivePrior, StrOptions,
+                            validate_params)
 
 logger = logging.getLogger("topicvb.models")
 

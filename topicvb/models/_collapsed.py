@@ -14,7 +14,8 @@ import numpy as np
 from .._config import threads
 from .._kernels.cvb0 import document_counts, sweep_documents
 from .._kernels.plsa import log_likelihood
-from .._validation import MAX_INT, Interval, csr_arrays
+from .._validation import MAX_INT, csr_arrays
+from .._constraints import Interval
 
 
 def point_estimates(n_dk, n_wk, alpha, eta):

@@ -87,12 +87,6 @@ class Cells:
         return keep, rows, np.ascontiguousarray(self.indices[keep]), weight[keep], share
 
 
-def topic_shares(gamma, data):
-    """Each topic's share of the tokens, sum_cells c gamma_k / sum c."""
-    totals = data @ gamma
-    return totals / max(float(totals.sum()), 1e-300)
-
-
 def two_topic_gain(rows, terms, weight, first, n_terms, alpha, eta):
     """How much better two topics explain a sub-corpus than one: its log-likelihood at the two-topic
     point estimates (responsibility ``first`` of each cell for the first topic) minus that at the

@@ -24,7 +24,8 @@ import numpy as np
 
 from .._config import threads
 from .._kernels.bounds import lda_doc_bound, lda_topic_bound
-from .._validation import MAX_INT, Interval, Options, StrOptions, csr_arrays
+from .._validation import MAX_INT, csr_arrays
+from .._constraints import Interval, Options, StrOptions
 from ._priors import learn_flags
 from ._start import initial_gamma, random_start, start_points
 from ._vb import (DocUpdates, TopicArrays, batch_m_step, bound_step, infer, learned_priors,

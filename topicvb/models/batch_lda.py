@@ -15,7 +15,8 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .._config import threads
-from .._validation import Boolean, csr_arrays
+from .._validation import csr_arrays
+from .._constraints import Boolean
 from ._base import CHECKPOINT_CONSTRAINTS, DEAD_SHARE, TopicModelBase
 from ._checkpoint import interruptible, restore_rng
 from ._moves import MAX_REJECTED, TRIAL_SWEEPS, Cells, judge, vb_proposal

@@ -13,7 +13,8 @@ from .._config import threads
 from .._kernels.cvb0 import document_counts, sweep, sweep_documents, term_counts
 from .._kernels.plsa import log_likelihood
 from .._kernels.sparse import column_index
-from .._validation import MAX_INT, Boolean, Interval, Options, StrOptions, csr_arrays
+from .._validation import MAX_INT, csr_arrays
+from .._constraints import Boolean, Interval, Options, StrOptions
 from ._base import CHECKPOINT_CONSTRAINTS, DEAD_SHARE, TopicModelBase
 from ._collapsed import CollapsedInferenceMixin, point_estimates
 from ._checkpoint import interruptible, restore_rng
@@ -140,97 +141,30 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         rng = check_random_state(self.random_state)
         alpha, eta = self._resolve_priors()
         dtype = self._float
-        K, (D, V) = self.n_components, X.shape
-        second = self.variant == "cvb"
-        indptr, indices, data = csr_arrays(X)
-        # Dirichlet(1) draws break the symmetry; drawn in blocks so that no float64 n_nonzero x K
-        # temporary exists (the stream, and so the result, is the same as one big draw)
-        gamma = np.empty((X.nnz, K), dtype=dtype)
-        for start in range(0, X.nnz, 1 << 18):
-            block = rng.standard_gamma(1.0, size=(min(1 << 18, X.nnz - start), K)) + 1e-3
-            gamma[start:start + block.shape[0]] = block / block.sum(axis=1, keepdims=True)
-        logger.info("%s: responsibilities take %.1f MiB (%d non-zeros x %d topics, %s)", type(self).__name__,
-                    gamma.nbytes / 2**20, X.nnz, K, self.dtype)
-        n_dk = np.empty((D, K), dtype=dtype)
-        n_wk = np.empty((V, K), dtype=dtype)
-        v_dk = np.empty((D, K) if second else (0, K), dtype=dtype)
-        v_wk = np.empty((V, K) if second else (0, K), dtype=dtype)
-        colptr, positions, _ = column_index(indptr, indices, V)
         learn_alpha, learn_eta = learn_flags(self.learn_priors, type(self).__name__)
-        lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
-        history = []
+        cvb = _CVBSweeps(self, X, learn_alpha, learn_eta)
         save, state = self._checkpointer(X, resume)
-        variances = _PriorLearning(indptr, data, colptr, positions, lengths, second)
-        cells = Cells(indptr, indices, data) if self.moves else None
         started = time.perf_counter()
-        learning_priors = learn_alpha or learn_eta
-
-        def advance(state, it):
-            """One sweep (and prior step) of ``state`` in place; returns the objective after it."""
-            gamma, n_dk, n_wk, v_dk, v_wk = state["gamma"], state["n_dk"], state["n_wk"], state["v_dk"], state["v_wk"]
-            n_k = n_wk.sum(axis=0)
-            v_k = v_wk.sum(axis=0) if second else np.zeros(K, dtype=dtype)
-            if self.topic_update == "sequential":
-                sweep(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, state["alpha"], state["eta"],
-                      second)
-            else:
-                sweep_documents(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, state["alpha"],
-                                state["eta"], second, False, 1, 0.0)
-                term_counts(colptr, positions, data, gamma, n_wk, v_wk, second)
-            if learning_priors and it > self.prior_burn_in:
-                state["alpha"], state["eta"] = variances.prior_step(state["alpha"], state["eta"], gamma, n_dk, n_wk,
-                                                                    v_dk, v_wk, learn_alpha, learn_eta)
-            theta, phi_t = point_estimates(n_dk, n_wk, state["alpha"], state["eta"])
-            return float(np.sum(log_likelihood(indptr, indices, data, theta, phi_t)))
-
-        def settled(history, it):
-            return self._converged(history) and (not learning_priors or it > self.prior_burn_in)
-
-        def try_move(state, history, it, candidate):
-            """The state after an accepted move and its objectives; None when the proposal was rejected,
-            or "done" when no candidate is left or the cheapest is not worth trying (see :mod:`._moves`)."""
-            g = state["gamma"]
-            by_topic = np.ascontiguousarray(g.T)  # a topic's responsibilities, read many times, in one place
-            slots = slots_to_free(cells, by_topic.__getitem__, topic_shares(g, data), state["n_wk"], V,
-                                  state["alpha"], state["eta"], DEAD_SHARE)
-            if candidate >= len(slots):
-                return "done"
-            cost, slot, into = slots[candidate]
-            gamma, target, gain = propose(cells, g, V, state["alpha"], state["eta"], slot, into, rng, by_topic.__getitem__)
-            del by_topic
-            what = describe(slot, into, cost, target, gain)
-            if gain <= PRICE_SLACK * cost:  # later candidates cost more: the moves are done
-                logger.info("%s: no move (%s)", type(self).__name__, what)
-                return "done"
-            trial = dict(state, gamma=gamma, n_dk=np.empty_like(state["n_dk"]), n_wk=np.empty_like(state["n_wk"]),
-                         v_dk=np.empty_like(state["v_dk"]), v_wk=np.empty_like(state["v_wk"]))
-            document_counts(indptr, data, gamma, trial["n_dk"], trial["v_dk"], second)
-            term_counts(colptr, positions, data, gamma, trial["n_wk"], trial["v_wk"], second)
-            values = []
-            while len(values) < TRIAL_SWEEPS and not hopeless(history, values, TRIAL_SWEEPS):
-                values.append(advance(trial, it + len(values) + 1))
-            accepted = judge(history, values, TRIAL_SWEEPS, logger, type(self).__name__, what)
-            return (trial, values) if accepted else None
-
         with threads(self.n_jobs), interruptible(type(self).__name__) as stop:
             if state is None:
-                document_counts(indptr, data, gamma, n_dk, v_dk, second)
-                term_counts(colptr, positions, data, gamma, n_wk, v_wk, second)
+                current = cvb.counts(_random_responsibilities(rng, X.nnz, self.n_components, dtype))
+                current.update(alpha=alpha, eta=eta)
+                history = []
             else:  # the in-place counts are restored as they were, not recomputed, for exact resumption
-                gamma, n_dk, n_wk = state["gamma"].astype(dtype), state["n_dk"].astype(dtype), state["n_wk"].astype(dtype)
-                v_dk, v_wk = state["v_dk"].astype(dtype), state["v_wk"].astype(dtype)
-                alpha, eta, history = state["alpha"], float(state["eta"]), list(state["history"])
+                current = {k: state[k].astype(dtype) for k in ("gamma", "n_dk", "n_wk", "v_dk", "v_wk")}
+                current.update(alpha=state["alpha"], eta=float(state["eta"]))
+                history = list(state["history"])
                 restore_rng(rng, state)
-            current = {"gamma": gamma, "n_dk": n_dk, "n_wk": n_wk, "v_dk": v_dk, "v_wk": v_wk, "alpha": alpha,
-                       "eta": eta}
+            logger.info("%s: responsibilities take %.1f MiB (%d non-zeros x %d topics, %s)", type(self).__name__,
+                        current["gamma"].nbytes / 2**20, X.nnz, self.n_components, self.dtype)
             it = len(history)
-            converged = settled(history, it)
+            converged = cvb.settled(history, it)
             ever_converged, rejected, n_moves = converged, 0, 0
             while not stop.requested:
                 if converged:
                     if not self.moves or rejected >= MAX_REJECTED or it + TRIAL_SWEEPS > self.max_iter:
                         break
-                    moved = try_move(current, history, it, rejected)
+                    moved = cvb.try_move(current, history, it, rejected, rng)
                     if moved is None or moved == "done":
                         rejected = MAX_REJECTED if moved == "done" else rejected + 1
                         continue
@@ -242,24 +176,107 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
                     break
                 else:
                     it += 1
-                    history.append(advance(current, it))
+                    history.append(cvb.advance(current, it))
                 save(it, {**{k: current[k] for k in ("gamma", "n_dk", "n_wk", "v_dk", "v_wk", "alpha")},
                           "eta": np.array(current["eta"]), "history": np.asarray(history)}, rng)
                 self._report(it, history[-1], history[-2] if len(history) > 1 else None, started)
-                converged = settled(history, it)
+                converged = cvb.settled(history, it)
                 ever_converged = ever_converged or converged
-            n_wk, alpha, eta = current["n_wk"], current["alpha"], current["eta"]
         if n_moves:
             logger.info("%s: %d move(s) accepted", type(self).__name__, n_moves)
         if not stop.requested:
             self._warn_not_converged(it, ever_converged)
         return {
-            "components_": np.ascontiguousarray((n_wk + eta).T),
-            "doc_topic_prior_": alpha,
-            "topic_word_prior_": eta,
+            "components_": np.ascontiguousarray((current["n_wk"] + current["eta"]).T),
+            "doc_topic_prior_": current["alpha"],
+            "topic_word_prior_": current["eta"],
             "bound_history_": np.asarray(history),
             "n_iter_": it,
         }
+
+
+def _random_responsibilities(rng, n_cells, n_topics, dtype):
+    """Dirichlet(1) draws that break the symmetry; drawn in blocks so that no float64 n_nonzero x K
+    temporary exists (the stream, and so the result, is the same as one big draw)."""
+    gamma = np.empty((n_cells, n_topics), dtype=dtype)
+    for start in range(0, n_cells, 1 << 18):
+        block = rng.standard_gamma(1.0, size=(min(1 << 18, n_cells - start), n_topics)) + 1e-3
+        gamma[start:start + block.shape[0]] = block / block.sum(axis=1, keepdims=True)
+    return gamma
+
+
+class _CVBSweeps:
+    """CollapsedLDA's fit on one matrix: sweeps of a state (the responsibilities ``gamma``, the counts
+    ``n_dk``, ``n_wk`` and CVB's variances ``v_dk``, ``v_wk``, the priors ``alpha``, ``eta``; a dict),
+    the stopping test and the moves (:mod:`._moves`)."""
+
+    def __init__(self, model, X, learn_alpha, learn_eta):
+        self.model, self.owner = model, type(model).__name__
+        self.second = model.variant == "cvb"
+        self.dtype = model._float
+        self.n_topics, self.n_terms = model.n_components, X.shape[1]
+        self.indptr, self.indices, self.data = csr_arrays(X)
+        self.colptr, self.positions, _ = column_index(self.indptr, self.indices, self.n_terms)
+        self.learn_alpha, self.learn_eta = learn_alpha, learn_eta
+        lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
+        self.priors = _PriorLearning(self.indptr, self.data, self.colptr, self.positions, lengths, self.second)
+        self.cells = Cells(self.indptr, self.indices, self.data) if model.moves else None
+
+    def counts(self, gamma):
+        """A state for ``gamma``: its counts (and variances) recomputed."""
+        D, V, K = self.indptr.shape[0] - 1, self.n_terms, self.n_topics
+        shape_d, shape_v = ((D, K), (V, K)) if self.second else ((0, K), (0, K))
+        state = {"gamma": gamma, "n_dk": np.empty((D, K), dtype=self.dtype), "n_wk": np.empty((V, K), dtype=self.dtype),
+                 "v_dk": np.empty(shape_d, dtype=self.dtype), "v_wk": np.empty(shape_v, dtype=self.dtype)}
+        document_counts(self.indptr, self.data, gamma, state["n_dk"], state["v_dk"], self.second)
+        term_counts(self.colptr, self.positions, self.data, gamma, state["n_wk"], state["v_wk"], self.second)
+        return state
+
+    def advance(self, state, it):
+        """Sweep ``it`` (and its prior step) of ``state`` in place; returns the objective after it."""
+        gamma, n_dk, n_wk, v_dk, v_wk = state["gamma"], state["n_dk"], state["n_wk"], state["v_dk"], state["v_wk"]
+        alpha, eta, second = state["alpha"], state["eta"], self.second
+        n_k = n_wk.sum(axis=0)
+        v_k = v_wk.sum(axis=0) if second else np.zeros(self.n_topics, dtype=self.dtype)
+        if self.model.topic_update == "sequential":
+            sweep(self.indptr, self.indices, self.data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta, second)
+        else:
+            sweep_documents(self.indptr, self.indices, self.data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha,
+                            eta, second, False, 1, 0.0)
+            term_counts(self.colptr, self.positions, self.data, gamma, n_wk, v_wk, second)
+        if (self.learn_alpha or self.learn_eta) and it > self.model.prior_burn_in:
+            state["alpha"], state["eta"] = self.priors.prior_step(alpha, eta, gamma, n_dk, n_wk, v_dk, v_wk,
+                                                                  self.learn_alpha, self.learn_eta)
+        theta, phi_t = point_estimates(n_dk, n_wk, state["alpha"], state["eta"])
+        return float(np.sum(log_likelihood(self.indptr, self.indices, self.data, theta, phi_t)))
+
+    def settled(self, history, it):
+        """Converged (and, when priors are learned, past their burn-in)."""
+        learning = self.learn_alpha or self.learn_eta
+        return self.model._converged(history) and (not learning or it > self.model.prior_burn_in)
+
+    def try_move(self, state, history, it, candidate, rng):
+        """The state after an accepted move and its objectives; None when the proposal was rejected,
+        or "done" when no candidate is left or the cheapest is not worth trying (see :mod:`._moves`)."""
+        g, V = state["gamma"], self.n_terms
+        by_topic = np.ascontiguousarray(g.T)  # a topic's responsibilities, read many times, in one place
+        slots = slots_to_free(self.cells, by_topic.__getitem__, topic_shares(g, self.data), state["n_wk"], V,
+                              state["alpha"], state["eta"], DEAD_SHARE)
+        if candidate >= len(slots):
+            return "done"
+        cost, slot, into = slots[candidate]
+        gamma, target, gain = propose(self.cells, g, V, state["alpha"], state["eta"], slot, into, rng,
+                                      by_topic.__getitem__)
+        del by_topic
+        what = describe(slot, into, cost, target, gain)
+        if gain <= PRICE_SLACK * cost:  # later candidates cost more: the moves are done
+            logger.info("%s: no move (%s)", self.owner, what)
+            return "done"
+        trial = {**self.counts(gamma), "alpha": state["alpha"], "eta": state["eta"]}
+        values = []
+        while len(values) < TRIAL_SWEEPS and not hopeless(history, values, TRIAL_SWEEPS):
+            values.append(self.advance(trial, it + len(values) + 1))
+        return (trial, values) if judge(history, values, TRIAL_SWEEPS, logger, self.owner, what) else None
 
 
 # A weak Gamma(shape, rate) hyperprior on each learned prior value: it keeps a prior from running off

@@ -14,7 +14,8 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._validation import MAX_INT, MAX_TOTAL_SAMPLES, Boolean, Interval
+from .._validation import MAX_INT
+from .._constraints import MAX_TOTAL_SAMPLES, Boolean, Interval
 
 from .._config import threads
 from ._base import CHECKPOINT_CONSTRAINTS, TopicModelBase

@@ -12,7 +12,8 @@ from sklearn.utils import check_random_state
 
 from .._config import block_rows, threads
 from .._kernels.plsa import fold_in, log_likelihood, normalise_columns, normalise_rows, sweep
-from .._validation import MAX_INT, Boolean, Interval, StrOptions, csr_arrays
+from .._validation import MAX_INT, csr_arrays
+from .._constraints import Boolean, Interval, StrOptions
 from ._base import CHECKPOINT_CONSTRAINTS, DEAD_SHARE, TopicModelBase
 from ._checkpoint import interruptible, restore_rng
 from ._moves import (MAX_REJECTED, TRIAL_SWEEPS, Cells, count_proposal, expected_counts, hopeless, judge,
@@ -246,49 +247,7 @@ class PLSA(TopicModelBase):
         started = time.perf_counter()
         converged = False
         theta_b_next = None  # theta ** beta of the new theta, when the alternating step computed it
-        cells = Cells(*em.csr) if self.moves and valid is None else None
-        K = self.n_components
-        move_alpha = np.full(K, 1.0 / K) if a1 is None else np.asarray(a1, dtype=np.float64) + 1.0
-        move_eta = 1.0 / K if e1 is None else float(e1) + 1.0
-
-        def em_iteration(theta, phi_t, n_parts):
-            """One EM iteration from (theta, phi_t): the new pair and the objective of the old one."""
-            theta_b, phi_t_b = em.tempered(theta, phi_t)
-            n_dk, ll = em.theta_half(theta, phi_t, theta_b, phi_t_b, n_parts)
-            new_theta = normalise_rows(n_dk, offset_doc, fallback)
-            given, given_b = theta, theta_b
-            if self.update == "alternating":
-                given = new_theta
-                given_b = new_theta ** self.beta if em.is_tempered else new_theta
-            new_phi_t = normalise_columns(em.phi_counts(phi_t, given, phi_t_b, given_b, n_parts), offset_term,
-                                          1.0 / em.n_terms)
-            return new_theta, new_phi_t, ll + _log_prior(theta, phi_t, a1, e1)
-
-        def try_move(theta, phi_t, history, candidate, n_parts):
-            """(theta, phi_t, objectives) after an accepted move; None when rejected; "done" when no
-            candidate is left or worth a trial (see :mod:`._moves`)."""
-            column = product_columns(cells, theta, phi_t)
-            n_dk, n_wk = expected_counts(cells, column, K, em.n_docs, em.n_terms)
-            proposal = count_proposal(cells, column, n_dk, n_wk, move_alpha, move_eta, candidate, DEAD_SHARE, rng,
-                                      logger, type(self).__name__)
-            if proposal is None:
-                return "done"
-            new_dk, new_wk, what = proposal
-            theta = normalise_rows(new_dk.astype(self._float), offset_doc, fallback)
-            phi_t = normalise_columns(np.ascontiguousarray(new_wk, dtype=self._float), offset_term, 1.0 / em.n_terms)
-            values = []  # the objective after each trial iteration, known one EM half later
-            for i in range(TRIAL_SWEEPS):
-                theta, phi_t, objective = em_iteration(theta, phi_t, n_parts)
-                if i > 0:
-                    values.append(objective)
-                    if hopeless(history, values, TRIAL_SWEEPS):
-                        break
-            else:
-                values.append(em.log_likelihood(theta, phi_t) + _log_prior(theta, phi_t, a1, e1))
-            if not judge(history, values, TRIAL_SWEEPS, logger, type(self).__name__, what):
-                return None
-            return theta, phi_t, values
-
+        moves = _Moves(self, em, offset_doc, offset_term, fallback, rng) if self.moves and valid is None else None
         with threads(self.n_jobs) as n_parts, interruptible(type(self).__name__) as stop:
             rejected, settled = 0, False
             while True:
@@ -327,9 +286,9 @@ class PLSA(TopicModelBase):
                 # a settled fit: try moves until one is accepted (then go on from the moved model) or none is left
                 settled = settled or converged
                 moved = None
-                while moved is None and converged and cells is not None and rejected < MAX_REJECTED \
+                while moved is None and converged and moves is not None and rejected < MAX_REJECTED \
                         and done + TRIAL_SWEEPS <= self.max_iter and not stop.requested:
-                    moved = try_move(theta, phi_t, history, rejected, n_parts)
+                    moved = moves.try_move(theta, phi_t, history, rejected, n_parts)
                     if moved is None or moved == "done":
                         rejected = MAX_REJECTED if moved == "done" else rejected + 1
                         moved = None
@@ -364,9 +323,8 @@ class PLSA(TopicModelBase):
 
     def _fold_in(self, X):
         a1, _ = self._priors_minus_one()
-        if a1 is not None and np.ndim(a1) and np.any(a1 != a1[0]):
-            raise ValueError("folding-in supports a symmetric doc_topic_prior only.")
-        prior = 0.0 if a1 is None else float(np.ravel(a1)[0])
+        prior = np.zeros(self.n_components) if a1 is None else np.ascontiguousarray(
+            np.broadcast_to(np.asarray(a1, dtype=np.float64), (self.n_components,)))
         theta0 = np.tile(self._doc_fallback(), (X.shape[0], 1)).astype(self._float)
         phi_t = np.ascontiguousarray(self.components_.T)
         indptr, indices, data = csr_arrays(X)
@@ -398,6 +356,66 @@ def _checkpoint_arrays(theta, phi_t, history, v_history, best):
         arrays.update(best_value=np.array(best[0]), best_iter=np.array(best[1]), best_theta=best[2],
                       best_phi_t=best[3])
     return arrays
+
+
+class _Moves:
+    """PLSA's moves (:mod:`._moves`): proposals from the model's responsibilities P(z | d) P(w | z), tried
+    by a few EM iterations (:meth:`em_iteration`) and judged by the log-likelihood (log-posterior)."""
+
+    def __init__(self, model, em, offset_doc, offset_term, fallback, rng):
+        self.model, self.em, self.rng = model, em, rng
+        self.offset_doc, self.offset_term, self.fallback = offset_doc, offset_term, fallback
+        self.a1, self.e1 = model._priors_minus_one()
+        K = model.n_components
+        # the sub-models that propose splits are LDA-smoothed: the priors, or 1 / K where EM has none
+        self.alpha = np.full(K, 1.0 / K) if self.a1 is None else np.asarray(self.a1, dtype=np.float64) + 1.0
+        self.eta = 1.0 / K if self.e1 is None else float(self.e1) + 1.0
+        self.cells = Cells(*em.csr)
+
+    def objective(self, theta, phi_t):
+        return self.em.log_likelihood(theta, phi_t) + _log_prior(theta, phi_t, self.a1, self.e1)
+
+    def em_iteration(self, theta, phi_t, n_parts):
+        """One EM iteration from (theta, phi_t), as the fit makes them: the new pair and the objective of
+        the old one."""
+        em, model = self.em, self.model
+        theta_b, phi_t_b = em.tempered(theta, phi_t)
+        n_dk, ll = em.theta_half(theta, phi_t, theta_b, phi_t_b, n_parts)
+        new_theta = normalise_rows(n_dk, self.offset_doc, self.fallback)
+        given, given_b = theta, theta_b
+        if model.update == "alternating":
+            given = new_theta
+            given_b = new_theta ** model.beta if em.is_tempered else new_theta
+        new_phi_t = normalise_columns(em.phi_counts(phi_t, given, phi_t_b, given_b, n_parts), self.offset_term,
+                                      1.0 / em.n_terms)
+        return new_theta, new_phi_t, ll + _log_prior(theta, phi_t, self.a1, self.e1)
+
+    def try_move(self, theta, phi_t, history, candidate, n_parts):
+        """(theta, phi_t, objectives) after an accepted move; None when rejected; "done" when no
+        candidate is left or worth a trial."""
+        em, model, cells = self.em, self.model, self.cells
+        column = product_columns(cells, theta, phi_t)
+        n_dk, n_wk = expected_counts(cells, column, model.n_components, em.n_docs, em.n_terms)
+        proposal = count_proposal(cells, column, n_dk, n_wk, self.alpha, self.eta, candidate, DEAD_SHARE, self.rng,
+                                  logger, type(model).__name__)
+        if proposal is None:
+            return "done"
+        new_dk, new_wk, what = proposal
+        theta = normalise_rows(new_dk.astype(model._float), self.offset_doc, self.fallback)
+        phi_t = normalise_columns(np.ascontiguousarray(new_wk, dtype=model._float), self.offset_term,
+                                  1.0 / em.n_terms)
+        values = []  # the objective after each trial iteration, known one EM half later
+        for i in range(TRIAL_SWEEPS):
+            theta, phi_t, objective = self.em_iteration(theta, phi_t, n_parts)
+            if i > 0:
+                values.append(objective)
+                if hopeless(history, values, TRIAL_SWEEPS):
+                    break
+        else:
+            values.append(self.objective(theta, phi_t))
+        if not judge(history, values, TRIAL_SWEEPS, logger, type(model).__name__, what):
+            return None
+        return theta, phi_t, values
 
 
 class _EMSweeps:

@@ -12,7 +12,8 @@ from .._config import threads
 from .._kernels.cvb0 import scvb0_documents, term_counts
 from .._kernels.plsa import log_likelihood
 from .._kernels.sparse import column_index
-from .._validation import MAX_INT, MAX_TOTAL_TOKENS, Boolean, Interval, csr_arrays
+from .._validation import MAX_INT, csr_arrays
+from .._constraints import MAX_TOTAL_TOKENS, Boolean, Interval
 from ._base import TopicModelBase
 from ._checkpoint import interruptible
 from ._collapsed import CollapsedInferenceMixin, point_estimates
