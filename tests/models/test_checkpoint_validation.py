@@ -166,7 +166,9 @@ def test_every_float_array_with_nan_inf_or_a_bad_dtype_is_refused_naming_it(case
 @pytest.mark.parametrize("case_id", list(CASES))
 def test_every_missing_array_is_refused_naming_it(case_id, folder, tmp_path):
     arrays, _ = written(case_id, folder)
-    optional = {"doc_gamma"}  # OnlineLDA: without it, the next pass restarts every document
+    # OnlineLDA: without doc_gamma the next pass restarts every document; without reseeded the resumed
+    # fit takes its last pass as one that re-seeded no topic (as a checkpoint written before moves did)
+    optional = {"doc_gamma", "reseeded"}
     for key in [k for k in arrays if k != "checkpoint__meta" and k not in optional]:
         _, model = written(case_id, folder)
         exc = resume(model, write(tmp_path / "ck.npz", {k: v for k, v in arrays.items() if k != key}))

@@ -12,7 +12,7 @@ import pytest
 from topicvb import make_lda_corpus
 from topicvb._validation import csr_arrays
 from topicvb.exceptions import DeadTopicWarning
-from topicvb.models import PLSA, BatchLDA, CollapsedLDA
+from topicvb.models import PLSA, BatchLDA, CollapsedLDA, OnlineLDA, StochasticCollapsedLDA
 from topicvb.models._moves import (Cells, free_slot, merge_cost, propose, propose_counts, slots_to_free, topic_shares,
                                    two_topic_gain)
 
@@ -234,3 +234,63 @@ def test_the_count_space_proposal_is_the_responsibility_proposal_summed(four_top
     np.testing.assert_allclose(d_dk, np.stack([np.bincount(rows, weights=X.data * moved[:, k], minlength=X.shape[0])
                                                for k in range(4)], axis=1), atol=1e-9)
     assert recovery(topic_word, d_wk.T) > 0.99
+
+
+# --------------------------------------------------------------------------- OnlineLDA: re-seeding
+def _online(**params):
+    return OnlineLDA(12, random_state=0, learn_priors=True, batch_size=100, **params)
+
+
+def test_online_fit_reseeds_its_dead_topics(caplog):
+    # 12 topics with learned priors on a corpus drawn from 8: the plain online fit leaves dead topics
+    X, _ = _corpus(0)
+    K = 12
+
+    def dead(model):
+        counts = np.maximum(model.components_ - model.topic_word_prior_, 0).sum(axis=1)
+        return int(np.sum(counts < 0.2 / K * counts.sum()))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeadTopicWarning)
+        plain = _online(moves=False).fit(X)
+    with caplog.at_level(logging.INFO, logger="topicvb.models.online_lda"):
+        moved = _online().fit(X)
+    assert dead(plain) >= 3 and dead(moved) == 0
+    assert any("re-seeded after pass" in m for m in caplog.messages)
+    assert _online(restart_every=1).fit(X).n_iter_ > 0  # no per-document gamma kept: nothing to re-seed from
+
+
+@pytest.mark.parametrize("every", [4, 6])
+def test_an_online_fit_that_reseeds_resumes_exactly(every, tmp_path):
+    X, _ = _corpus(0)
+    straight = _online().fit(X)
+    ckpt = tmp_path / "ck.npz"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # the same fit, leaving its checkpoint of pass 8 or 6 (as a fit killed in the next pass would):
+        # it re-seeds after passes 3, 5 and 6, so the checkpoint of pass 6 holds "reseeded" = 1
+        assert _online(checkpoint_path=ckpt, checkpoint_every=every).fit(X).n_iter_ == 10
+        assert int(np.load(ckpt)["reseeded"]) == (every == 6)
+        resumed = _online(checkpoint_path=ckpt).fit(X, resume=True)
+    assert resumed.n_iter_ == straight.n_iter_
+    np.testing.assert_array_equal(resumed.components_, straight.components_)
+    np.testing.assert_array_equal(resumed.bound_history_, straight.bound_history_)
+
+
+def test_stochastic_collapsed_fit_reseeds_its_dead_topics(caplog):
+    # 16 topics on a corpus drawn from 8: the plain SCVB0 fit leaves dead topics
+    X, _ = _corpus(0)
+    K = 16
+
+    def dead(model):
+        counts = np.maximum(model.components_ - model.topic_word_prior_, 0).sum(axis=1)
+        return int(np.sum(counts < 0.2 / K * counts.sum()))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeadTopicWarning)
+        plain = StochasticCollapsedLDA(K, random_state=0, batch_size=100, moves=False).fit(X)
+    with caplog.at_level(logging.INFO, logger="topicvb.models.stochastic_cvb0"):
+        moved = StochasticCollapsedLDA(K, random_state=0, batch_size=100).fit(X)
+    assert dead(plain) >= 2 and dead(moved) == 0
+    assert any("re-seeded after pass" in m for m in caplog.messages)
+    np.testing.assert_allclose(moved.transform(X[:5]).sum(axis=1), 1.0)

@@ -186,6 +186,7 @@ CHECKPOINT_ARRAYS = {
         _HISTORY,
         ArraySpec("means", (None,), "float64", "finite"),
         ArraySpec("doc_gamma", ("D", "K"), "model", "positive", required=False),
+        ArraySpec("reseeded", (), "int", "count", required=False),  # the last pass re-seeded a dead topic
         _ITERATION,
     ) + _RNG_ARRAYS,
 }

@@ -27,6 +27,23 @@ def point_estimates(n_dk, n_wk, alpha, eta):
     return theta, phi_t
 
 
+def infer_doc_counts(X, n_wk, alpha, eta, max_iter, tol):
+    """Expected document-topic counts n_dk of CSR ``X`` by CVB0 updates of its cells with the topic-term
+    counts ``n_wk`` (V, K) fixed (the collapsed models' ``transform``)."""
+    K = n_wk.shape[1]
+    dtype = n_wk.dtype
+    indptr, indices, data = csr_arrays(X)
+    n_wk = np.ascontiguousarray(np.maximum(n_wk, 0), dtype=dtype)
+    n_k = n_wk.sum(axis=0)
+    gamma = np.full((X.nnz, K), 1.0 / K, dtype=dtype)
+    n_dk = np.empty((X.shape[0], K), dtype=dtype)
+    empty = np.empty((0, K), dtype=dtype)
+    document_counts(indptr, data, gamma, n_dk, empty, False)
+    sweep_documents(indptr, indices, data, gamma, n_dk, n_wk, n_k, empty, empty, np.zeros(K, dtype=dtype),
+                    np.asarray(alpha, dtype=np.float64), float(eta), False, True, int(max_iter), float(tol))
+    return n_dk
+
+
 class CollapsedInferenceMixin:
     """Inference of new documents with the topic-term counts fixed, shared by the collapsed models."""
 
@@ -38,21 +55,10 @@ class CollapsedInferenceMixin:
 
     def _infer(self, X):
         """CVB0 updates of new documents' cells with the fitted topic counts fixed; returns n_dk."""
-        K = self.n_components
-        dtype = self._float
-        indptr, indices, data = csr_arrays(X)
-        n_wk = np.ascontiguousarray((self.components_ - self.topic_word_prior_).T, dtype=dtype)
-        n_wk = np.maximum(n_wk, 0)
-        n_k = n_wk.sum(axis=0)
-        gamma = np.full((X.nnz, K), 1.0 / K, dtype=dtype)
-        n_dk = np.empty((X.shape[0], K), dtype=dtype)
-        empty = np.empty((0, K), dtype=dtype)
+        n_wk = np.ascontiguousarray((self.components_ - self.topic_word_prior_).T, dtype=self._float)
         with threads(self.n_jobs):
-            document_counts(indptr, data, gamma, n_dk, empty, False)
-            sweep_documents(indptr, indices, data, gamma, n_dk, n_wk, n_k, empty, empty, np.zeros(K, dtype=dtype),
-                            self.doc_topic_prior_, self.topic_word_prior_, False, True,
-                            int(self.transform_max_iter), float(self.mean_change_tol))
-        return n_dk
+            return infer_doc_counts(X, n_wk, self.doc_topic_prior_, self.topic_word_prior_,
+                                    self.transform_max_iter, self.mean_change_tol)
 
     def _doc_topic(self, X):
         return self._infer(X) + self.doc_topic_prior_[None, :]

@@ -39,6 +39,10 @@ from .._kernels.cvb0 import sweep
 # (each freeing the next candidate slot) before the moves give up.
 TRIAL_SWEEPS = 5
 MAX_REJECTED = 3
+# Dead topics a stochastic fit (OnlineLDA, StochasticCollapsedLDA) re-seeds after one pass, at most;
+# StochasticCollapsedLDA, whose re-seeds cost more than its passes, splits one of its largest topics.
+RESEEDS_PER_PASS = 3
+RESEED_LARGEST = 10
 # A proposal is tried when its split gains more than this share of what freeing the slot costs: after
 # a move the full model re-arranges and wins back part of the cost. Measured with every proposal tried
 # (KOS K = 20, 50; AP K = 50; 20 Newsgroups K = 20): the accepted ones had gain / cost 0.52-0.89, the
@@ -234,7 +238,7 @@ def propose(cells, gamma, n_terms, alpha, eta, slot, into, rng, column=None):
     return new, k, gain
 
 
-def propose_counts(cells, column, n_dk, n_wk, n_terms, alpha, eta, slot, into, rng):
+def propose_counts(cells, column, n_dk, n_wk, n_terms, alpha, eta, slot, into, rng, skip=()):
     """:func:`propose` for models that keep expected counts rather than responsibilities (PLSA,
     BatchLDA): ``column(k)`` computes topic k's responsibilities over the cells from the model's
     state; ``n_dk`` (D, K) and ``n_wk`` (V, K) are its expected counts. Returns new counts
@@ -244,7 +248,7 @@ def propose_counts(cells, column, n_dk, n_wk, n_terms, alpha, eta, slot, into, r
     if into >= 0:
         n_dk[:, into] += n_dk[:, slot]
         n_wk[:, into] += n_wk[:, slot]
-    k, keep, fraction, gain = best_split(cells, column, (slot, into), n_terms, alpha, eta, rng)
+    k, keep, fraction, gain = best_split(cells, column, (slot, into) + tuple(skip), n_terms, alpha, eta, rng)
     moved = cells.data[keep] * column(k)[keep] * (1.0 - fraction)
     n_dk[:, slot] = np.bincount(cells.rows[keep], weights=moved, minlength=n_dk.shape[0])
     n_wk[:, slot] = np.bincount(cells.indices[keep], weights=moved, minlength=n_wk.shape[0])
@@ -278,16 +282,18 @@ def expected_counts(cells, column, n_topics, n_docs, n_terms):
     return n_dk, n_wk
 
 
-def count_proposal(cells, column, n_dk, n_wk, alpha, eta, candidate, dead_share, rng, log, owner):
+def count_proposal(cells, column, n_dk, n_wk, alpha, eta, candidate, dead_share, rng, log, owner, largest=None):
     """The ``candidate``-th proposal for a model with expected counts (:func:`propose_counts`):
-    (n_dk, n_wk, description), or None when no candidate is left or the best is not worth a trial."""
+    (n_dk, n_wk, description), or None when no candidate is left or the best is not worth a trial.
+    ``largest``, when given, splits only one of that many largest topics (a cheaper ranking)."""
     shares = n_dk.sum(axis=0) / max(float(n_dk.sum()), 1e-300)
     slots = slots_to_free(cells, column, shares, n_wk, n_wk.shape[0], alpha, eta, dead_share)
     if candidate >= len(slots):
         return None
     cost, slot, into = slots[candidate]
+    skip = () if largest is None else tuple(int(k) for k in np.argsort(-shares, kind="stable")[largest:])
     new_dk, new_wk, target, gain = propose_counts(cells, column, n_dk, n_wk, n_wk.shape[0], alpha, eta, slot, into,
-                                                  rng)
+                                                  rng, skip)
     what = describe(slot, into, cost, target, gain)
     if gain <= PRICE_SLACK * cost:
         log.info("%s: no move (%s)", owner, what)

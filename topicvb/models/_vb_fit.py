@@ -170,24 +170,28 @@ def online_pass(model, mapper, state, pass_no, started, learn_alpha, learn_eta):
     return bounds
 
 
-def online_loop(model, mapper, state, means, started, *, stop=None, on_pass=None):
+def online_loop(model, mapper, state, means, started, *, stop=None, on_pass=None, between_passes=None):
     """Passes of :func:`online_pass` until the mean bound of a pass converges or ``max_iter`` passes.
 
-    ``on_pass(it, means, n_batches)`` runs after each pass (checkpoints, callbacks). Returns
-    (passes made, converged); ``state["n_iter_"]`` is set.
+    ``between_passes(it)``, when given, runs after each pass and returns whether it changed the
+    model (OnlineLDA's re-seeding of dead topics; its ``last`` attribute says whether the last pass
+    before a resumption did), in which case the fit does not stop on that pass. ``on_pass(it, means,
+    n_batches)`` runs after it (checkpoints, callbacks). Returns (passes made, converged);
+    ``state["n_iter_"]`` is set.
     """
     learn_alpha, learn_eta = learn_flags(model.learn_priors, type(model).__name__)
     it = len(means)
-    converged = model._converged(means)
+    converged = model._converged(means) and not (between_passes is not None and between_passes.last)
     while it < model.max_iter and not converged and not (stop is not None and stop.requested):
         it += 1
         bounds = online_pass(model, mapper, state, it, started, learn_alpha, learn_eta)
         means.append(float(np.mean(bounds)))
         state["n_iter_"] = it
+        changed = between_passes is not None and between_passes(it)
         if on_pass is not None:
             on_pass(it, means, len(bounds))
         model._report(it, means[-1], means[-2] if len(means) > 1 else None, started)
-        converged = model._converged(means)
+        converged = model._converged(means) and not changed
     state["n_iter_"] = it
     return it, converged
 

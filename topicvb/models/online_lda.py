@@ -8,21 +8,25 @@ A thin driver over the variational core (:mod:`._vb`): mini-batches of the corpu
 
 from __future__ import annotations
 
+import logging
 import time
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._validation import MAX_INT
+from .._validation import MAX_INT, csr_arrays
 from .._constraints import MAX_TOTAL_SAMPLES, Boolean, Interval
 
 from .._config import threads
-from ._base import CHECKPOINT_CONSTRAINTS, TopicModelBase
+from ._base import CHECKPOINT_CONSTRAINTS, DEAD_SHARE, TopicModelBase
 from ._checkpoint import interruptible, restore_rng
+from ._moves import RESEEDS_PER_PASS, Cells, vb_proposal
 from ._start import initial_topics
 from ._priors import learn_flags
 from ._vb_fit import MiniBatchMap, VBLDAMixin, online_loop, online_pass
+
+logger = logging.getLogger(__name__)
 
 
 class OnlineLDA(VBLDAMixin, TopicModelBase):
@@ -60,6 +64,14 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
         relative to the previous pass (a decrease is not convergence).
     shuffle : bool, default=True
         Visit documents in a new random order on every pass of ``fit``.
+    moves : bool, default=True
+        In ``fit`` (with ``restart_every`` > 1, which keeps every document's gamma), re-seed a dead
+        topic (less than 0.2/K of the tokens) after a pass that leaves one, with a share of the topic
+        whose tokens two topics explain best: the split proposal of :class:`BatchLDA`'s moves
+        (:mod:`topicvb.models._moves`), applied to lam and the documents' gamma; the next passes
+        train both halves. A stochastic fit has no exact objective to judge a move by, so this is a
+        re-seed, not an accepted move; at most three per pass, and a fit that re-seeded does not stop
+        on that pass. Not in ``partial_fit`` nor :func:`topicvb.distributed.fit_distributed`.
     learn_priors : {False, True, "doc_topic", "topic_word"}, default=False
         Learn alpha and/or eta online: after each mini-batch they move with step rho_t towards the
         values that maximise the ELBO for the batch's gamma and the current lam.
@@ -109,7 +121,7 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
 
     def __init__(self, n_components=10, *, doc_topic_prior=None, topic_word_prior=None, learning_decay=0.7,
                  learning_offset=10.0, batch_size=128, total_samples=None, max_iter=10, tol=1e-3, shuffle=True,
-                 init="seeded", learn_priors=False, restart_every=4, max_doc_update_iter=100,
+                 moves=True, init="seeded", learn_priors=False, restart_every=4, max_doc_update_iter=100,
                  mean_change_tol=1e-3, e_step_acceleration="squarem", random_state=None, verbose=0, n_jobs=None,
                  dtype="float64", checkpoint_path=None, checkpoint_every=1):
         self.n_components = n_components
@@ -122,6 +134,7 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
         self.max_iter = max_iter
         self.tol = tol
         self.shuffle = shuffle
+        self.moves = moves
         self.init = init
         self.learn_priors = learn_priors
         self.restart_every = restart_every
@@ -142,6 +155,7 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
         "batch_size": [Interval(Integral, 1, MAX_INT)],
         "total_samples": [Interval(Real, 1, MAX_TOTAL_SAMPLES), None],
         "shuffle": [Boolean()],
+        "moves": [Boolean()],
         **CHECKPOINT_CONSTRAINTS,
     }
 
@@ -181,17 +195,26 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
                               order=None if self.shuffle else np.arange(X.shape[0]), doc_gamma=doc_gamma,
                               restart_every=self.restart_every)
 
+        reseed = None
+        if self.moves and doc_gamma is not None:
+            reseed = _Reseed(self, X, rng, mapper, state, total / X.shape[0])
+            if saved is not None and "reseeded" in saved:
+                reseed.last = bool(saved["reseeded"])
+
         def checkpoint(it, means, n_batches):
             arrays = {"lam": state["components_"], "alpha": state["doc_topic_prior_"],
                       "eta": np.array(state["topic_word_prior_"]), "n_batch_iter": np.array(state["n_batch_iter_"]),
                       "n_docs_seen": np.array(state["n_docs_seen_"]), "history": state["bound_history_"],
                       "means": np.asarray(means)}
-            if doc_gamma is not None:
-                arrays["doc_gamma"] = doc_gamma
+            if mapper.doc_gamma is not None:
+                arrays["doc_gamma"] = mapper.doc_gamma
+            if reseed is not None:
+                arrays["reseeded"] = np.array(int(reseed.last))
             save(it, arrays, rng)
 
         with threads(self.n_jobs), interruptible(type(self).__name__) as stop:
-            it, converged = online_loop(self, mapper, state, means, time.perf_counter(), stop=stop, on_pass=checkpoint)
+            it, converged = online_loop(self, mapper, state, means, time.perf_counter(), stop=stop, on_pass=checkpoint,
+                                        between_passes=reseed)
         if not stop.requested:
             self._warn_not_converged(it, converged)
         return state
@@ -234,3 +257,42 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
             return state
 
         return self._transaction(body, X, reset=first, caller="partial_fit")
+
+
+class _Reseed:
+    """OnlineLDA's re-seeding of dead topics between passes (see the ``moves`` parameter): the split
+    proposal of :func:`._moves.vb_proposal` for the first dead topic, from lam (the corpus's expected
+    counts, scaled by ``scale`` = total_samples / n_docs) and the documents' gamma of the last pass."""
+
+    def __init__(self, model, X, rng, mapper, state, scale):
+        self.model, self.rng, self.mapper, self.state, self.scale = model, rng, mapper, state, scale
+        self.cells = Cells(*csr_arrays(X))
+        self.last = False  # whether the last pass ended with a re-seed (kept in checkpoints)
+
+    def __call__(self, it):
+        """Re-seed after pass ``it`` up to RESEEDS_PER_PASS dead topics; returns whether the model changed."""
+        self.last = False
+        if it >= self.model.max_iter:
+            return False
+        for _ in range(RESEEDS_PER_PASS):
+            if not self._reseed_one(it):
+                break
+            self.last = True
+        return self.last
+
+    def _reseed_one(self, it):
+        lam, gamma = self.state["components_"], self.mapper.doc_gamma
+        alpha, eta = self.state["doc_topic_prior_"], self.state["topic_word_prior_"]
+        counts = np.maximum(lam - eta, 0.0).sum(axis=1)
+        if not np.any(counts < DEAD_SHARE / lam.shape[0] * counts.sum()):
+            return False
+        unscaled = (lam - eta) / self.scale + eta  # the counts of the documents at hand
+        proposal = vb_proposal(self.cells, unscaled, gamma, alpha, eta, 0, DEAD_SHARE, self.rng, logger,
+                               type(self.model).__name__)
+        if proposal is None:
+            return False
+        new_lam, new_gamma, what = proposal
+        lam[...] = (new_lam - eta) * self.scale + eta
+        gamma[...] = new_gamma
+        logger.info("%s: re-seeded after pass %d (%s)", type(self.model).__name__, it, what)
+        return True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from numbers import Integral, Real
 
@@ -14,9 +15,12 @@ from .._kernels.plsa import log_likelihood
 from .._kernels.sparse import column_index
 from .._validation import MAX_INT, csr_arrays
 from .._constraints import MAX_TOTAL_TOKENS, Boolean, Interval
-from ._base import TopicModelBase
+from ._base import DEAD_SHARE, TopicModelBase
 from ._checkpoint import interruptible
-from ._collapsed import CollapsedInferenceMixin, point_estimates
+from ._collapsed import CollapsedInferenceMixin, infer_doc_counts, point_estimates
+from ._moves import RESEED_LARGEST, RESEEDS_PER_PASS, Cells, count_proposal, product_columns
+
+logger = logging.getLogger(__name__)
 
 
 class StochasticCollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
@@ -60,6 +64,13 @@ class StochasticCollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         ``tol`` relative to the previous pass (a decrease is not convergence).
     shuffle : bool, default=True
         New random document order on each pass of ``fit``.
+    moves : bool, default=True
+        In ``fit``, re-seed dead topics (less than 0.2/K of the tokens) after a pass that leaves
+        some, as :class:`OnlineLDA` does: the documents' topic counts are inferred with the topics
+        fixed (as ``transform`` does), and a dead topic takes a share of the topic, among the ten
+        largest, whose tokens two topics explain best (the split proposal of
+        :mod:`topicvb.models._moves`); at most three per
+        pass, and a fit that re-seeded does not stop on that pass. Not in ``partial_fit``.
     transform_max_iter, mean_change_tol, random_state, verbose, n_jobs, dtype
         As in :class:`CollapsedLDA`.
 
@@ -82,7 +93,7 @@ class StochasticCollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
 
     def __init__(self, n_components=10, *, doc_topic_prior=None, topic_word_prior=None, learning_decay=0.7,
                  learning_offset=10.0, batch_size=256, total_tokens=None, burn_in=2, max_iter=10, tol=1e-3,
-                 shuffle=True, transform_max_iter=100, mean_change_tol=1e-3, random_state=None, verbose=0,
+                 shuffle=True, moves=True, transform_max_iter=100, mean_change_tol=1e-3, random_state=None, verbose=0,
                  n_jobs=None, dtype="float64"):
         self.n_components = n_components
         self.doc_topic_prior = doc_topic_prior
@@ -95,6 +106,7 @@ class StochasticCollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         self.max_iter = max_iter
         self.tol = tol
         self.shuffle = shuffle
+        self.moves = moves
         self.transform_max_iter = transform_max_iter
         self.mean_change_tol = mean_change_tol
         self.random_state = random_state
@@ -110,6 +122,7 @@ class StochasticCollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         "total_tokens": [Interval(Real, 0, MAX_TOTAL_TOKENS, closed="right"), None],
         "burn_in": [Interval(Integral, 0, MAX_INT)],
         "shuffle": [Boolean()],
+        "moves": [Boolean()],
     }
 
     def _init_state(self, X, rng, total_tokens):
@@ -162,6 +175,7 @@ class StochasticCollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         state = self._init_state(X, rng, max(total, 1.0))
         started = time.perf_counter()
         means, converged = [], False
+        reseed = _Reseed(self, X, rng, state, total / max(float(X.sum()), 1e-300)) if self.moves else None
         with threads(self.n_jobs), interruptible(type(self).__name__) as stop:
             for it in range(1, self.max_iter + 1):
                 if stop.requested:
@@ -172,7 +186,8 @@ class StochasticCollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
                 means.append(float(np.mean(values)) if values else 0.0)
                 state["n_iter_"] = it
                 self._report(it, means[-1], means[-2] if len(means) > 1 else None, started)
-                if self._converged(means):
+                reseeded = reseed is not None and it < self.max_iter and reseed(it)
+                if self._converged(means) and not reseeded:
                     converged = True
                     break
         state["n_iter_"] = it
@@ -200,3 +215,48 @@ class StochasticCollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
             return state
 
         return self._transaction(body, X, reset=first, caller="partial_fit")
+
+
+# CVB0 passes over each document when its topic counts are inferred for a re-seed.
+INFER_PASSES = 10
+
+
+class _Reseed:
+    """StochasticCollapsedLDA's re-seeding of dead topics between passes (the ``moves`` parameter):
+    :func:`._moves.count_proposal` from the topic-term counts (scaled by ``scale`` = total_tokens /
+    the tokens of X) and the documents' counts inferred with the topics fixed."""
+
+    def __init__(self, model, X, rng, state, scale):
+        self.model, self.X, self.rng, self.state, self.scale = model, X, rng, state, scale
+        self.cells = Cells(*csr_arrays(X))
+
+    def __call__(self, it):
+        """Re-seed after pass ``it`` up to RESEEDS_PER_PASS dead topics; returns whether the model changed."""
+        changed = False
+        for _ in range(RESEEDS_PER_PASS):
+            if not self._reseed_one(it):
+                break
+            changed = True
+        return changed
+
+    def _reseed_one(self, it):
+        model, state = self.model, self.state
+        alpha, eta = state["doc_topic_prior_"], state["topic_word_prior_"]
+        n_wk = np.maximum(state["components_"] - eta, 0.0).T / self.scale  # (V, K), the tokens of X
+        totals = n_wk.sum(axis=0)
+        K = totals.shape[0]
+        if not np.any(totals < DEAD_SHARE / K * totals.sum()):
+            return False
+        # (a few passes per document: the proposal needs the documents' rough topic shares only)
+        n_dk = infer_doc_counts(self.X, n_wk.astype(model._float), alpha, eta, INFER_PASSES, model.mean_change_tol)
+        theta, phi_t = point_estimates(n_dk.astype(np.float64), np.asarray(n_wk, dtype=np.float64), alpha, eta)
+        column = product_columns(self.cells, theta, phi_t)
+        proposal = count_proposal(self.cells, column, n_dk.astype(np.float64), np.asarray(n_wk, dtype=np.float64),
+                                  alpha, eta, 0, DEAD_SHARE, self.rng, logger, type(model).__name__,
+                                  largest=RESEED_LARGEST)
+        if proposal is None:
+            return False
+        _, new_wk, what = proposal
+        state["components_"] = np.ascontiguousarray(new_wk.T * self.scale + eta, dtype=state["components_"].dtype)
+        logger.info("%s: re-seeded after pass %d (%s)", type(model).__name__, it, what)
+        return True
