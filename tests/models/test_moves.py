@@ -237,6 +237,12 @@ def test_the_count_space_proposal_is_the_responsibility_proposal_summed(four_top
 
 
 # --------------------------------------------------------------------------- OnlineLDA: re-seeding
+def dead(model):
+    """The topics with less than 0.2 / K of the expected tokens (components_ less the prior)."""
+    counts = np.maximum(model.components_ - model.topic_word_prior_, 0).sum(axis=1)
+    return int(np.sum(counts < 0.2 / counts.shape[0] * counts.sum()))
+
+
 def _online(**params):
     return OnlineLDA(12, random_state=0, learn_priors=True, batch_size=100, **params)
 
@@ -244,12 +250,6 @@ def _online(**params):
 def test_online_fit_reseeds_its_dead_topics(caplog):
     # 12 topics with learned priors on a corpus drawn from 8: the plain online fit leaves dead topics
     X, _ = _corpus(0)
-    K = 12
-
-    def dead(model):
-        counts = np.maximum(model.components_ - model.topic_word_prior_, 0).sum(axis=1)
-        return int(np.sum(counts < 0.2 / K * counts.sum()))
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeadTopicWarning)
         plain = _online(moves=False).fit(X)
@@ -281,11 +281,6 @@ def test_stochastic_collapsed_fit_reseeds_its_dead_topics(caplog):
     # 16 topics on a corpus drawn from 8: the plain SCVB0 fit leaves dead topics
     X, _ = _corpus(0)
     K = 16
-
-    def dead(model):
-        counts = np.maximum(model.components_ - model.topic_word_prior_, 0).sum(axis=1)
-        return int(np.sum(counts < 0.2 / K * counts.sum()))
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeadTopicWarning)
         plain = StochasticCollapsedLDA(K, random_state=0, batch_size=100, moves=False).fit(X)
