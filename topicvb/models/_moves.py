@@ -307,11 +307,17 @@ def describe(slot, into, cost, target, gain):
     return f"{freed} at cost {cost:.4g}, topic {target} split into {target} and {slot} with gain {gain:.4g}"
 
 
+def _reach(history, n_sweeps):
+    """What the unmoved fit, whose objectives are ``history``, reaches in ``n_sweeps`` more iterations
+    at most: its last gain kept up (a settling fit's gains shrink)."""
+    return history[-1] + n_sweeps * max(history[-1] - history[-2], 0.0)
+
+
 def judge(history, values, n_sweeps, log, owner, what):
     """Whether a trial's objectives ``values`` (after each of its iterations) beat what the unmoved fit,
     whose objectives are ``history``, reaches in ``n_sweeps`` iterations: its last gain kept up (a
     settling fit's gains shrink, so this bounds them). A trial stopped early (fewer values) is rejected."""
-    reach = history[-1] + n_sweeps * max(history[-1] - history[-2], 0.0)
+    reach = _reach(history, n_sweeps)
     accepted = len(values) == n_sweeps and values[-1] > reach + 1e-12 * abs(reach)
     log.info("%s: move %s (%s): objective %.9g after %d sweeps vs %.9g reachable", owner,
              "accepted" if accepted else "rejected", what, values[-1], len(values), reach)
@@ -321,7 +327,7 @@ def judge(history, values, n_sweeps, log, owner, what):
 def hopeless(history, values, n_sweeps):
     """Whether a trial can be stopped: even its last gain kept up for the remaining iterations would
     not reach what the unmoved fit reaches (see :func:`judge`)."""
-    reach = history[-1] + n_sweeps * max(history[-1] - history[-2], 0.0)
+    reach = _reach(history, n_sweeps)
     return len(values) >= 2 and values[-1] + (n_sweeps - len(values)) * max(values[-1] - values[-2], 0.0) < reach
 
 
