@@ -188,9 +188,7 @@ def main(argv=None) -> int:
     for ax, (name, model) in zip(axes.ravel(), models.items()):
         plot_bound_history(model, ax=ax)
         ax.set_title(name)
-        if name == "OnlineLDA":
-            ax.set_xlabel("mini-batch update")
-    fig.suptitle("Training bound per iteration (OnlineLDA: per mini-batch estimate)")
+    fig.suptitle("Training bound per iteration (OnlineLDA: per mini-batch estimate, by pass)")
     fig.tight_layout()
     written = [args.out / "bound_history.png"]
     fig.savefig(written[-1], dpi=100)
@@ -198,7 +196,6 @@ def main(argv=None) -> int:
 
     axes = plot_top_words(models["BatchLDA"], train.vocabulary, n=N_TOP_WORDS, ncols=5)
     fig = np.ravel(axes)[0].figure
-    fig.tight_layout()
     written.append(args.out / "top_words_batchlda.png")
     fig.savefig(written[-1], dpi=100)
     plt.close(fig)

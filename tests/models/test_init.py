@@ -1,10 +1,10 @@
-"""The seeded start shared by PLSA, BatchLDA and OnlineLDA (``init="seeded"``)."""
+"""The seeded start shared by PLSA, BatchLDA, OnlineLDA and CollapsedLDA (``init="seeded"``)."""
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from topicvb import PLSA, BatchLDA, OnlineLDA, make_lda_corpus
+from topicvb import PLSA, BatchLDA, CollapsedLDA, OnlineLDA, make_lda_corpus
 from topicvb.models._start import seeded_topics as _seeded_topics
 
 
@@ -18,6 +18,19 @@ def _mean_best_cosine(true, found):
 def clustered():
     # nearly one topic per document (alpha = 0.02): documents form K clusters
     return make_lda_corpus(600, 300, 6, doc_topic_prior=0.02, doc_length=60, random_state=3)
+
+
+def test_collapsed_seeded_responsibilities_follow_the_seeded_topics(clustered):
+    # each cell's responsibilities are the seeded topics' weights of its term, normalised (a slow reference)
+    from topicvb.models._start import seeded_topics
+    from topicvb.models.collapsed_lda import _seeded_responsibilities
+
+    X = clustered.corpus.X.tocsr()
+    gamma = _seeded_responsibilities(X, np.random.RandomState(4), 6, np.float64)
+    lam = seeded_topics(X, 6, np.random.RandomState(4), np.float64)
+    phi = lam / lam.sum(axis=1, keepdims=True)
+    expected = np.array([phi[:, w] / phi[:, w].sum() for w in X.indices])
+    np.testing.assert_allclose(gamma, expected, rtol=1e-12)
 
 
 def test_seeded_topics_scale_and_shape(clustered):
@@ -50,7 +63,7 @@ def test_seeded_topics_with_empty_documents_and_empty_clusters():
     assert empty.shape == (2, 3) and np.all(empty > 0)
 
 
-@pytest.mark.parametrize("cls", [PLSA, BatchLDA, OnlineLDA], ids=lambda c: c.__name__)
+@pytest.mark.parametrize("cls", [PLSA, BatchLDA, OnlineLDA, CollapsedLDA], ids=lambda c: c.__name__)
 def test_seeded_start_is_at_least_as_good_as_random_early_on(cls, clustered):
     """After a few iterations the seeded start has the higher training objective (5 seeds each)."""
     X = clustered.corpus.X
@@ -70,7 +83,7 @@ def test_seeded_start_is_at_least_as_good_as_random_early_on(cls, clustered):
     assert seeded >= random
 
 
-@pytest.mark.parametrize("cls", [PLSA, BatchLDA, OnlineLDA], ids=lambda c: c.__name__)
+@pytest.mark.parametrize("cls", [PLSA, BatchLDA, OnlineLDA, CollapsedLDA], ids=lambda c: c.__name__)
 def test_init_must_be_a_known_start(cls, clustered):
     with pytest.raises(ValueError, match="init"):
         cls(3, init="kmeans").fit(clustered.corpus.X[:20])

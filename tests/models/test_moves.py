@@ -13,7 +13,7 @@ from topicvb import make_lda_corpus
 from topicvb._validation import csr_arrays
 from topicvb.exceptions import DeadTopicWarning
 from topicvb.models import PLSA, BatchLDA, CollapsedLDA, OnlineLDA, StochasticCollapsedLDA
-from topicvb.models._moves import (Cells, free_slot, merge_cost, propose, propose_counts, slots_to_free, topic_shares,
+from topicvb.models._moves import (LATE_MOVES, Cells, free_slot, merge_cost, propose, propose_counts, slots_to_free, topic_shares,
                                    two_topic_gain)
 
 
@@ -144,6 +144,16 @@ def _corpus(seed):
 
 MOVE_LINE = re.compile(r"move (accepted|rejected) .*: objective (\S+) after (\d+) sweeps vs (\S+) reachable")
 LOGGERS = {CollapsedLDA: "topicvb.models.collapsed_lda", PLSA: "topicvb.models.plsa", BatchLDA: "topicvb.models.batch_lda"}
+
+
+def _model(cls, **params):
+    """The estimator of these tests: 8 topics, seed 0; CollapsedLDA from its random start (its seeded
+    start gets these corpora right without moves: the moves are tested from the poor optima of the
+    random one)."""
+    start = {"init": "random"} if cls is CollapsedLDA else {}
+    return cls(8, random_state=0, **start, **params)
+
+
 # (estimator, corpus seed) where the plain fit settles with two true topics in one fitted topic
 STUCK = [(CollapsedLDA, 2), (CollapsedLDA, 8), (PLSA, 6), (BatchLDA, 2), (BatchLDA, 7)]
 
@@ -153,9 +163,9 @@ def test_a_fit_leaves_a_merged_pair_and_an_accepted_move_raises_its_objective(cl
     X, topic_word = _corpus(seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeadTopicWarning)
-        plain = cls(8, random_state=0, moves=False).fit(X)
+        plain = _model(cls, moves=False).fit(X)
     with caplog.at_level(logging.INFO, logger=LOGGERS[cls]):
-        moved = cls(8, random_state=0).fit(X)
+        moved = _model(cls).fit(X)
     assert recovery(topic_word, plain.topic_word_distribution()) < 0.96
     assert recovery(topic_word, moved.topic_word_distribution()) > 0.995
     accepted = [m for m in map(MOVE_LINE.search, caplog.messages) if m and m.group(1) == "accepted"]
@@ -183,9 +193,9 @@ def test_rejected_moves_restore_the_fit_exactly(cls, caplog):
     # a corpus the plain fit gets right: every proposal is priced out or rejected, and the result is the
     # plain fit's, bit for bit
     X, topic_word = _corpus(0)
-    plain = cls(8, random_state=0, moves=False).fit(X)
+    plain = _model(cls, moves=False).fit(X)
     with caplog.at_level(logging.INFO, logger=LOGGERS[cls]):
-        moved = cls(8, random_state=0).fit(X)
+        moved = _model(cls).fit(X)
     assert any("no move" in m or "move rejected" in m for m in caplog.messages)
     np.testing.assert_array_equal(moved.components_, plain.components_)
     np.testing.assert_array_equal(moved.bound_history_, plain.bound_history_)
@@ -193,21 +203,47 @@ def test_rejected_moves_restore_the_fit_exactly(cls, caplog):
 
 @pytest.mark.parametrize("cls, seed", [(CollapsedLDA, 2), (PLSA, 6), (BatchLDA, 2)], ids=["CollapsedLDA", "PLSA",
                                                                                           "BatchLDA"])
-def test_a_fit_with_moves_resumes_exactly(cls, seed, tmp_path):
+def test_a_fit_with_moves_resumes_exactly(cls, seed, tmp_path, monkeypatch):
+    # the moves of a settled fit; the late ones (tried max_iter - LATE_MOVES iterations in, by a fit not
+    # yet settled) would come before the stop this test places, so they are switched off here
+    monkeypatch.setattr(f"{cls.__module__}.late_window", lambda it, max_iter: False)
     X, _ = _corpus(seed)
-    straight = cls(8, random_state=0).fit(X)
-    n_plain = cls(8, random_state=0, moves=False).fit(X).n_iter_
+    straight = _model(cls).fit(X)
+    n_plain = _model(cls, moves=False).fit(X).n_iter_
     assert straight.n_iter_ > n_plain  # a move was accepted
     ckpt = tmp_path / "ck.npz"
     # stopped where the first move would not fit in max_iter; resumed with room for it
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        first = cls(8, random_state=0, max_iter=n_plain + 1, checkpoint_path=ckpt).fit(X)
+        first = _model(cls, max_iter=n_plain + 1, checkpoint_path=ckpt).fit(X)
     assert first.n_iter_ == n_plain
-    resumed = cls(8, random_state=0, checkpoint_path=ckpt).fit(X, resume=True)
+    resumed = _model(cls, checkpoint_path=ckpt).fit(X, resume=True)
     assert resumed.n_iter_ == straight.n_iter_
     np.testing.assert_array_equal(resumed.components_, straight.components_)
     np.testing.assert_array_equal(resumed.bound_history_, straight.bound_history_)
+
+
+@pytest.mark.parametrize("cls, seed", [(CollapsedLDA, 2), (PLSA, 6), (BatchLDA, 2)], ids=["CollapsedLDA", "PLSA",
+                                                                                          "BatchLDA"])
+def test_a_fit_that_does_not_settle_tries_its_moves_late(cls, seed, caplog):
+    # tol=0: the fit never settles, so without the late window its moves would never run; it tries them
+    # LATE_MOVES iterations before max_iter, and max_iter still bounds the iterations made
+    X, topic_word = _corpus(seed)
+    max_iter = 60
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = _model(cls, moves=False, tol=0, max_iter=max_iter).fit(X)
+        with caplog.at_level(logging.INFO, logger=LOGGERS[cls]):
+            late = _model(cls, tol=0, max_iter=max_iter).fit(X)
+    tried = [m for m in map(MOVE_LINE.search, caplog.messages) if m]
+    assert tried and tried[0].group(1) == "accepted"
+    assert late.n_iter_ == max_iter
+    # the path is the plain fit's up to the late window
+    start = max_iter - LATE_MOVES
+    np.testing.assert_array_equal(late.bound_history_[:start], plain.bound_history_[:start])
+    assert recovery(topic_word, plain.topic_word_distribution()) < 0.96
+    assert recovery(topic_word, late.topic_word_distribution()) > 0.995
+    assert late.bound_history_[-1] > plain.bound_history_[-1]
 
 
 @pytest.mark.parametrize("cls", [CollapsedLDA, PLSA, BatchLDA])
@@ -278,14 +314,15 @@ def test_an_online_fit_that_reseeds_resumes_exactly(every, tmp_path):
 
 
 def test_stochastic_collapsed_fit_reseeds_its_dead_topics(caplog):
-    # 16 topics on a corpus drawn from 8: the plain SCVB0 fit leaves dead topics
+    # 16 topics on a corpus drawn from 8: a plain SCVB0 fit of 10 passes leaves dead topics
     X, _ = _corpus(0)
     K = 16
+    short = dict(random_state=0, batch_size=100, max_iter=10, tol=1e-3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeadTopicWarning)
-        plain = StochasticCollapsedLDA(K, random_state=0, batch_size=100, moves=False).fit(X)
+        plain = StochasticCollapsedLDA(K, moves=False, **short).fit(X)
     with caplog.at_level(logging.INFO, logger="topicvb.models.stochastic_cvb0"):
-        moved = StochasticCollapsedLDA(K, random_state=0, batch_size=100).fit(X)
+        moved = StochasticCollapsedLDA(K, **short).fit(X)
     assert dead(plain) >= 2 and dead(moved) == 0
     assert any("re-seeded after pass" in m for m in caplog.messages)
     np.testing.assert_allclose(moved.transform(X[:5]).sum(axis=1), 1.0)

@@ -15,7 +15,7 @@ temporary files next to the destination and move them into place only when compl
 """
 
 from ._bow import read_vocabulary
-from ._builtin import collect_docstrings, load_builtin_corpus
+from ._builtin import DOCSTRING_STOP_WORDS, collect_docstrings, load_builtin_corpus
 from ._corpus import Corpus
 from ._csv_jsonl import read_csv, read_jsonl
 from ._files import find_corpora_dir
@@ -30,6 +30,7 @@ from ._text_dir import read_text_dir
 from ._uci import read_uci, write_uci
 
 __all__ = [
+    "DOCSTRING_STOP_WORDS",
     "Corpus",
     "SyntheticCorpus",
     "collect_docstrings",

@@ -29,6 +29,16 @@ from ._corpus import Corpus
 from ._files import atomic_paths
 from ._text import build_text_corpus
 
+# Words that every docstring uses (numpydoc section names, type names, boilerplate): as frequent
+# in the built-in corpus as English stop words are in prose, and as uninformative about topics (the
+# demo and the README's tour add them to the English stop words).
+DOCSTRING_STOP_WORDS = frozenset("""
+    default defaults optional parameters parameter returns return yields raises notes see also examples example
+    true false none int float str bool ndarray array_like arraylike object type types value values versionadded
+    versionchanged deprecated instance class method methods function functions argument arguments given used use
+    using default_value shape number numbers data input output like new set list tuple dict
+""".split())
+
 logger = logging.getLogger(__name__)
 
 #: Bump when the extraction rules change, so old caches are not reused.

@@ -39,6 +39,10 @@ from .._kernels.cvb0 import sweep
 # (each freeing the next candidate slot) before the moves give up.
 TRIAL_SWEEPS = 5
 MAX_REJECTED = 3
+# A fit that has not settled LATE_MOVES iterations before max_iter tries its moves there (once), so that a
+# slowly converging fit (PLSA's EM on a hard corpus) still gets them; the rest of max_iter lets an
+# accepted move settle.
+LATE_MOVES = 2 * TRIAL_SWEEPS
 # Dead topics a stochastic fit (OnlineLDA, StochasticCollapsedLDA) re-seeds after one pass, at most;
 # StochasticCollapsedLDA, whose re-seeds cost more than its passes, splits one of its largest topics.
 RESEEDS_PER_PASS = 3
@@ -206,20 +210,35 @@ def split_topic(cells, gamma_k, n_terms, alpha, eta, rng, max_docs=None, sweeps=
     return keep, sub_gamma[:, 0], gain
 
 
-def best_split(cells, column, skip, n_terms, alpha, eta, rng, final_column=None):
+class Round:
+    """What the proposals of one round share: they are tried in a row on one state (a rejected proposal
+    restores it exactly), so the priced slots (:func:`slots_to_free`) and the topics' ranking gains
+    (:func:`best_split`) are computed once per round. A driver starts a new Round whenever its state
+    has changed."""
+
+    def __init__(self):
+        self.slots = None
+        self.gains = {}
+
+
+def best_split(cells, column, skip, n_terms, alpha, eta, rng, final_column=None, ranking=None):
     """The topic (not in ``skip``) whose split gains most, ranked on a sample of each topic's
     documents, and its split fitted on all of them: (topic, positions, fraction, gain).
-    ``final_column(k)``, when given, is the column the chosen topic is split from (default ``column``)."""
+    ``final_column(k)``, when given, is the column the chosen topic is split from (default ``column``);
+    ``ranking``, a dict topic -> ranking gain, keeps the gains for the next proposal of the round."""
     gains = np.full(alpha.shape[0], -np.inf)
+    ranking = {} if ranking is None else ranking
     for k in range(alpha.shape[0]):
         if k not in skip:
-            gains[k] = split_topic(cells, column(k), n_terms, alpha[k], eta, rng, RANK_DOCS, RANK_SWEEPS)[2]
+            if k not in ranking:
+                ranking[k] = split_topic(cells, column(k), n_terms, alpha[k], eta, rng, RANK_DOCS, RANK_SWEEPS)[2]
+            gains[k] = ranking[k]
     k = int(np.argmax(gains))
     keep, fraction, gain = split_topic(cells, (final_column or column)(k), n_terms, alpha[k], eta, rng)
     return k, keep, fraction, gain
 
 
-def propose(cells, gamma, n_terms, alpha, eta, slot, into, rng, column=None):
+def propose(cells, gamma, n_terms, alpha, eta, slot, into, rng, column=None, ranking=None):
     """The proposal of freeing ``slot`` (see :func:`free_slot`) and re-seeding it by the best split
     of another topic, as a new responsibility array; returns (gamma, split topic, its gain).
 
@@ -231,14 +250,14 @@ def propose(cells, gamma, n_terms, alpha, eta, slot, into, rng, column=None):
     new = gamma.copy()
     free_slot(new, slot, into)
     k, keep, fraction, gain = best_split(cells, column or (lambda j: gamma[:, j]), (slot, into), n_terms, alpha,
-                                         eta, rng, lambda j: new[:, j])
+                                         eta, rng, lambda j: new[:, j], ranking)
     mass = new[keep, k]
     new[keep, k] = mass * fraction
     new[keep, slot] = mass * (1.0 - fraction)
     return new, k, gain
 
 
-def propose_counts(cells, column, n_dk, n_wk, n_terms, alpha, eta, slot, into, rng, skip=()):
+def propose_counts(cells, column, n_dk, n_wk, n_terms, alpha, eta, slot, into, rng, skip=(), ranking=None):
     """:func:`propose` for models that keep expected counts rather than responsibilities (PLSA,
     BatchLDA): ``column(k)`` computes topic k's responsibilities over the cells from the model's
     state; ``n_dk`` (D, K) and ``n_wk`` (V, K) are its expected counts. Returns new counts
@@ -248,7 +267,8 @@ def propose_counts(cells, column, n_dk, n_wk, n_terms, alpha, eta, slot, into, r
     if into >= 0:
         n_dk[:, into] += n_dk[:, slot]
         n_wk[:, into] += n_wk[:, slot]
-    k, keep, fraction, gain = best_split(cells, column, (slot, into) + tuple(skip), n_terms, alpha, eta, rng)
+    k, keep, fraction, gain = best_split(cells, column, (slot, into) + tuple(skip), n_terms, alpha, eta, rng,
+                                         ranking=ranking)
     moved = cells.data[keep] * column(k)[keep] * (1.0 - fraction)
     n_dk[:, slot] = np.bincount(cells.rows[keep], weights=moved, minlength=n_dk.shape[0])
     n_wk[:, slot] = np.bincount(cells.indices[keep], weights=moved, minlength=n_wk.shape[0])
@@ -282,29 +302,58 @@ def expected_counts(cells, column, n_topics, n_docs, n_terms):
     return n_dk, n_wk
 
 
-def count_proposal(cells, column, n_dk, n_wk, alpha, eta, candidate, dead_share, rng, log, owner, largest=None):
-    """The ``candidate``-th proposal for a model with expected counts (:func:`propose_counts`):
-    (n_dk, n_wk, description), or None when no candidate is left or the best is not worth a trial.
-    ``largest``, when given, splits only one of that many largest topics (a cheaper ranking)."""
-    shares = n_dk.sum(axis=0) / max(float(n_dk.sum()), 1e-300)
-    slots = slots_to_free(cells, column, shares, n_wk, n_wk.shape[0], alpha, eta, dead_share)
+def priced_proposal(cells, column, shares, n_wk, alpha, eta, candidate, dead_share, log, owner, build, round_=None):
+    """The ``candidate``-th proposal (slots cheapest first, :func:`slots_to_free`), in whatever form
+    ``build(slot, into)`` makes it in (it returns (proposal, split topic, gain)): (proposal, description),
+    or None when no candidate is left or the split's gain does not pay for the freed slot (PRICE_SLACK).
+    ``shares`` are the topics' shares of the tokens, ``n_wk`` (V, K) their expected term counts;
+    ``round_`` (a :class:`Round`) keeps the slots for the round's next candidate."""
+    round_ = Round() if round_ is None else round_
+    if round_.slots is None:
+        round_.slots = slots_to_free(cells, column, shares, n_wk, n_wk.shape[0], alpha, eta, dead_share)
+    slots = round_.slots
     if candidate >= len(slots):
         return None
     cost, slot, into = slots[candidate]
-    skip = () if largest is None else tuple(int(k) for k in np.argsort(-shares, kind="stable")[largest:])
-    new_dk, new_wk, target, gain = propose_counts(cells, column, n_dk, n_wk, n_wk.shape[0], alpha, eta, slot, into,
-                                                  rng, skip)
+    proposal, target, gain = build(slot, into)
     what = describe(slot, into, cost, target, gain)
     if gain <= PRICE_SLACK * cost:
         log.info("%s: no move (%s)", owner, what)
         return None
-    return new_dk, new_wk, what
+    return proposal, what
+
+
+def count_proposal(cells, column, n_dk, n_wk, alpha, eta, candidate, dead_share, rng, log, owner, largest=None,
+                   round_=None):
+    """The ``candidate``-th proposal for a model with expected counts (:func:`propose_counts`):
+    (n_dk, n_wk, description), or None when no candidate is left or the best is not worth a trial.
+    ``largest``, when given, splits only one of that many largest topics (a cheaper ranking); ``round_``
+    as in :func:`priced_proposal`."""
+    round_ = Round() if round_ is None else round_
+    shares = n_dk.sum(axis=0) / max(float(n_dk.sum()), 1e-300)
+    skip = () if largest is None else tuple(int(k) for k in np.argsort(-shares, kind="stable")[largest:])
+
+    def build(slot, into):
+        new_dk, new_wk, target, gain = propose_counts(cells, column, n_dk, n_wk, n_wk.shape[0], alpha, eta, slot,
+                                                      into, rng, skip, round_.gains)
+        return (new_dk, new_wk), target, gain
+
+    found = priced_proposal(cells, column, shares, n_wk, alpha, eta, candidate, dead_share, log, owner, build,
+                            round_)
+    return None if found is None else (*found[0], found[1])
 
 
 def describe(slot, into, cost, target, gain):
     """A proposal in words, for the log."""
     freed = f"topic {slot} merged into {into}" if into >= 0 else f"dead topic {slot} deleted"
     return f"{freed} at cost {cost:.4g}, topic {target} split into {target} and {slot} with gain {gain:.4g}"
+
+
+def late_window(it, max_iter):
+    """Whether a fit that has not settled tries its moves after iteration ``it``: at max_iter - LATE_MOVES,
+    when at least LATE_MOVES iterations have been made (an equality, so that a fit resumed from a
+    later checkpoint does not try them again)."""
+    return it == max_iter - LATE_MOVES and it >= LATE_MOVES
 
 
 def _reach(history, n_sweeps):
@@ -331,7 +380,7 @@ def hopeless(history, values, n_sweeps):
     return len(values) >= 2 and values[-1] + (n_sweeps - len(values)) * max(values[-1] - values[-2], 0.0) < reach
 
 
-def vb_proposal(cells, lam, gamma, alpha, eta, candidate, dead_share, rng, log, owner):
+def vb_proposal(cells, lam, gamma, alpha, eta, candidate, dead_share, rng, log, owner, round_=None):
     """:func:`count_proposal` for batch VB: the responsibilities are proportional to exp E[log theta_dk]
     exp E[log beta_kw], the expected counts are gamma - alpha and lambda - eta. Returns the proposal's
     (lambda (K, V), gamma (D, K), description) in their dtypes, or None."""
@@ -345,7 +394,8 @@ def vb_proposal(cells, lam, gamma, alpha, eta, candidate, dead_share, rng, log, 
     column = product_columns(cells, doc_weights, term_weights)
     n_dk = np.maximum(np.asarray(gamma, dtype=np.float64) - alpha, 0.0)
     n_wk = np.maximum(np.asarray(lam, dtype=np.float64).T - eta, 0.0)
-    proposal = count_proposal(cells, column, n_dk, n_wk, alpha, eta, candidate, dead_share, rng, log, owner)
+    proposal = count_proposal(cells, column, n_dk, n_wk, alpha, eta, candidate, dead_share, rng, log, owner,
+                              round_=round_)
     if proposal is None:
         return None
     new_dk, new_wk, what = proposal

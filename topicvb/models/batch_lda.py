@@ -19,7 +19,7 @@ from .._validation import csr_arrays
 from .._constraints import Boolean
 from ._base import CHECKPOINT_CONSTRAINTS, DEAD_SHARE, TopicModelBase
 from ._checkpoint import interruptible, restore_rng
-from ._moves import MAX_REJECTED, TRIAL_SWEEPS, Cells, judge, vb_proposal
+from ._moves import LATE_MOVES, MAX_REJECTED, TRIAL_SWEEPS, Cells, Round, judge, late_window, vb_proposal
 from ._priors import learn_flags
 from ._start import initial_topics
 from ._vb_fit import CorpusMap, VBLDAMixin, batch_loop
@@ -38,6 +38,19 @@ class _Trial:
 
     def _report(self, *args):
         pass
+
+
+class _Until:
+    """The fit loop's view of the model up to iteration ``max_iter`` (where late moves are tried)."""
+
+    def __init__(self, model, max_iter):
+        self.model, self.max_iter = model, max_iter
+
+    def _converged(self, history):
+        return self.model._converged(history)
+
+    def _report(self, *args):
+        self.model._report(*args)
 
 
 class BatchLDA(VBLDAMixin, TopicModelBase):
@@ -80,7 +93,8 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
         topics explain best. A proposal worth a trial is kept only when, after a few iterations, the
         ELBO is above what the unmoved fit reaches in as many (so the ELBO after an accepted move is
         above the ELBO before it; within the move's first iterations it may be below); otherwise
-        the fit is restored exactly. Not in :func:`topicvb.distributed.fit_distributed`.
+        the fit is restored exactly. A fit that has not settled 10 iterations before ``max_iter``
+        tries them there. Not in :func:`topicvb.distributed.fit_distributed`.
     init : {"seeded", "random"}, default="seeded"
         Initial topics. "seeded" starts each topic from a cluster of documents (k-means++ seeds in
         Hellinger distance refined by two Lloyd steps), mixed with the uniform distribution; it reaches
@@ -200,31 +214,36 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
         started = time.perf_counter()
         cells = Cells(*csr_arrays(X)) if self.moves else None
         with threads(self.n_jobs), interruptible(type(self).__name__) as stop:
-            lam, alpha, eta, history, it, converged = batch_loop(
-                self, mapper, lam, alpha, eta, learn_alpha=learn_alpha, learn_eta=learn_eta,
-                started=started, it=it, history=history, stop=stop, on_m_step=checkpoint)
-            settled, rejected = converged, 0
-            # a settled fit: try moves (see topicvb.models._moves); after an accepted one, fit on from it
-            while converged and cells is not None and rejected < MAX_REJECTED and it + TRIAL_SWEEPS <= self.max_iter \
-                    and not stop.requested:
-                proposal = vb_proposal(cells, lam, mapper.gamma, alpha, eta, rejected, DEAD_SHARE, rng, logger,
-                                       type(self).__name__)
-                if proposal is None:
-                    break
-                new_lam, new_gamma, what = proposal
-                kept_gamma, mapper.gamma = mapper.gamma, new_gamma
-                trial = batch_loop(_Trial(it + TRIAL_SWEEPS), mapper, new_lam, alpha, eta, learn_alpha=learn_alpha,
-                                   learn_eta=learn_eta, started=started, it=it, history=list(history), stop=stop)
-                if stop.requested or not judge(history, trial[3][len(history):], TRIAL_SWEEPS, logger,
-                                                type(self).__name__, what):
-                    mapper.gamma, rejected = kept_gamma, rejected + 1
-                    continue
-                lam, alpha, eta, history, it, _ = trial
-                rejected = 0
+            late = self.max_iter - LATE_MOVES
+            view = _Until(self, late) if cells is not None and late_window(late, self.max_iter) and it <= late else self
+            settled, rejected = False, 0
+            while True:
                 lam, alpha, eta, history, it, converged = batch_loop(
-                    self, mapper, lam, alpha, eta, learn_alpha=learn_alpha, learn_eta=learn_eta, started=started,
+                    view, mapper, lam, alpha, eta, learn_alpha=learn_alpha, learn_eta=learn_eta, started=started,
                     it=it, history=history, stop=stop, on_m_step=checkpoint)
-                settled = settled or converged
+                view, settled = self, settled or converged
+                # settled, or late (see topicvb.models._moves): try moves; after an accepted one, fit on from it
+                accepted, round_ = False, Round()
+                while (converged or it == late) and cells is not None and rejected < MAX_REJECTED \
+                        and it + TRIAL_SWEEPS <= self.max_iter and not stop.requested:
+                    proposal = vb_proposal(cells, lam, mapper.gamma, alpha, eta, rejected, DEAD_SHARE, rng, logger,
+                                           type(self).__name__, round_)
+                    if proposal is None:
+                        break
+                    new_lam, new_gamma, what = proposal
+                    kept_gamma, mapper.gamma = mapper.gamma, new_gamma
+                    trial = batch_loop(_Trial(it + TRIAL_SWEEPS), mapper, new_lam, alpha, eta, learn_alpha=learn_alpha,
+                                       learn_eta=learn_eta, started=started, it=it, history=list(history), stop=stop)
+                    if stop.requested or not judge(history, trial[3][len(history):], TRIAL_SWEEPS, logger,
+                                                    type(self).__name__, what):
+                        mapper.gamma, rejected = kept_gamma, rejected + 1
+                        continue
+                    lam, alpha, eta, history, it, _ = trial
+                    accepted = True
+                    break
+                rejected = 0
+                if not accepted and (converged or it >= self.max_iter or stop.requested):
+                    break
         if not stop.requested:
             self._warn_not_converged(it, settled)
         return {

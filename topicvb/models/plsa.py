@@ -16,8 +16,8 @@ from .._validation import MAX_INT, csr_arrays
 from .._constraints import Boolean, Interval, StrOptions
 from ._base import CHECKPOINT_CONSTRAINTS, DEAD_SHARE, TopicModelBase
 from ._checkpoint import interruptible, restore_rng
-from ._moves import (MAX_REJECTED, TRIAL_SWEEPS, Cells, count_proposal, expected_counts, hopeless, judge,
-                     product_columns)
+from ._moves import (MAX_REJECTED, TRIAL_SWEEPS, Cells, Round, count_proposal, expected_counts, hopeless, judge,
+                     late_window, product_columns)
 from ._start import seeded_topics
 
 logger = logging.getLogger(__name__)
@@ -106,7 +106,8 @@ class PLSA(TopicModelBase):
         near-duplicates merged into the other) and re-seed it by splitting the topic whose tokens
         two topics explain best; a proposal worth a trial is kept only when, after a few EM
         iterations, the objective is above what the unmoved fit reaches in as many, else the model
-        is restored exactly. Not with ``early_stopping`` (whose best model is chosen on held-out
+        is restored exactly. A fit that has not settled 10 iterations before ``max_iter`` tries them
+        there. Not with ``early_stopping`` (whose best model is chosen on held-out
         cells, not by the objective).
     early_stopping : bool, default=False
         Hold out ``validation_fraction`` of the non-zero cells of X and stop when their
@@ -241,13 +242,13 @@ class PLSA(TopicModelBase):
             if "best_theta" in state:
                 best = (float(state["best_value"]), int(state["best_iter"]), state["best_theta"], state["best_phi_t"])
             restore_rng(rng, state)
-        em = _EMSweeps(X, self.n_components, self._float, self.beta)
-        offset_doc = np.zeros(self.n_components) if a1 is None else np.asarray(a1, dtype=np.float64)
-        offset_term = 0.0 if e1 is None else float(e1)
+        em = _EMSweeps(X, self.n_components, self._float, self.beta, self.update,
+                       np.zeros(self.n_components) if a1 is None else np.asarray(a1, dtype=np.float64),
+                       0.0 if e1 is None else float(e1), fallback)
         started = time.perf_counter()
         converged = False
         theta_b_next = None  # theta ** beta of the new theta, when the alternating step computed it
-        moves = _Moves(self, em, offset_doc, offset_term, fallback, rng) if self.moves and valid is None else None
+        moves = _Moves(self, em, rng) if self.moves and valid is None else None
         with threads(self.n_jobs) as n_parts, interruptible(type(self).__name__) as stop:
             rejected, settled = 0, False
             while True:
@@ -271,33 +272,32 @@ class PLSA(TopicModelBase):
                         if self._converged(history):
                             converged = True
                             break
+                        if moves is not None and late_window(done, self.max_iter):
+                            break  # not settled, but late: try the moves now
                     if done >= self.max_iter or stop.requested:
                         break
-                    # the phi half: responsibilities of the new theta (alternating) or of the old one (simultaneous)
-                    given, given_b = theta, theta_b
-                    theta = normalise_rows(n_dk, offset_doc, fallback)  # (in place: n_dk is a new array)
-                    if self.update == "alternating":
-                        given = theta
-                        given_b = theta_b_next = theta ** self.beta if em.is_tempered else theta
-                    phi_t = normalise_columns(em.phi_counts(phi_t, given, phi_t_b, given_b, n_parts), offset_term,
-                                              1.0 / em.n_terms)
+                    theta, phi_t, theta_b_next = em.phi_half(n_dk, theta, phi_t, theta_b, phi_t_b, n_parts)
                     done += 1
                     save(done, _checkpoint_arrays(theta, phi_t, history, v_history, best), rng)
                 # a settled fit: try moves until one is accepted (then go on from the moved model) or none is left
                 settled = settled or converged
+                late = not converged and moves is not None and late_window(done, self.max_iter)
                 moved = None
-                while moved is None and converged and moves is not None and rejected < MAX_REJECTED \
+                while moved is None and (converged or late) and moves is not None and rejected < MAX_REJECTED \
                         and done + TRIAL_SWEEPS <= self.max_iter and not stop.requested:
                     moved = moves.try_move(theta, phi_t, history, rejected, n_parts)
                     if moved is None or moved == "done":
                         rejected = MAX_REJECTED if moved == "done" else rejected + 1
                         moved = None
+                rejected = 0
                 if moved is None:
+                    if late and not stop.requested:
+                        continue  # EM goes on to max_iter from the unmoved model
                     break
                 theta, phi_t, values = moved
                 history += values
                 done += len(values)
-                converged, rejected, theta_b_next = False, 0, None
+                converged, theta_b_next = False, None
         n_iter = len(history)
         if stop.requested and n_iter < done:  # interrupted before the newest model was evaluated
             history.append(em.log_likelihood(theta, phi_t) + _log_prior(theta, phi_t, a1, e1))
@@ -362,9 +362,8 @@ class _Moves:
     """PLSA's moves (:mod:`._moves`): proposals from the model's responsibilities P(z | d) P(w | z), tried
     by a few EM iterations (:meth:`em_iteration`) and judged by the log-likelihood (log-posterior)."""
 
-    def __init__(self, model, em, offset_doc, offset_term, fallback, rng):
+    def __init__(self, model, em, rng):
         self.model, self.em, self.rng = model, em, rng
-        self.offset_doc, self.offset_term, self.fallback = offset_doc, offset_term, fallback
         self.a1, self.e1 = model._priors_minus_one()
         K = model.n_components
         # the sub-models that propose splits are LDA-smoothed: the priors, or 1 / K where EM has none
@@ -378,16 +377,9 @@ class _Moves:
     def em_iteration(self, theta, phi_t, n_parts):
         """One EM iteration from (theta, phi_t), as the fit makes them: the new pair and the objective of
         the old one."""
-        em, model = self.em, self.model
-        theta_b, phi_t_b = em.tempered(theta, phi_t)
-        n_dk, ll = em.theta_half(theta, phi_t, theta_b, phi_t_b, n_parts)
-        new_theta = normalise_rows(n_dk, self.offset_doc, self.fallback)
-        given, given_b = theta, theta_b
-        if model.update == "alternating":
-            given = new_theta
-            given_b = new_theta ** model.beta if em.is_tempered else new_theta
-        new_phi_t = normalise_columns(em.phi_counts(phi_t, given, phi_t_b, given_b, n_parts), self.offset_term,
-                                      1.0 / em.n_terms)
+        theta_b, phi_t_b = self.em.tempered(theta, phi_t)
+        n_dk, ll = self.em.theta_half(theta, phi_t, theta_b, phi_t_b, n_parts)
+        new_theta, new_phi_t, _ = self.em.phi_half(n_dk, theta, phi_t, theta_b, phi_t_b, n_parts)
         return new_theta, new_phi_t, ll + _log_prior(theta, phi_t, self.a1, self.e1)
 
     def try_move(self, theta, phi_t, history, candidate, n_parts):
@@ -396,14 +388,15 @@ class _Moves:
         em, model, cells = self.em, self.model, self.cells
         column = product_columns(cells, theta, phi_t)
         n_dk, n_wk = expected_counts(cells, column, model.n_components, em.n_docs, em.n_terms)
+        if candidate == 0:  # a new round (see _moves.Round)
+            self.round = Round()
         proposal = count_proposal(cells, column, n_dk, n_wk, self.alpha, self.eta, candidate, DEAD_SHARE, self.rng,
-                                  logger, type(model).__name__)
+                                  logger, type(model).__name__, round_=self.round)
         if proposal is None:
             return "done"
         new_dk, new_wk, what = proposal
-        theta = normalise_rows(new_dk.astype(model._float), self.offset_doc, self.fallback)
-        phi_t = normalise_columns(np.ascontiguousarray(new_wk, dtype=model._float), self.offset_term,
-                                  1.0 / em.n_terms)
+        theta = normalise_rows(new_dk.astype(model._float), em.offset_doc, em.fallback)
+        phi_t = normalise_columns(np.ascontiguousarray(new_wk, dtype=model._float), em.offset_term, 1.0 / em.n_terms)
         values = []  # the objective after each trial iteration, known one EM half later
         for i in range(TRIAL_SWEEPS):
             theta, phi_t, objective = self.em_iteration(theta, phi_t, n_parts)
@@ -422,8 +415,10 @@ class _EMSweeps:
     """The two halves of a PLSA EM iteration over one matrix (:func:`topicvb._kernels.plsa.sweep`):
     by documents (CSR) for P(z | d), by terms (the same non-zeros in column order) for P(w | z)."""
 
-    def __init__(self, X, n_topics, dtype, beta):
+    def __init__(self, X, n_topics, dtype, beta, update, offset_doc, offset_term, fallback):
         self.csr = csr_arrays(X)
+        # the M-step: P(z | d) and P(w | z) from expected counts plus these offsets (the priors minus one)
+        self.update, self.offset_doc, self.offset_term, self.fallback = update, offset_doc, offset_term, fallback
         self.n_docs, self.n_terms = X.shape
         # the non-zeros in column order, rows ascending within each column (CSC), for the term sweeps
         Xc = sp.csc_matrix(X)
@@ -450,6 +445,19 @@ class _EMSweeps:
         ll_doc = np.empty(self.n_docs)
         sweep(*self.csr, theta, phi_t, theta_b, phi_t_b, self.is_tempered, True, self.n_block, n_parts, n_dk, ll_doc)
         return n_dk, float(np.sum(ll_doc))
+
+    def phi_half(self, n_dk, theta, phi_t, theta_b, phi_t_b, n_parts):
+        """The rest of the EM iteration after :meth:`theta_half` gave ``n_dk``: the new theta, and the new
+        phi_t from the responsibilities of the new theta ("alternating") or of the old one
+        ("simultaneous"); returns (theta, phi_t, theta ** beta of the new theta when it was computed)."""
+        given, given_b, new_theta_b = theta, theta_b, None
+        theta = normalise_rows(n_dk, self.offset_doc, self.fallback)  # (in place: n_dk is a new array)
+        if self.update == "alternating":
+            given = theta
+            given_b = new_theta_b = theta ** self.beta if self.is_tempered else theta
+        phi_t = normalise_columns(self.phi_counts(phi_t, given, phi_t_b, given_b, n_parts), self.offset_term,
+                                  1.0 / self.n_terms)
+        return theta, phi_t, new_theta_b
 
     def phi_counts(self, phi_t, given, phi_t_b, given_b, n_parts):
         """Expected counts n_wk (term-major) with the responsibilities of ``given`` P(z | d)."""
