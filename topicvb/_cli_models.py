@@ -6,9 +6,6 @@ from __future__ import annotations
 import logging
 from numbers import Integral
 
-from ._constraints import N_JOBS_CONSTRAINT, RANDOM_SEED_MAX, Interval, check_param
-from ._validation import MAX_INT
-
 logger = logging.getLogger("topicvb.cli")
 
 # the estimator the package recommends (topicvb.models._registry.RECOMMENDED, with its RECOMMENDED_PARAMS)
@@ -17,16 +14,25 @@ DEFAULT_MODEL = "collapsed"
 # estimators that have that parameter (the others ignore it, with a warning).
 MODEL_OPTIONS = ("max_iter", "tol", "doc_topic_prior", "topic_word_prior", "batch_size", "variant")
 
-# The other numeric options, by their argparse dest, and what they accept (None: not given).
-OPTION_CONSTRAINTS = {
-    "n": [Interval(Integral, 1, MAX_INT)],  # words (terms) per topic
-    "docs": [Interval(Integral, 1, MAX_INT)],  # example documents per topic in a report
-    "top": [Interval(Integral, 1, MAX_INT)],  # topics shown per document
-    "show": [Interval(Integral, 0, MAX_INT)],  # documents printed
-    "max_features": [Interval(Integral, 1, MAX_INT), None],
-    "seed": [Interval(Integral, 0, RANDOM_SEED_MAX)],  # a model's random_state, or a split's
-    "n_jobs": N_JOBS_CONSTRAINT,
-}
+
+def option_constraints() -> dict:
+    """The other numeric options, by their argparse dest, and what they accept (None: not given).
+
+    A function, so that importing the command line does not import scikit-learn (a Ctrl-C at start-up
+    then reaches :func:`topicvb.cli.main`, which says so in one line).
+    """
+    from ._constraints import N_JOBS_CONSTRAINT, RANDOM_SEED_MAX, Interval
+    from ._validation import MAX_INT
+
+    return {
+        "n": [Interval(Integral, 1, MAX_INT)],  # words (terms) per topic
+        "docs": [Interval(Integral, 1, MAX_INT)],  # example documents per topic in a report
+        "top": [Interval(Integral, 1, MAX_INT)],  # topics shown per document
+        "show": [Interval(Integral, 0, MAX_INT)],  # documents printed
+        "max_features": [Interval(Integral, 1, MAX_INT), None],
+        "seed": [Interval(Integral, 0, RANDOM_SEED_MAX)],  # a model's random_state, or a split's
+        "n_jobs": N_JOBS_CONSTRAINT,
+    }
 
 
 def _flag(dest: str) -> str:
@@ -38,13 +44,15 @@ def check_numeric_options(args) -> None:
 
     The options that set a model parameter (``--k`` and :data:`MODEL_OPTIONS`) are checked against
     the chosen estimator's ``_parameter_constraints`` and named ``parameter (--option)``; the others
-    against :data:`OPTION_CONSTRAINTS`. Raises ``TypeError`` or ``ValueError`` (one line, see
+    against :func:`option_constraints`. Raises ``TypeError`` or ``ValueError`` (one line, see
     :func:`main`).
     """
+    from ._constraints import check_param
+
     def check(value, label, constraint):  # None is an option not given, never a value to offer
         check_param(value, label, [c for c in constraint if c is not None])
 
-    for dest, constraint in OPTION_CONSTRAINTS.items():
+    for dest, constraint in option_constraints().items():
         if getattr(args, dest, None) is not None:
             check(getattr(args, dest), _flag(dest), constraint)
     if not hasattr(args, "k"):  # a command without model options (its "model" is a file)
@@ -85,7 +93,8 @@ def _model(name, k, args):
 
     cls = entry(name).cls
     accepted = cls().get_params()
-    params = {"random_state": args.seed, "verbose": int(args.verbose), "n_jobs": args.n_jobs}
+    # verbose=0: the command line shows progress itself, from the per-iteration debug records (_cli_progress)
+    params = {"random_state": args.seed, "verbose": 0, "n_jobs": args.n_jobs}
     if entry(name).cli_name == RECOMMENDED:  # the recommended configuration, not only the class
         params.update(RECOMMENDED_PARAMS)
     for option in MODEL_OPTIONS:
@@ -98,3 +107,20 @@ def _model(name, k, args):
             logger.warning("--%s does not apply to --model %s (%s); ignored.", option.replace("_", "-"), name,
                            cls.__name__)
     return cls(k, **params)
+
+
+def model_defaults(option: str) -> str:
+    """The estimators' defaults of a model option, for --help: ``"100 for plsa, batch, collapsed; 10 for online"``."""
+    from topicvb.models._registry import ENTRIES, RECOMMENDED, RECOMMENDED_PARAMS
+
+    by_value: dict = {}
+    for e in ENTRIES:
+        params = e.cls().get_params()
+        if e.cli_name == RECOMMENDED:
+            params.update(RECOMMENDED_PARAMS)
+        if option in params:
+            by_value.setdefault(repr(params[option]) if isinstance(params[option], str) else params[option],
+                                []).append(e.cli_name)
+    if len(by_value) == 1:
+        return str(next(iter(by_value)))
+    return "; ".join(f"{value} for {', '.join(names)}" for value, names in by_value.items())

@@ -1,0 +1,515 @@
+"""The command line's inputs: formats, text columns, encodings, ``--vocab``, and which options apply.
+
+- The format comes from the name (``--format`` overrides it); a folder is a text folder.
+- CSV and JSON lines need no ``--text-column`` when the text is obvious: a column (field) named
+  ``text``, or a single column of strings (of several, a single one with spaces in it);
+  otherwise the error lists the columns.
+- ``--encoding`` applies to everything read as text: text folders, CSV, JSON lines and
+  vocabulary files (20 Newsgroups posts are latin-1).
+- ``--vocab`` gives the terms of the columns: for a count matrix (UCI, LDA-C, MatrixMarket, a
+  plain SciPy ``.npz``) a vocabulary file names its columns, as before; a saved model or corpus
+  (``.npz``) makes the input a matrix over that model's or corpus's vocabulary, so a held-out
+  corpus can be evaluated: raw text is counted with the model's saved vectorizer (same tokenizer
+  and phrases) or over the fixed terms, and a corpus's columns are matched term by term (terms
+  outside the vocabulary are dropped). A vocabulary file with raw text fixes the vocabulary.
+- An option given for an input it does not apply to (``--min-df`` for a corpus already counted,
+  ``--text-column`` for a folder, ...) is ignored with a warning, never silently.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import NamedTuple
+
+logger = logging.getLogger("topicvb.cli")
+
+FORMATS = ("auto", "npz", "textdir", "csv", "jsonl", "uci", "ldac", "mm", "20ng")
+TEXT_FORMATS = ("textdir", "csv", "jsonl", "20ng")
+DEFAULT_ENCODING = "utf-8"
+DEFAULT_SUBSET = "train"
+# The command line's text defaults (the Python Vectorizer's are stop_words=None, min_df=1, max_df=1.0).
+TEXT_DEFAULTS = {"min_df": 5, "max_df": 0.5, "max_features": None, "stop_words": "english", "stem": None,
+                 "phrases": False, "clean_email": False}
+TOKENIZER_OPTIONS = ("stop_words", "stem", "phrases", "clean_email")
+PRUNING_OPTIONS = ("min_df", "max_df", "max_features")
+_SAMPLE_ROWS = 200  # rows (lines) looked at to guess the text column
+
+
+def flag(dest: str) -> str:
+    return "--" + dest.replace("_", "-")
+
+
+def given(args, dest: str) -> bool:
+    """Whether the option was given (the options checked here default to None or False)."""
+    value = getattr(args, dest, None)
+    return value is not None and value is not False
+
+
+def text_option(args, dest: str):
+    """The value of a text option: as given, else the command line's default."""
+    value = getattr(args, dest, None)
+    return TEXT_DEFAULTS[dest] if value is None else value
+
+
+def encoding(args) -> str:
+    return getattr(args, "encoding", None) or DEFAULT_ENCODING
+
+
+def _shown(path) -> str:
+    return repr(str(path))
+
+
+def encoding_hint(message: str) -> str:
+    """A reader's message with the command-line option in place of the Python parameter."""
+    return message.replace("pass the right encoding=.", "pass the right --encoding (for example --encoding latin-1).")
+
+
+# ----------------------------------------------------------------------------- formats
+def detect_format(path: str, fmt: str) -> str:
+    """The input format of ``path``: ``fmt`` unless "auto", else from the name (a folder is text)."""
+    if fmt != "auto":
+        return fmt
+    p = Path(path)
+    name = p.name.lower()
+    if path.lower() in ("20newsgroups", "20ng"):
+        return "20ng"
+    if not p.exists():  # say so, rather than fail to guess the format of a mistyped name
+        raise FileNotFoundError(f"{path!r} does not exist. Check the path.")
+    if p.is_dir():
+        return "textdir"
+    if name.endswith(".npz"):
+        return "npz"
+    if name.endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz")):
+        return "csv"
+    if name.endswith((".jsonl", ".json", ".jsonl.gz", ".ndjson")):
+        return "jsonl"
+    if name.endswith((".mtx", ".mtx.gz")):
+        return "mm"
+    if name.startswith("docword"):
+        return "uci"
+    if name.endswith((".dat", ".ldac")):
+        return "ldac"
+    raise ValueError(f"cannot tell the format of {path!r} from its name; pass --format "
+                     "{npz,textdir,csv,jsonl,uci,ldac,mm,20ng} (a folder of text files is read as textdir).")
+
+
+def npz_kind(path) -> str | None:
+    """What a ``.npz`` file holds: "model" (topicvb fit), "corpus" (topicvb vectorize), "matrix"
+    (scipy.sparse.save_npz), or None (not a readable .npz). Only the archive's directory is read."""
+    import numpy as np
+
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            entries = set(getattr(npz, "files", ()))
+    except Exception:
+        return None
+    if "meta" in entries:
+        return "model"
+    if "meta_json" in entries:
+        return "corpus"
+    if {"format", "shape"} <= entries:
+        return "matrix"
+    return None
+
+
+def check_file(path, what: str) -> None:
+    """A clear error for a missing path or a folder where a file is expected."""
+    p = Path(path)
+    if not p.exists():
+        raise FileNotFoundError(f"{what} {str(path)!r} does not exist. Check the path.")
+    if p.is_dir():
+        raise ValueError(f"{what} {str(path)!r} is a folder; give a file.")
+
+
+# ----------------------------------------------------------------------------- text columns
+def csv_delimiter(p: Path) -> str:
+    """A tab for ``.tsv`` files, else a comma."""
+    return "\t" if p.name.lower().endswith((".tsv", ".tsv.gz")) else ","
+
+
+def _numeric(value: str) -> bool:
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _pick_text(names: list[str], strings: list[str], spaced: list[str]) -> str | None:
+    """``text`` (exact, then in any case), else the single string column, else the single one with spaces."""
+    if "text" in names:
+        return "text"
+    folded = [n for n in names if n.lower() == "text"]
+    if len(folded) == 1:
+        return folded[0]
+    if len(strings) == 1:
+        return strings[0]
+    if len(spaced) == 1:
+        return spaced[0]
+    return None
+
+
+def _csv_columns(p: Path, enc: str, delimiter: str) -> tuple[list[str], list[str], list[str]]:
+    """The header names, the columns holding non-numbers, and those with spaces, from the first rows."""
+    from topicvb.datasets._files import open_text
+
+    old_limit = csv.field_size_limit()
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+    try:
+        with open_text(p, encoding=enc, newline="") as f:
+            reader = csv.reader(f, delimiter=delimiter)
+            header = next(reader, None) or []
+            strings, spaced = set(), set()
+            for i, row in enumerate(reader):
+                if i >= _SAMPLE_ROWS:
+                    break
+                for j, value in enumerate(row[: len(header)]):
+                    if value.strip() and not _numeric(value):
+                        strings.add(j)
+                        if any(c.isspace() for c in value.strip()):
+                            spaced.add(j)
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{_shown(p)} is not valid {enc} text ({exc.reason}); pass the right --encoding "
+                         "(for example --encoding latin-1).") from None
+    except csv.Error as exc:
+        raise ValueError(f"{_shown(p)} is not valid CSV: {exc}.") from None
+    finally:
+        csv.field_size_limit(old_limit)
+    return header, [header[j] for j in sorted(strings)], [header[j] for j in sorted(spaced)]
+
+
+def _jsonl_fields(p: Path, enc: str) -> tuple[list[str], list[str], list[str]]:
+    """The fields of the first objects, those holding only strings, and those with spaces."""
+    from topicvb.datasets._files import open_text
+
+    names, kinds, spaced = [], {}, set()
+    try:
+        with open_text(p, encoding=enc) as f:
+            seen = 0
+            for line in f:
+                if not line.strip():
+                    continue
+                seen += 1
+                if seen > _SAMPLE_ROWS:
+                    break
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError:
+                    break  # the reader reports the bad line
+                if not isinstance(obj, dict):
+                    break
+                for key, value in obj.items():
+                    if key not in kinds:
+                        names.append(key)
+                        kinds[key] = True
+                    if not isinstance(value, str):
+                        kinds[key] = False
+                    elif any(c.isspace() for c in value.strip()):
+                        spaced.add(key)
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{_shown(p)} is not valid {enc} text ({exc.reason}); pass the right --encoding "
+                         "(for example --encoding latin-1).") from None
+    strings = [k for k in names if kinds[k]]
+    return names, strings, [k for k in strings if k in spaced]
+
+
+def text_column(path, fmt: str, args, note) -> str:
+    """``--text-column`` as given, else the obvious text column of the CSV (field of the JSON lines).
+
+    ``note(line)`` tells the user which column was picked when it was guessed from the values.
+    Raises ValueError listing the columns when none is obvious.
+    """
+    if args.text_column is not None:
+        return args.text_column
+    p = Path(path)
+    from topicvb.datasets._files import check_input_file
+
+    check_input_file(p, "the input")
+    what = "column" if fmt == "csv" else "field"
+    if fmt == "csv":
+        names, strings, spaced = _csv_columns(p, encoding(args), csv_delimiter(p))
+    else:
+        names, strings, spaced = _jsonl_fields(p, encoding(args))
+    choice = _pick_text(names, strings, spaced)
+    if choice is None:
+        listed = ", ".join(repr(n) for n in names) or "none"
+        hint = ""
+        if len(strings) > 1:
+            hint = f" ({', '.join(repr(n) for n in strings)} hold text)"
+        raise ValueError(f"--text-column is required: cannot tell which {what} of {str(path)!r} holds the text; "
+                         f"its {what}s are {listed}{hint}. Pass --text-column NAME.")
+    if choice.lower() != "text":
+        note(f"topicvb: reading the text from the {what} {choice!r} of {str(path)!r} "
+             f"(choose another with --text-column)")
+    return choice
+
+
+# ----------------------------------------------------------------------------- target vocabulary
+class TargetVocabulary(NamedTuple):
+    """The terms a held-out input is counted over (``--vocab MODEL|CORPUS|FILE``)."""
+
+    terms: list
+    vectorizer: object  # a model's saved vectorizer (counts raw text exactly as its training text), or None
+    source: str  # for messages: "the model 'm.npz'"
+
+
+def is_vocabulary_npz(path) -> bool:
+    """Whether ``--vocab path`` names a saved model or corpus (rather than a vocabulary text file)."""
+    if path is None:
+        return False
+    if str(path).lower().endswith(".npz"):
+        return True
+    return Path(path).is_file() and npz_kind(path) is not None
+
+
+def read_target_vocabulary(path) -> TargetVocabulary:
+    """The vocabulary of a saved model (with its vectorizer, if saved) or corpus, for ``--vocab``."""
+    from topicvb.datasets._npz import numbered_vocabulary
+
+    check_file(path, "--vocab")
+    kind = npz_kind(path)
+    if kind == "model":
+        from topicvb.persistence import read
+
+        record = read(path)
+        source = f"the model {str(path)!r}"
+        terms = None if record.vocabulary is None else [str(t) for t in record.vocabulary]
+    elif kind == "corpus":
+        from topicvb.datasets import Corpus
+
+        record, source = None, f"the corpus {str(path)!r}"
+        terms = Corpus.load(path).vocabulary
+    elif kind == "matrix":
+        raise ValueError(f"--vocab {str(path)!r} is a plain SciPy matrix, which has no terms; give a model "
+                         "(topicvb fit), a corpus (topicvb vectorize) or a vocabulary file (one term per line).")
+    else:
+        raise ValueError(f"--vocab {str(path)!r} is neither a topicvb model or corpus (.npz) nor readable as one; "
+                         "give a model, a corpus or a vocabulary file (one term per line).")
+    if not terms:
+        raise ValueError(f"{source} has no vocabulary to count over.")
+    if terms == numbered_vocabulary(len(terms)):
+        raise ValueError(f"{source} has numbered terms ('0', '1', ...: it was made from a plain matrix without "
+                         "--vocab), so there are no words to count; give a model or corpus with real terms.")
+    return TargetVocabulary(terms, None if record is None else record.vectorizer, source)
+
+
+def reindex(corpus, terms: list, source: str):
+    """``corpus`` with its columns matched, term by term, to ``terms`` (others dropped): (corpus, tokens dropped)."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    index = {t: j for j, t in enumerate(terms)}
+    target = np.fromiter((index.get(t, -1) for t in corpus.vocabulary), dtype=np.int64, count=corpus.n_terms)
+    keep = np.flatnonzero(target >= 0)
+    if keep.size == 0:
+        raise ValueError(f"the corpus {corpus.name!r} shares no term with {source}; were they made from the same "
+                         "kind of text?")
+    mapping = sp.csr_matrix((np.ones(keep.size, dtype=corpus.X.dtype), (keep, target[keep])),
+                            shape=(corpus.n_terms, len(terms)))
+    X = (corpus.X @ mapping).tocsr()
+    dropped = corpus.n_tokens - X.sum()
+    return dataclasses.replace(corpus, X=X, vocabulary=list(terms),
+                               description=(corpus.description + f" Columns matched to {source}.").strip()), dropped
+
+
+# ----------------------------------------------------------------------------- options that apply
+def warn_unused(args, used: set, why: dict) -> None:
+    """One warning per input option given that the input did not use (``why[dest]``: the reason)."""
+    for dest in ("text_column", "label_column", "subset", "encoding", *TOKENIZER_OPTIONS, *PRUNING_OPTIONS):
+        if hasattr(args, dest) and given(args, dest) and dest not in used:
+            logger.warning("%s does not apply here (%s); ignored.", flag(dest),
+                           why.get(dest, "not used for this input"))
+
+
+# ----------------------------------------------------------------------------- reading
+class TextCounter:
+    """The vectorizer a dataset reader is given: ``before()`` runs when counting starts (it takes
+    the status line away, so the Vectorizer's own bar stands alone), and with ``fitted`` its
+    ``fit_transform`` only transforms, so a new corpus is counted in a saved model's terms (its
+    vocabulary, tokenizer settings and phrases)."""
+
+    def __init__(self, vectorizer, *, fitted: bool, before=None):
+        self.vectorizer, self.fitted, self.before = vectorizer, fitted, before
+
+    def fit_transform(self, texts, y=None):
+        if self.before is not None:
+            self.before()
+        if self.fitted:
+            return self.vectorizer.transform(texts)
+        return self.vectorizer.fit_transform(texts)
+
+    def get_feature_names_out(self):
+        return self.vectorizer.get_feature_names_out()
+
+
+def new_vectorizer(args, extra_stop_words=(), *, vocabulary=None, verbose: int = 0):
+    """A Vectorizer with the command line's text options (and its defaults, :data:`TEXT_DEFAULTS`)."""
+    from topicvb.text import ENGLISH_STOP_WORDS, Tokenizer, Vectorizer
+
+    stop_words = text_option(args, "stop_words")
+    stop_words = None if stop_words == "none" else stop_words
+    if extra_stop_words:
+        stop_words = sorted(set(extra_stop_words) | (ENGLISH_STOP_WORDS if stop_words == "english" else set()))
+    tokenizer = Tokenizer(stop_words=stop_words, stemmer=text_option(args, "stem"),
+                          clean="email" if text_option(args, "clean_email") else None)
+    return Vectorizer(tokenizer=tokenizer, phrases=text_option(args, "phrases"), min_df=text_option(args, "min_df"),
+                      max_df=text_option(args, "max_df"), max_features=text_option(args, "max_features"),
+                      vocabulary=vocabulary, n_jobs=getattr(args, "n_jobs", None), verbose=verbose)
+
+
+def _has_own_terms(corpus) -> bool:
+    """Whether the corpus's columns have terms (not the numbers a matrix read without vocabulary gets)."""
+    from topicvb.datasets._bow import placeholder_vocabulary
+    from topicvb.datasets._npz import numbered_vocabulary
+
+    n = corpus.n_terms
+    return corpus.vocabulary not in (numbered_vocabulary(n), placeholder_vocabulary(n))
+
+
+def _read_counts(path: str, fmt: str, args, target, used: set, why: dict):
+    """A count-matrix input (npz, UCI, LDA-C, MatrixMarket), its columns matched to ``target`` if given."""
+    from topicvb import datasets
+    from topicvb.datasets._npz import read_npz
+
+    p = Path(path)
+    counted = f"{str(path)!r} is a count matrix, already counted"
+    why.update({d: counted for d in (*TOKENIZER_OPTIONS, *PRUNING_OPTIONS)})
+    vocab_file = None if target is not None else getattr(args, "vocab", None)
+    if vocab_file is not None:
+        used.update(("encoding", "vocab"))
+    else:
+        why["encoding"] = "nothing in this input is read as text"
+    enc = encoding(args)
+    if fmt == "npz":
+        check_file(p, "the input")
+        if npz_kind(p) == "model":
+            raise ValueError(f"{str(path)!r} is a model file (written by 'topicvb fit'), not a corpus; give a corpus "
+                             "('topicvb vectorize') or raw text.")
+        corpus = read_npz(p, vocab_file, encoding=enc)
+    elif fmt == "uci":
+        corpus = datasets.read_uci(p, vocab_file, encoding=enc)
+    elif fmt == "ldac":
+        corpus = datasets.read_ldac(p, vocab_file, encoding=enc)
+    else:
+        corpus = datasets.read_matrix_market(p, vocab_file, encoding=enc)
+    if target is None:
+        return corpus
+    used.add("vocab")
+    if not _has_own_terms(corpus):
+        raise ValueError(
+            f"{str(path)!r} has no terms of its own to match with {target.source}; give it its vocabulary first "
+            f"('topicvb vectorize {path} --vocab VOCAB.txt -o corpus.npz'), then match that corpus "
+            f"('topicvb vectorize corpus.npz --vocab {getattr(args, 'vocab')} -o matched.npz').")
+    if target.vectorizer is not None and corpus.texts is not None:
+        # the corpus kept its texts and the model its vectorizer: count them again exactly as the
+        # training text was counted (matching columns would lose the terms the corpus's own pruning dropped)
+        target.vectorizer.set_params(verbose=0)
+        X = target.vectorizer.transform(corpus.texts)
+        logger.info("counted the %d texts of %s with the saved vectorizer of %s.", corpus.n_docs, path, target.source)
+        return dataclasses.replace(corpus, X=X, vocabulary=list(target.terms),
+                                   description=(corpus.description + f" Counted again with the vectorizer of "
+                                                f"{target.source}.").strip())
+    matched, dropped = reindex(corpus, target.terms, target.source)
+    logger.info("matched the %d terms of %s to the %d terms of %s; %d tokens of other terms dropped.",
+                corpus.n_terms, path, len(target.terms), target.source, dropped)
+    return matched
+
+
+def read_corpus(path: str, args, vectorizer=None, *, progress):
+    """:func:`read_any` with a status line ("reading PATH ...") on a terminal."""
+    with progress.stage(f"reading {path}") as end_status:
+        return read_any(path, args, vectorizer, progress=progress, before_counting=end_status)
+
+
+def read_any(path: str, args, vectorizer=None, *, progress, before_counting=None):
+    """Read any supported input: a saved corpus, a bag-of-words file, a text folder, table or 20ng.
+
+    Raw text is counted with ``vectorizer`` (a saved model's, given by the command), else with
+    the vectorizer of the model or corpus in ``--vocab`` (or over its terms), else with a new
+    vectorizer built from the text options. ``args.fitted_vectorizer`` is set to the vectorizer
+    that counted it (None for count-matrix input). Options given that do not apply to this input
+    are ignored with a warning.
+    """
+    args.fitted_vectorizer = None
+    fmt = detect_format(path, getattr(args, "format", "auto"))
+    used, why = set(), {}
+    why.update({"text_column": "only CSV and JSON lines have columns", "label_column":
+                "only CSV and JSON lines have columns", "subset": "only for the 20 Newsgroups input '20ng'"})
+    vocab = getattr(args, "vocab", None)
+    target = None
+    if vocab is not None and is_vocabulary_npz(vocab):
+        target = read_target_vocabulary(vocab)
+    elif vocab is not None:
+        check_file(vocab, "--vocab")
+    try:
+        if fmt not in TEXT_FORMATS:
+            corpus = _read_counts(path, fmt, args, target, used, why)
+        else:
+            corpus = _read_text(path, fmt, args, vectorizer, target, used, why, progress, before_counting)
+    except ValueError as exc:
+        message = encoding_hint(str(exc))
+        if message != str(exc):
+            raise ValueError(message) from None
+        raise
+    if vocab is not None and "vocab" not in used:
+        logger.warning("--vocab does not apply here (the model's saved vectorizer counts the text); ignored.")
+    warn_unused(args, used, why)
+    return corpus
+
+
+def _read_text(path, fmt, args, vectorizer, target, used, why, progress, before_counting):
+    """A raw-text input counted by the right vectorizer (see :func:`read_any`)."""
+    from topicvb import datasets
+
+    p = Path(path)
+    enc = encoding(args)
+    if fmt == "20ng":
+        used.add("subset")
+        why["encoding"] = "20 Newsgroups posts are read as latin-1"
+    else:
+        used.add("encoding")
+    if fmt in ("csv", "jsonl"):
+        used.update(("text_column", "label_column"))
+    saved = vectorizer if vectorizer is not None else None if target is None else target.vectorizer
+    if saved is not None:
+        if vectorizer is None:
+            used.add("vocab")
+        reason = "the text is counted with the model's saved vectorizer, with its own settings"
+        why.update({d: reason for d in (*TOKENIZER_OPTIONS, *PRUNING_OPTIONS)})
+        saved.set_params(verbose=progress.vectorizer_verbose)
+        counter = TextCounter(saved, fitted=True, before=before_counting)
+        args.fitted_vectorizer = saved
+    else:
+        fixed = None
+        if target is not None:
+            fixed = target.terms
+        elif getattr(args, "vocab", None) is not None:
+            from topicvb.datasets import read_vocabulary
+
+            fixed = read_vocabulary(args.vocab, "--vocab", enc)
+            used.add("encoding")
+        used.update(TOKENIZER_OPTIONS)
+        if fixed is None:
+            used.update(PRUNING_OPTIONS)
+        else:
+            used.add("vocab")
+            why.update({d: "the vocabulary is fixed by --vocab, so nothing is pruned" for d in PRUNING_OPTIONS})
+        vec = new_vectorizer(args, vocabulary=fixed, verbose=progress.vectorizer_verbose)
+        counter = TextCounter(vec, fitted=False, before=before_counting)
+        args.fitted_vectorizer = vec
+    if fmt == "20ng":
+        return datasets.load_20newsgroups(subset=args.subset or DEFAULT_SUBSET, vectorizer=counter)
+    if fmt == "textdir":
+        if not p.is_dir():
+            raise ValueError(f"{str(path)!r} is not a folder; --format textdir reads a folder of text files.")
+        return datasets.read_text_dir(p, vectorizer=counter, encoding=enc)
+    column = text_column(p, fmt, args, progress.note)
+    if fmt == "csv":
+        return datasets.read_csv(p, column, args.label_column, vectorizer=counter, encoding=enc,
+                                 delimiter=csv_delimiter(p))
+    return datasets.read_jsonl(p, column, args.label_column, vectorizer=counter, encoding=enc)
