@@ -14,6 +14,8 @@ from topicvb.datasets import make_lda_corpus
 from topicvb.evaluation import FixedTopicModel, coherence
 from topicvb.inspection import (
     TopicTable,
+    is_non_word,
+    junk_topics,
     representative_documents,
     summary,
     to_pyldavis,
@@ -136,7 +138,7 @@ def test_summary_table(fitted):
     buf = io.StringIO()
     table.to_csv(buf)
     lines = buf.getvalue().splitlines()
-    assert lines[0] == "topic,rank,word,weight,prevalence,coherence"
+    assert lines[0] == "topic,rank,word,weight,prevalence,coherence,junk"
     assert len(lines) == 1 + 3 * 5
     first = lines[1].split(",")
     assert first[:3] == ["0", "1", table.topics[0][0][0]]
@@ -180,6 +182,88 @@ def test_summary_without_corpus_and_table_checks(fitted, tmp_path):
         table.to_csv(3)
 
 
+# ---------------------------------------------------------------------------------- junk topics
+WORDS_A = ["apple", "banana", "cherry", "grape", "lemon", "mango", "olive", "peach", "pear", "plum"]
+WORDS_B = ["atom", "boson", "charge", "electron", "energy", "field", "lepton", "mass", "muon", "quark"]
+NON_WORDS = ["0d", "w7", "34u", "ax", "c_", "b8f", "a86", "g9v", "mv", "_o"]
+WORDS_D = ["anchor", "bridge", "castle", "harbour", "island", "lagoon", "meadow", "orchard", "river", "valley"]
+
+
+@pytest.fixture(scope="module")
+def junk_corpus():
+    """Four topics over four blocks of ten terms: fruit and physics spread over many documents, a topic
+    of non-words spread as widely, and a topic of ordinary words that lives in three documents (of 240)."""
+    vocab = WORDS_A + WORDS_B + NON_WORDS + WORDS_D
+    phi = np.full((4, 40), 1e-4)
+    for k in range(4):
+        phi[k, 10 * k:10 * k + 10] = 1.0
+    gen = np.random.default_rng(0)
+    rows = []
+    for d in range(240):
+        counts = np.zeros(40)
+        block = d % 3  # fruit, physics and non-words each in 80 documents
+        counts[10 * block:10 * block + 10] = gen.integers(1, 4, size=10)
+        rows.append(counts)
+    for d in range(3):  # three long documents hold the whole of topic D
+        rows[d][30:40] = 60
+    return FixedTopicModel(phi), sp.csr_matrix(np.array(rows)), vocab
+
+
+def test_is_non_word():
+    assert all(map(is_non_word, ["0d", "w7", "34u", "ax", "c_", "__", "1990", "x", "ab", "π2"]))
+    assert not any(map(is_non_word, ["abc", "matrix", "n_samples", "new_york", "café", "日本", "ναός"]))
+
+
+def test_junk_topics_flags_non_words_and_few_documents(junk_corpus):
+    model, X, vocab = junk_corpus
+    flags = junk_topics(model, X, vocab)
+    assert flags == [[], [], ["non-words"], ["few documents"]]
+    # each rule alone: no X, no document rule; no vocabulary, no word rule
+    assert junk_topics(model, vocabulary=vocab) == [[], [], ["non-words"], []]
+    assert junk_topics(model, X) == [[], [], [], ["few documents"]]
+    # topic D's tokens: the three long documents hold almost all of them (expected counts N_d theta_dk)
+    theta = model.transform(X)
+    tokens = np.asarray(X.sum(axis=1)).ravel()[:, None] * theta
+    assert np.sort(tokens[:, 3])[-10:].sum() / tokens[:, 3].sum() > 0.9
+    assert np.sort(tokens[:, 0])[-10:].sum() / tokens[:, 0].sum() < 0.2
+    assert junk_topics(model, X, vocab, doc_topic=theta) == flags
+
+
+def test_junk_rules_stay_quiet_where_they_cannot_judge(junk_corpus):
+    model, X, vocab = junk_corpus
+    # a vocabulary of codes (a synthetic corpus's "w0001"): non-words are what the data is made of
+    codes = [f"w{j:04d}" for j in range(40)]
+    assert junk_topics(model, vocabulary=codes) == [[], [], [], []]
+    # fewer than 50 non-empty documents per topic: an ordinary topic may live in ten of them
+    assert junk_topics(model, X[:199]) == [[], [], [], []]
+    assert junk_topics(model, X[:200])[3] == ["few documents"]
+    with pytest.raises(ValueError, match=r"doc_topic must have shape \(240, 4\)"):
+        junk_topics(model, X, doc_topic=np.ones((3, 4)))
+    with pytest.raises(ValueError, match="X has 39 terms"):
+        junk_topics(model, X[:, :39])
+
+
+def test_summary_shows_the_junk_flags(junk_corpus):
+    model, X, vocab = junk_corpus
+    table = summary(model, X, vocab, n=5)
+    assert table.junk == [[], [], ["non-words"], ["few documents"]]
+    lines = str(table).splitlines()
+    assert "junk" in lines[1]
+    assert "non-words" in lines[4] and "few documents" in lines[5] and "non-words" not in lines[2]
+    buf = io.StringIO()
+    table.to_csv(buf)
+    rows = [line.split(",") for line in buf.getvalue().splitlines()[1:]]
+    assert {r[-1] for r in rows if r[0] == "2"} == {"non-words"} and {r[-1] for r in rows if r[0] == "0"} == {""}
+    assert table.to_dict()["topics"][3]["junk"] == ["few documents"]
+    html = table._repr_html_()
+    assert html.count("few documents") == 1 and html.count("non-words") == 1
+    # a table with nothing flagged has no junk column
+    clean = summary(model, vocabulary=[f"w{j:04d}" for j in range(40)], n=5)
+    assert clean.junk == [[], [], [], []] and "junk" not in str(clean) and "junk" not in clean._repr_html_()
+    with pytest.raises(ValueError, match="junk must have one list of reasons per topic"):
+        TopicTable([[("a", 1.0)]], junk=[[], []])
+
+
 # ---------------------------------------------------------------------------------- pyLDAvis
 def test_to_pyldavis_shapes_and_normalisation(fitted):
     model, corpus = fitted
@@ -206,3 +290,70 @@ def test_to_pyldavis_drops_unused_terms():
     np.testing.assert_allclose(args["topic_term_dists"].sum(axis=1), 1.0)
     kept = to_pyldavis(model, X, ["x", "unused", "z"], drop_unused_terms=False)
     assert kept["vocab"] == ["x", "unused", "z"]
+
+
+def test_to_pyldavis_floors_tiny_probabilities():
+    """Probabilities below min_probability (zeros, underflowed values) are raised to it, rows renormalised."""
+    phi = np.array([[0.5, 0.5 - 1e-300, 1e-300, 0.0], [0.25, 0.25, 0.25, 0.25]])
+    model = FixedTopicModel(phi)
+    X = np.array([[1, 2, 1, 1], [3, 0, 1, 2]])
+    args = to_pyldavis(model, X, list("abcd"))
+    ttd = args["topic_term_dists"]
+    np.testing.assert_allclose(ttd.sum(axis=1), 1.0)
+    assert ttd[0, 2] == ttd[0, 3] == pytest.approx(1e-12, rel=1e-11)
+    assert ttd[0, 0] == pytest.approx(0.5, rel=1e-11)
+    np.testing.assert_array_equal(ttd[1], phi[1])  # nothing to raise: unchanged
+    raw = to_pyldavis(model, X, list("abcd"), min_probability=0)["topic_term_dists"]
+    assert raw[0, 3] == 0.0 and raw[0, 2] == 1e-300
+    assert to_pyldavis(model, X, list("abcd"), min_probability=0.01)["topic_term_dists"][0, 3] == pytest.approx(0.01 / 1.02)
+    for bad in (-1e-12, 0.3, float("nan"), "1e-12", True):
+        with pytest.raises(ValueError, match=r"min_probability must be a number in \[0, 1/n_terms\]"):
+            to_pyldavis(model, X, list("abcd"), min_probability=bad)
+
+
+# ---------------------------------------------------------------------------------- with the real pyLDAvis
+@pytest.fixture(scope="module")
+def pyldavis():
+    return pytest.importorskip("pyLDAvis", reason="pyLDAvis is not installed (it is in the test extra: "
+                                                  "pip install '.[test]' or pip install pyLDAvis)")
+
+
+def _pyldavis_prepare(pyldavis, args):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pandas/joblib deprecation notes from inside pyLDAvis
+        return pyldavis.prepare(**args, n_jobs=1, sort_topics=False)
+
+
+@pytest.mark.parametrize("name", ["PLSA", "BatchLDA", "CollapsedLDA", "OnlineLDA", "StochasticCollapsedLDA"])
+def test_pyldavis_prepare_accepts_every_estimator(pyldavis, name):
+    import topicvb
+
+    corpus = make_lda_corpus(60, 40, 3, separated=True, random_state=0).corpus
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = getattr(topicvb, name)(3, random_state=0, max_iter=20).fit(corpus.X)
+    args = to_pyldavis(model, corpus.X, corpus.vocabulary)
+    vis = _pyldavis_prepare(pyldavis, args)
+    coords = vis.topic_coordinates[["x", "y"]].to_numpy()
+    assert coords.shape == (3, 2) and np.all(np.isfinite(coords))
+    assert np.all(np.isfinite(vis.topic_info["Freq"].to_numpy()))
+    assert set(vis.topic_info["Term"]) <= set(args["vocab"])
+    html = pyldavis.prepared_data_to_html(vis)
+    assert "ldavis" in html.lower()
+
+
+def test_pyldavis_prepare_after_plsa_underflow(pyldavis):
+    """A long pLSA fit drives unused terms' probabilities to subnormal numbers; halving one (pyLDAvis's
+    Jensen-Shannon midpoint) gives 0 and an infinite divergence, so the map failed with LinAlgError."""
+    from topicvb.evaluation._common import topic_word
+
+    corpus = make_lda_corpus(200, 100, 5, separated=True, random_state=0).corpus
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = PLSA(5, random_state=0, max_iter=300, tol=0.0, moves=False).fit(corpus.X)
+    phi = topic_word(model)
+    assert np.any((phi > 0) & (0.5 * phi == 0))  # the failure's precondition holds for this fit
+    args = to_pyldavis(model, corpus.X, corpus.vocabulary)
+    assert args["topic_term_dists"].min() >= 1e-12 * (1 - 1e-9)
+    vis = _pyldavis_prepare(pyldavis, args)
+    assert np.all(np.isfinite(vis.topic_coordinates[["x", "y"]].to_numpy()))

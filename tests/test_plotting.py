@@ -12,7 +12,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 
-from topicvb import BatchLDA, PLSA  # noqa: E402
+from topicvb import BatchLDA, OnlineLDA, PLSA, StochasticCollapsedLDA  # noqa: E402
 from topicvb import plotting  # noqa: E402
 from topicvb.datasets import make_lda_corpus  # noqa: E402
 from topicvb.evaluation import select_n_topics  # noqa: E402
@@ -45,6 +45,68 @@ def test_bound_history(fitted):
     assert ax.lines[0].get_ydata()[-1] == pytest.approx(0.0)
     _, given = plt.subplots()
     assert plotting.plot_bound_history([1.0, 2.0, 3.0], ax=given) is given
+
+
+@pytest.fixture(scope="module")
+def stochastic(fitted):
+    _, _, corpus = fitted
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        online = OnlineLDA(3, batch_size=20, max_iter=8, random_state=0).fit(corpus.X)
+        scvb0 = StochasticCollapsedLDA(3, batch_size=20, max_iter=8, random_state=0).fit(corpus.X)
+    return online, scvb0
+
+
+def _total_variation(y):
+    return float(np.abs(np.diff(y)).sum())
+
+
+def test_bound_history_smooths_a_stochastic_trace(fitted, stochastic):
+    """An online fit's per-batch bound is drawn faint under its running mean over one pass, on an x-axis
+    of passes, and the y-axis is fitted to the readable curves, not to the raw trace's spikes."""
+    batch, _, _ = fitted
+    online, _ = stochastic
+    raw = online.bound_history_
+    assert raw.size == online.n_batch_iter_ == 6 * online.n_iter_ and np.any(np.diff(raw) < 0)  # noisy
+    ax = plotting.plot_bound_history({"batch": batch, "online": online})
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["batch", "online (mean of 6)"]
+    batch_line, mean_line, raw_line = ax.lines
+    np.testing.assert_allclose(batch_line.get_ydata(), batch.bound_history_)
+    np.testing.assert_allclose(raw_line.get_ydata(), raw)
+    expected = [raw[max(0, i - 5): i + 1].mean() for i in range(raw.size)]  # trailing mean of one pass
+    np.testing.assert_allclose(mean_line.get_ydata(), expected)
+    assert raw_line.get_alpha() < 0.5 and mean_line.get_alpha() in (None, 1.0)
+    assert raw_line.get_color() == mean_line.get_color()
+    assert _total_variation(mean_line.get_ydata()) < 0.5 * _total_variation(raw)
+    # the x-axis counts passes: the online trace ends at its number of passes, like a batch iteration count
+    assert mean_line.get_xdata()[-1] == pytest.approx(online.n_iter_)
+    assert mean_line.get_xdata()[5] == pytest.approx(1.0)
+    assert ax.get_xlabel().startswith("passes over the corpus")
+    # the y-range covers the batch curve and the running mean (with a 5% margin), not the raw spikes
+    readable = np.concatenate([batch.bound_history_, expected])
+    low, high = ax.get_ylim()
+    span = readable.max() - readable.min()
+    assert low == pytest.approx(readable.min() - 0.05 * span) and high == pytest.approx(readable.max() + 0.05 * span)
+    # smoothing on request, or off
+    ax = plotting.plot_bound_history(online, smooth=False)
+    assert len(ax.lines) == 1 and np.allclose(ax.lines[0].get_ydata(), raw)
+    ax = plotting.plot_bound_history(batch.bound_history_, smooth=3)
+    assert len(ax.lines) == 2 and ax.lines[0].get_ydata()[2] == pytest.approx(batch.bound_history_[:3].mean())
+    with pytest.raises(ValueError, match="smooth must be None, a bool or a positive int"):
+        plotting.plot_bound_history(batch, smooth=0)
+
+
+def test_bound_history_goes_relative_for_bounds_of_different_kinds(fitted, stochastic):
+    """StochasticCollapsedLDA records a per-token value (about -3), the others a corpus total (thousands):
+    on one absolute axis one of them would be a flat line, so the default switches to relative bounds."""
+    batch, _, _ = fitted
+    _, scvb0 = stochastic
+    assert abs(batch.bound_history_[-1]) > 10 * abs(scvb0.bound_history_[-1])
+    ax = plotting.plot_bound_history([batch, scvb0])
+    assert ax.get_ylabel() == "relative bound"
+    assert ax.lines[0].get_ydata()[-1] == pytest.approx(0.0)
+    ax = plotting.plot_bound_history([batch, scvb0], relative=False)
+    assert ax.get_ylabel().startswith("bound")
 
 
 def test_perplexity_vs_time():
@@ -106,3 +168,47 @@ def test_missing_matplotlib_names_the_extra(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", fake_import)
     with pytest.raises(ImportError, match=r"topicvb\[plot\]"):
         plotting.plot_bound_history([1.0, 2.0])
+
+
+# ---------------------------------------------------------------------------------- layout, measured
+def _extents(fig, artists):
+    renderer = fig.canvas.get_renderer()
+    return [(a, a.get_window_extent(renderer)) for a in artists if a.get_visible() and a.get_text()]
+
+
+def _intersect(a, b):
+    return min(a.x1, b.x1) - max(a.x0, b.x0) > 0.5 and min(a.y1, b.y1) - max(a.y0, b.y0) > 0.5
+
+
+@pytest.mark.parametrize("n, ncols, n_topics", [(10, 4, 8), (4, 3, 9), (15, 2, 4)])
+def test_top_words_panels_do_not_overlap(n, ncols, n_topics):
+    """No title runs into the axis label or tick labels of the panel above it, and no text of one panel
+    enters another panel: measured on the drawn figure (Agg), not estimated."""
+    gen = np.random.default_rng(1)
+    words = [[(f"{'longword' * (1 + j % 2)}{k}_{j}", float(v)) for j, v in enumerate(sorted(gen.random(n), reverse=True))]
+             for k in range(n_topics)]
+    axes = plotting.plot_top_words(words, n=n, ncols=ncols)
+    fig = axes[0].figure
+    fig.canvas.draw()
+    panels = []
+    for ax in axes:
+        lo, hi = sorted(ax.get_xlim())  # tick labels outside the view are not drawn
+        xticks = [t for t in ax.get_xticklabels() if lo - 1e-12 <= t.get_position()[0] <= hi + 1e-12]
+        texts = [ax.title, ax.xaxis.label] + xticks + ax.get_yticklabels()
+        panels.append((ax, _extents(fig, texts)))
+    for i, (ax, texts) in enumerate(panels):
+        title = ax.title.get_window_extent(fig.canvas.get_renderer())
+        for j, (other, other_texts) in enumerate(panels):
+            if j == i:
+                continue
+            for artist, box in other_texts:
+                assert not _intersect(title, box), (f"title of panel {i} overlaps {artist.get_text()!r} of panel {j}")
+            assert not _intersect(title, other.get_window_extent()), f"title of panel {i} enters panel {j}"
+            for artist, box in texts:  # this panel's word labels stay out of the other panels' plotting areas
+                assert not _intersect(box, other.get_window_extent()), (
+                    f"{artist.get_text()!r} of panel {i} enters panel {j}")
+    inside = fig.bbox
+    for _, texts in panels:
+        for artist, box in texts:
+            assert box.x0 >= inside.x0 - 0.5 and box.x1 <= inside.x1 + 0.5 and box.y0 >= inside.y0 - 0.5 \
+                and box.y1 <= inside.y1 + 0.5, f"{artist.get_text()!r} is cut off by the figure's edge"

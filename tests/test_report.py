@@ -308,3 +308,116 @@ def test_single_topic_and_tiny_vocabulary():
     t = data["topics"][0]
     assert (t["x"], t["y"], t["nearest"]) == (0.0, 0.0, None) and t["prevalence"] == pytest.approx(1.0)
     assert data["terms"] == [str(j) for j in range(5)]  # no vocabulary: column numbers
+
+
+# ------------------------------------------------------------------------------------ layout, measured in a browser
+MEASURE_JS = """
+(function () {
+  const out = { labels: [], leaders: 0, cells: [], rendered: document.getElementById("tvb-app").getAttribute("data-rendered") };
+  for (const t of document.querySelectorAll("svg text.topic-label")) {
+    const b = t.getBBox();
+    out.labels.push({ topic: t.textContent, x0: b.x, y0: b.y, x1: b.x + b.width, y1: b.y + b.height,
+                      size: Number(t.getAttribute("font-size")) });
+  }
+  out.leaders = document.querySelectorAll("svg line.leader").length;
+  for (const td of document.querySelectorAll("table.summary td.doc")) {
+    out.cells.push({ text: td.textContent, scroll: td.scrollWidth, client: td.clientWidth });
+  }
+  const pre = document.createElement("pre");
+  pre.id = "measured";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+"""
+
+
+def _measure(chromium, tmp_path, page):
+    """Render the page with a measuring script appended, and return what it measured."""
+    path = tmp_path / "measured.html"
+    path.write_text(page.replace("</body>", f"<script>{MEASURE_JS}</script></body>"), encoding="utf-8")
+    dom = _chromium(chromium, tmp_path, path.as_uri(), "--dump-dom", "--window-size=1280,900")
+    found = re.search(r'<pre id="measured">(.*?)</pre>', dom, re.S)
+    assert found, dom[-2000:]
+    return json.loads(html.unescape(found.group(1)))
+
+
+@pytest.fixture(scope="module")
+def crowded_page():
+    """40 topics in 20 near-identical pairs, so circles sit on top of each other (two-digit labels), and
+    long document ids."""
+    from topicvb.evaluation import FixedTopicModel
+
+    gen = np.random.default_rng(0)
+    n_base, V = 20, 200
+    base = np.full((n_base, V), 1e-3)
+    for i in range(n_base):
+        base[i, gen.choice(V, 12, replace=False)] += gen.dirichlet(np.ones(12)) * 5
+    phi = np.repeat(base, 2, axis=0) * gen.uniform(0.97, 1.03, size=(2 * n_base, V))
+    phi /= phi.sum(axis=1, keepdims=True)
+    rows = [gen.multinomial(60, base[d % n_base] / base[d % n_base].sum()) for d in range(400)]
+    X = sp.csr_matrix(np.array(rows, dtype=float))
+    ids = [f"sklearn.ensemble._forest.RandomForestClassifier.predict_log_proba_{d:03d}" for d in range(400)]
+    model = FixedTopicModel(phi)
+    return report(model, X, [f"term{j}" for j in range(V)], doc_ids=ids, n_words=10, n_docs=1)
+
+
+def test_browser_map_labels_do_not_overlap(chromium, crowded_page, tmp_path):
+    out = _measure(chromium, tmp_path, crowded_page)
+    assert out["rendered"] == "true"
+    labels = out["labels"]
+    assert sorted(int(lab["topic"]) for lab in labels) == list(range(40))
+    for lab in labels:  # measured boxes, so a wrong estimate of glyph widths cannot hide an overlap
+        assert lab["x1"] - lab["x0"] >= 0.4 * lab["size"] * len(lab["topic"])
+        assert 0 <= lab["x0"] and lab["x1"] <= 400 and 0 <= lab["y0"] and lab["y1"] <= 400, lab
+    clashes = [(a["topic"], b["topic"]) for i, a in enumerate(labels) for b in labels[i + 1:]
+               if min(a["x1"], b["x1"]) - max(a["x0"], b["x0"]) > 0 and min(a["y1"], b["y1"]) - max(a["y0"], b["y0"]) > 0]
+    assert clashes == []
+    assert out["leaders"] > 0  # labels moved off their circles are tied to them by a leader line
+
+
+def test_browser_example_document_column_is_not_cut(chromium, crowded_page, tmp_path):
+    out = _measure(chromium, tmp_path, crowded_page)
+    cells = out["cells"]
+    assert len(cells) == 40
+    for cell in cells:
+        assert cell["scroll"] <= cell["client"], cell  # nothing hidden behind an ellipsis or the cell's edge
+        assert re.fullmatch(r"\d{1,3}\.\d% sklearn\.ensemble\._forest\.RandomForestClassifier\.predict_log_proba_\d{3}",
+                            cell["text"].strip()), cell
+
+
+# ------------------------------------------------------------------------------------ junk topics
+@pytest.fixture(scope="module")
+def junk_page():
+    """Three topics over 30 terms: two of words spread over 150 documents, one of non-words ("0d", "w7")."""
+    from topicvb.evaluation import FixedTopicModel
+
+    vocab = ([f"{w}" for w in "apple banana cherry grape lemon mango olive peach pear plum".split()]
+             + [f"{w}" for w in "atom boson charge electron energy field lepton mass muon quark".split()]
+             + ["0d", "w7", "34u", "ax", "c_", "b8f", "a86", "g9v", "mv", "_o"])
+    phi = np.full((3, 30), 1e-4)
+    for k in range(3):
+        phi[k, 10 * k:10 * k + 10] = 1.0
+    gen = np.random.default_rng(0)
+    X = np.zeros((150, 30))
+    for d in range(150):
+        X[d, 10 * (d % 3):10 * (d % 3) + 10] = gen.integers(1, 4, size=10)
+    return report(FixedTopicModel(phi), sp.csr_matrix(X), vocab, n_words=10)
+
+
+def test_junk_topics_in_data_and_table(junk_page):
+    data = _data(junk_page)
+    assert [t["junk"] for t in data["topics"]] == [[], [], ["non-words"]]
+    rows = re.findall(r'<tr data-row="(\d)">(.*?)</tr>', junk_page, re.S)
+    assert [('class="junk"' in row) for _, row in rows] == [False, False, True]
+    assert "1 flagged as junk" in junk_page
+
+
+def test_browser_shows_the_junk_flag(chromium, junk_page, tmp_path):
+    path = tmp_path / "junk.html"
+    path.write_text(junk_page, encoding="utf-8")
+    dom = _chromium(chromium, tmp_path, path.as_uri() + "#topic=2&lambda=1", "--dump-dom")
+    assert re.search(r'<circle class="topic-circle junk[^"]*" data-topic="2"', dom)
+    assert len(re.findall(r'<circle class="topic-circle junk', dom)) == 1
+    assert '<dd><span class="junk">probably junk: non-words</span>' in dom  # in the topic's facts
+    dom = _chromium(chromium, tmp_path, path.as_uri() + "#topic=0&lambda=1", "--dump-dom")
+    assert '<dd><span class="junk">' not in dom

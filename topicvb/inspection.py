@@ -13,6 +13,7 @@ import html
 import logging
 import numbers
 import os
+import unicodedata
 from collections.abc import Sequence
 
 import numpy as np
@@ -33,6 +34,8 @@ logger = logging.getLogger(__name__)
 
 __all__ = [
     "TopicTable",
+    "is_non_word",
+    "junk_topics",
     "representative_documents",
     "summary",
     "to_pyldavis",
@@ -217,8 +220,137 @@ def representative_documents(model, X, n: int = 5, *, doc_topic=None) -> list[li
     return out
 
 
+#: Top words (by probability) that the non-word rule of :func:`junk_topics` looks at.
+JUNK_TOP_WORDS = 10
+#: A topic is flagged "non-words" when at least this share of its top words are non-words, while less than
+#: this share of the vocabulary's terms are (a vocabulary of codes such as "w0001" says nothing about junk).
+JUNK_NON_WORD_SHARE = 0.5
+#: A topic is flagged "few documents" when JUNK_FEW_DOCS documents hold more than JUNK_DOC_SHARE of its tokens...
+JUNK_FEW_DOCS = 10
+JUNK_DOC_SHARE = 0.5
+#: ... and the corpus has at least JUNK_DOCS_PER_TOPIC x n_topics non-empty documents (with fewer, an ordinary
+#: topic may well live in a handful of documents).
+JUNK_DOCS_PER_TOPIC = 50
+#: The reasons :func:`junk_topics` gives.
+NON_WORDS, FEW_DOCUMENTS = "non-words", "few documents"
+
+
+def is_non_word(term: str) -> bool:
+    """Whether a term looks like no word: no letter, a digit, or fewer than 3 characters.
+
+    Such tokens ("0d", "w7", "34u", "ax", "c_") fill the topics that binary attachments, tables
+    of numbers or encoded data produce. Phrases such as "new_york" and names such as
+    "n_samples" are words. Terms written in CJK characters (wide characters in Unicode's East
+    Asian Width property) are exempt from the length rule, since two characters make an ordinary
+    word there.
+
+    Parameters
+    ----------
+    term : str
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> [is_non_word(t) for t in ["0d", "w7", "ax", "__", "matrix", "n_samples", "日本"]]
+    [True, True, True, True, False, False, False]
+    """
+    term = str(term)
+    if not any(c.isalpha() for c in term) or any(c.isdigit() for c in term):
+        return True
+    if len(term) < 3 and not any(unicodedata.east_asian_width(c) in ("W", "F") for c in term):
+        return True
+    return False
+
+
+def junk_topics(model, X=None, vocabulary=None, *, doc_topic=None) -> list[list[str]]:
+    """Flag topics that are probably junk: dominated by non-words or by a handful of documents.
+
+    Coherence alone ranks such topics well (a topic of binary garbage or of one long document has
+    a high NPMI, since its words always occur together), so they are flagged separately, with
+    two rules:
+
+    * ``"non-words"``: at least half of the topic's 10 most probable terms are non-words
+      (:func:`is_non_word`: no letter, a digit, or fewer than 3 characters). Applied only when
+      the terms are known (a vocabulary is given, or the model has ``feature_names_in_``) and
+      less than half of the vocabulary's terms are non-words: in a vocabulary of codes (the
+      "w0001" terms of a synthetic corpus, identifiers) such topics are what the data is.
+    * ``"few documents"``: 10 or fewer documents hold more than half of the topic's tokens,
+      counted as the expected counts N_d theta_dk of :func:`topic_prevalence`. Applied only with
+      ``X``, and only when ``X`` has at least 50 non-empty documents per topic: an evenly spread
+      topic has 10 x n_topics / n_docs of its tokens in its 10 largest documents, so with fewer
+      documents the rule could not tell junk from an ordinary topic.
+
+    The thresholds are the module constants ``JUNK_*``. On 20 Newsgroups (train; English stop
+    words, min_df=5, max_df=0.5, tokens that may mix letters and digits;
+    ``CollapsedLDA(20, learn_priors=True, random_state=0)``) the two topics of uuencoded binaries
+    ("db cx ah bh chz", "ax max pl giz bhj", the two with the highest NPMI) have 9 and 6 non-words
+    among their 10 top words and 71% and 99.8% of their tokens in 10 documents; every other topic
+    has at most 1 non-word among its top words and at most 35% of its tokens in 10 documents, and
+    3% of the vocabulary's terms are non-words. With 3 documents instead of 10 the two junk topics
+    have only 24% and 45% of their tokens, which is why the rule looks at 10. The idea follows
+    MALLET's topic diagnostics (the share of tokens in a topic's top documents, "document
+    entropy"), reduced to two rules of one line each.
+
+    Parameters
+    ----------
+    model : fitted topic model
+    X : {array-like, sparse matrix} of shape (n_docs, n_terms), default=None
+        Corpus counts, for the document rule.
+    vocabulary : sequence of str or Vocabulary, default=None
+        Column names, for the non-word rule (see :func:`top_words`).
+    doc_topic : ndarray of shape (n_docs, n_topics), default=None
+        Precomputed ``model.transform(X)``.
+
+    Returns
+    -------
+    list of list of str
+        For each topic, the reasons it is flagged (``"non-words"``, ``"few documents"``), empty
+        for a topic that is not.
+
+    Raises
+    ------
+    NotFittedError
+        If the model is not fitted.
+    ValueError
+        If ``X`` or the vocabulary does not fit the model.
+    """
+    check_model(model, "junk_topics")
+    K = int(np.shape(model.components_)[0])
+    flags: list[list[str]] = [[] for _ in range(K)]
+    if vocabulary is not None or getattr(model, "feature_names_in_", None) is not None:
+        terms = resolve_vocabulary(model, vocabulary, caller="junk_topics")
+        words_vocabulary = sum(map(is_non_word, terms)) < JUNK_NON_WORD_SHARE * len(terms)
+    else:
+        words_vocabulary = False
+    if words_vocabulary:
+        for k, words in enumerate(top_words(model, terms, JUNK_TOP_WORDS)):
+            if sum(is_non_word(w) for w, _ in words) >= JUNK_NON_WORD_SHARE * len(words):
+                flags[k].append(NON_WORDS)
+    if X is not None:
+        X = check_counts(X, model, name="X", caller="junk_topics")
+        lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
+        if np.count_nonzero(lengths) >= JUNK_DOCS_PER_TOPIC * K:
+            if doc_topic is None:
+                theta = _doc_topic(model, X)
+            else:
+                theta = np.asarray(doc_topic, dtype=np.float64)
+                if theta.shape != (X.shape[0], K):
+                    raise ValueError(f"junk_topics: doc_topic must have shape {(X.shape[0], K)}, got {theta.shape}.")
+            tokens = lengths[:, None] * theta  # expected tokens of each topic in each document
+            total = tokens.sum(axis=0)
+            n_top = min(JUNK_FEW_DOCS, tokens.shape[0])
+            top = np.partition(tokens, tokens.shape[0] - n_top, axis=0)[-n_top:].sum(axis=0)
+            for k in range(K):
+                if total[k] > 0 and top[k] > JUNK_DOC_SHARE * total[k]:
+                    flags[k].append(FEW_DOCUMENTS)
+    return flags
+
+
 class TopicTable:
-    """Topics at a glance: top words with weights, prevalence and coherence per topic.
+    """Topics at a glance: top words with weights, prevalence, coherence and junk flags per topic.
 
     Built by :func:`summary`. Shows as an HTML table in notebooks (``_repr_html_``: inline
     styles only, no external JavaScript or CSS), as plain text with ``str()``, and exports to CSV
@@ -236,6 +368,9 @@ class TopicTable:
         Name of the coherence measure.
     title : str, default=""
         A caption (the model's class name in :func:`summary`).
+    junk : list of list of str, default=None
+        Per topic, the reasons it is flagged as junk (see :func:`junk_topics`); empty lists for
+        topics that are not. Flagged topics are marked in ``str()`` and the HTML table.
 
     Attributes
     ----------
@@ -244,7 +379,7 @@ class TopicTable:
     """
 
     def __init__(self, topics, prevalence=None, coherence=None, coherence_measure: str | None = None,
-                 title: str = ""):
+                 title: str = "", junk=None):
         self.topics = [[(str(w), float(v)) for w, v in t] for t in topics]
         K = len(self.topics)
         self.prevalence = None if prevalence is None else np.asarray(prevalence, dtype=np.float64).ravel()
@@ -254,6 +389,18 @@ class TopicTable:
                 raise ValueError(f"TopicTable: {name} must have one value per topic ({K}), got shape {arr.shape}.")
         self.coherence_measure = coherence_measure
         self.title = title
+        if junk is not None:
+            if isinstance(junk, str) or len(junk) != K:
+                raise ValueError(f"TopicTable: junk must have one list of reasons per topic ({K}), got {junk!r}.")
+            junk = [[str(r) for r in ([reasons] if isinstance(reasons, str) else reasons)] for reasons in junk]
+        self.junk = junk
+
+    def _flag(self, k: int) -> str:
+        return "" if self.junk is None else ", ".join(self.junk[k])
+
+    @property
+    def _any_junk(self) -> bool:
+        return self.junk is not None and any(self.junk)
 
     @property
     def n_topics(self) -> int:
@@ -270,7 +417,7 @@ class TopicTable:
         """Plain Python (JSON-serialisable): ``{"title", "coherence_measure", "topics": [...]}``.
 
         Each topic is ``{"topic": k, "words": [...], "weights": [...], "prevalence": float or None,
-        "coherence": float or None}``.
+        "coherence": float or None, "junk": list of str or None}``.
         """
         rows = []
         for k, words in enumerate(self.topics):
@@ -280,14 +427,16 @@ class TopicTable:
                 "weights": [v for _, v in words],
                 "prevalence": None if self.prevalence is None else float(self.prevalence[k]),
                 "coherence": None if self.coherence is None else float(self.coherence[k]),
+                "junk": None if self.junk is None else list(self.junk[k]),
             })
         return {"title": self.title, "coherence_measure": self.coherence_measure, "topics": rows}
 
     def to_csv(self, path_or_buffer) -> None:
         """Write the table in long form: one row per (topic, rank).
 
-        Columns: ``topic, rank, word, weight, prevalence, coherence`` (the last two empty when
-        unknown). ``path_or_buffer`` is a path (written as UTF-8) or a text buffer such as
+        Columns: ``topic, rank, word, weight, prevalence, coherence, junk`` (prevalence and
+        coherence empty when unknown; junk holds the reasons a topic is flagged, joined by ``;``).
+        ``path_or_buffer`` is a path (written as UTF-8) or a text buffer such as
         :class:`io.StringIO`.
         """
         if isinstance(path_or_buffer, (str, os.PathLike)):
@@ -300,12 +449,13 @@ class TopicTable:
 
     def _write_csv(self, fh) -> None:
         writer = csv.writer(fh, lineterminator="\n")
-        writer.writerow(["topic", "rank", "word", "weight", "prevalence", "coherence"])
+        writer.writerow(["topic", "rank", "word", "weight", "prevalence", "coherence", "junk"])
         for k, words in enumerate(self.topics):
             prev = "" if self.prevalence is None else repr(float(self.prevalence[k]))
             coh = "" if self.coherence is None else repr(float(self.coherence[k]))
+            junk = "" if self.junk is None else ";".join(self.junk[k])
             for r, (w, v) in enumerate(words, start=1):
-                writer.writerow([k, r, w, repr(v), prev, coh])
+                writer.writerow([k, r, w, repr(v), prev, coh, junk])
 
     # ------------------------------------------------------------------ display
     def __str__(self) -> str:
@@ -314,6 +464,8 @@ class TopicTable:
             head.append("prevalence")
         if self.coherence is not None:
             head.append(self.coherence_measure or "coherence")
+        if self._any_junk:
+            head.append("junk")
         head.append("top words")
         rows = []
         for k, words in enumerate(self.topics):
@@ -322,6 +474,8 @@ class TopicTable:
                 row.append(f"{100 * self.prevalence[k]:.1f}%")
             if self.coherence is not None:
                 row.append(f"{self.coherence[k]:.3f}")
+            if self._any_junk:
+                row.append(self._flag(k))
             row.append(" ".join(w for w, _ in words))
             rows.append(row)
         widths = [max(len(r[i]) for r in [head] + rows) for i in range(len(head) - 1)]
@@ -343,6 +497,8 @@ class TopicTable:
             head.append("prevalence")
         if self.coherence is not None:
             head.append(esc(self.coherence_measure or "coherence"))
+        if self._any_junk:
+            head.append("junk")
         head.append("top words (bar = P(word | topic))")
         out.append("<thead><tr>" + "".join(
             f'<th style="{td}border-bottom:1px solid #999;">{h}</th>' for h in head) + "</tr></thead><tbody>")
@@ -358,6 +514,9 @@ class TopicTable:
                 )
             if self.coherence is not None:
                 cells.append(f'<td style="{td}">{float(self.coherence[k]):.3f}</td>')
+            if self._any_junk:
+                flag_style = f"{td}color:#b42318;font-weight:bold;white-space:nowrap;"
+                cells.append(f'<td style="{flag_style}">{esc(self._flag(k))}</td>')
             top = max((v for _, v in words), default=0.0)
             chips = []
             for w, v in words:
@@ -375,7 +534,11 @@ class TopicTable:
 
 def summary(model, X=None, vocabulary=None, n: int = 10, coherence=None, *, relevance: float | None = None,
             term_frequency=None, coherence_measure: str = "c_npmi") -> TopicTable:
-    """A :class:`TopicTable` of the model's topics: top words, prevalence and coherence.
+    """A :class:`TopicTable` of the model's topics: top words, prevalence, coherence and junk flags.
+
+    Topics that :func:`junk_topics` flags (at least half of the 10 top words non-words, or more
+    than half of the tokens in 10 or fewer documents; the document rule needs ``X``) get their
+    reasons in the table's ``junk`` column.
 
     Parameters
     ----------
@@ -412,11 +575,15 @@ def summary(model, X=None, vocabulary=None, n: int = 10, coherence=None, *, rele
     >>> model = BatchLDA(3, random_state=0).fit(corpus.X)
     >>> table = summary(model, corpus.X, corpus.vocabulary, n=5, coherence=corpus)
     >>> buf = io.StringIO(); table.to_csv(buf); buf.getvalue().splitlines()[0]
-    'topic,rank,word,weight,prevalence,coherence'
+    'topic,rank,word,weight,prevalence,coherence,junk'
     """
     check_model(model, "summary")
     words = top_words(model, vocabulary, n, relevance, term_frequency=term_frequency, X=X)
-    prevalence = topic_prevalence(model, X) if X is not None else None
+    prevalence, theta = None, None
+    if X is not None:
+        X = check_counts(X, model, name="X", caller="summary")
+        prevalence, theta = prevalence_and_doc_topic(model, X)
+    junk = junk_topics(model, X, vocabulary, doc_topic=theta)
     scores, measure = None, None
     if coherence is not None:
         if isinstance(coherence, CoherenceScores):
@@ -429,13 +596,27 @@ def summary(model, X=None, vocabulary=None, n: int = 10, coherence=None, *, rele
         else:
             result = _coherence(words, as_reference(coherence), measure=coherence_measure)
             scores, measure = result.per_topic, result.measure
-    return TopicTable(words, prevalence, scores, measure, title=type(model).__name__)
+    return TopicTable(words, prevalence, scores, measure, title=type(model).__name__, junk=junk)
 
 
-def to_pyldavis(model, X, vocabulary=None, *, drop_unused_terms: bool = True) -> dict:
+#: Default floor of the topic-word probabilities handed to pyLDAvis (see :func:`to_pyldavis`).
+PYLDAVIS_MIN_PROBABILITY = 1e-12
+
+
+def to_pyldavis(model, X, vocabulary=None, *, drop_unused_terms: bool = True,
+                min_probability: float = PYLDAVIS_MIN_PROBABILITY) -> dict:
     """The arguments of ``pyLDAvis.prepare`` for the model on corpus ``X``.
 
     Use as ``pyLDAvis.prepare(**to_pyldavis(model, X, vocab))``; pyLDAvis itself is not needed here.
+
+    pyLDAvis takes logarithms of the topic-word probabilities and of their averages (the
+    Jensen-Shannon distances of its map, the relevance of its bars), so an exact zero, or a value
+    so small that halving it underflows to zero, makes its map fail with ``LinAlgError: Array must
+    not contain infs or NaNs``. pLSA, which has no prior, drives the probabilities of terms a topic
+    does not use to such values. So every probability below ``min_probability`` is raised to it,
+    and each topic row is renormalised to sum to 1: the other probabilities change by a relative
+    ``n_terms * min_probability`` at most (below 1e-7 for a million terms with the default), far
+    below anything pyLDAvis shows.
 
     Parameters
     ----------
@@ -447,18 +628,28 @@ def to_pyldavis(model, X, vocabulary=None, *, drop_unused_terms: bool = True) ->
     drop_unused_terms : bool, default=True
         Remove terms that never occur in ``X`` (and renormalise the topic rows over the rest):
         pyLDAvis takes logarithms of term frequencies and fails on zeros.
+    min_probability : float, default=1e-12
+        Floor of the topic-word probabilities, applied before the rows are renormalised; 0 leaves
+        them as they are. At most ``1 / n_terms``.
 
     Returns
     -------
     dict
-        ``topic_term_dists`` (n_topics, n_terms) rows summing to 1; ``doc_topic_dists``
-        (n_docs, n_topics) rows summing to 1; ``doc_lengths`` (n_docs,) token counts;
-        ``vocab`` list of str; ``term_frequency`` (n_terms,) corpus counts.
+        ``topic_term_dists`` (n_topics, n_terms) rows summing to 1, no entry below about
+        ``min_probability``; ``doc_topic_dists`` (n_docs, n_topics) rows summing to 1;
+        ``doc_lengths`` (n_docs,) token counts; ``vocab`` list of str; ``term_frequency``
+        (n_terms,) corpus counts.
+
+    Raises
+    ------
+    ValueError
+        If ``X`` does not fit the model or has no tokens, or ``min_probability`` is not a number
+        in [0, 1 / n_terms].
     """
     check_model(model, "to_pyldavis")
     terms = resolve_vocabulary(model, vocabulary, caller="to_pyldavis")
     X = check_counts(X, model, name="X", caller="to_pyldavis")
-    phi = topic_word(model)
+    phi = np.array(topic_word(model), dtype=np.float64)
     theta = _doc_topic(model, X)
     lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
     tf = np.asarray(X.sum(axis=0), dtype=np.float64).ravel()
@@ -469,9 +660,20 @@ def to_pyldavis(model, X, vocabulary=None, *, drop_unused_terms: bool = True) ->
         if not np.all(keep):
             logger.info("to_pyldavis: dropping %d terms that never occur in X.", int(np.count_nonzero(~keep)))
             phi = phi[:, keep]
-            phi = phi / np.maximum(phi.sum(axis=1, keepdims=True), 1e-300)
             tf = tf[keep]
             terms = [t for t, k in zip(terms, keep) if k]
+    n_terms = phi.shape[1]
+    if (isinstance(min_probability, bool) or not isinstance(min_probability, numbers.Real)
+            or not 0.0 <= float(min_probability) <= 1.0 / n_terms):
+        raise ValueError(f"to_pyldavis: min_probability must be a number in [0, 1/n_terms] = [0, {1.0 / n_terms:.3g}], "
+                         f"got {min_probability!r}.")
+    if min_probability > 0:
+        low = phi < min_probability
+        if np.any(low):
+            logger.info("to_pyldavis: raising %d topic-word probabilities below %g to it (pyLDAvis takes their logs).",
+                        int(np.count_nonzero(low)), min_probability)
+            phi = np.maximum(phi, float(min_probability))
+    phi = phi / np.maximum(phi.sum(axis=1, keepdims=True), 1e-300)
     return {
         "topic_term_dists": phi,
         "doc_topic_dists": theta,
@@ -479,4 +681,3 @@ def to_pyldavis(model, X, vocabulary=None, *, drop_unused_terms: bool = True) ->
         "vocab": list(terms),
         "term_frequency": tf,
     }
-

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import math
+import numbers
 from collections.abc import Mapping
 
 import numpy as np
@@ -43,8 +44,45 @@ def _axes(ax):
     return ax
 
 
-def plot_bound_history(models, *, ax=None, labels=None, relative: bool = False):
+def _running_mean(y: np.ndarray, window: int) -> np.ndarray:
+    """Trailing running mean: entry i is the mean of y[max(0, i - window + 1) : i + 1]."""
+    c = np.concatenate([[0.0], np.cumsum(y)])
+    i = np.arange(1, y.size + 1)
+    lo = np.maximum(0, i - window)
+    return (c[i] - c[lo]) / (i - lo)
+
+
+def _trace(item, label, smooth):
+    """(x, y, window or None, x is passes) of one model or history; window None = drawn as it is."""
+    history = getattr(item, "bound_history_", item)
+    if history is None:
+        raise ValueError(f"{label} has no bound_history_; fit the model first.")
+    y = np.asarray(history, dtype=np.float64).ravel()
+    n_batches = getattr(item, "n_batch_iter_", None)  # a stochastic fit: one value per mini-batch
+    passes = getattr(item, "n_iter_", 0) if n_batches is not None else None
+    if n_batches is not None and passes and y.size == n_batches:
+        x = np.arange(1, y.size + 1) * (passes / n_batches)  # in passes over the corpus, as batch iterations
+        per_pass = max(1, int(round(n_batches / passes)))
+    else:
+        x = np.arange(1, y.size + 1, dtype=np.float64)
+        per_pass = None
+    if smooth is None:
+        smooth = n_batches is not None
+    if smooth is False or y.size < 3:
+        return x, y, None
+    window = int(smooth) if not isinstance(smooth, bool) else (per_pass or max(5, y.size // 20))
+    return x, y, max(1, min(window, y.size))
+
+
+def plot_bound_history(models, *, ax=None, labels=None, relative: bool | None = None, smooth=None):
     """The training bound after every iteration, for one model or several.
+
+    A stochastic fit (:class:`~topicvb.OnlineLDA`, :class:`~topicvb.StochasticCollapsedLDA`)
+    records a noisy estimate per mini-batch; drawn as it is beside the monotone curves of the
+    batch estimators it hides them. So its raw trace is drawn faint, under a running mean over one
+    pass of mini-batches, and its x-axis counts passes over the corpus (an iteration of a batch
+    estimator is one pass), so that both kinds line up. The y-axis is fitted to the running means
+    and the batch curves; outliers of the raw traces may leave it.
 
     Parameters
     ----------
@@ -54,15 +92,21 @@ def plot_bound_history(models, *, ax=None, labels=None, relative: bool = False):
         Where to draw; None makes a new figure.
     labels : list of str, default=None
         Legend labels; default the class names (or the dict keys).
-    relative : bool, default=False
-        Plot bound / |final bound| - 1 instead, to compare runs of different sizes.
+    relative : bool, default=None
+        Plot bound / |final bound| - 1 instead, to compare runs of different sizes or kinds of
+        bound. None means True when the final bounds differ by more than a factor of 10 in
+        magnitude (``StochasticCollapsedLDA`` records a per-token value, the others one for the
+        whole corpus), else False.
+    smooth : bool or int, default=None
+        Running mean over this many values (True: one pass of mini-batches, or max(5, n / 20)
+        values for a plain history), drawn over a faint raw trace; False draws every trace as it
+        is. None smooths the stochastic fits only.
 
     Returns
     -------
     matplotlib.axes.Axes
     """
     _pyplot()  # fail early with the install hint
-    ax = _axes(ax)
     if isinstance(models, Mapping):
         labels = list(models) if labels is None else labels
         items = list(models.values())
@@ -74,15 +118,32 @@ def plot_bound_history(models, *, ax=None, labels=None, relative: bool = False):
         labels = [type(m).__name__ if hasattr(m, "bound_history_") else f"run {i}" for i, m in enumerate(items)]
     if len(labels) != len(items):
         raise ValueError(f"labels has {len(labels)} entries for {len(items)} models.")
-    for item, label in zip(items, labels):
-        history = getattr(item, "bound_history_", item)
-        if history is None:
-            raise ValueError(f"{label} has no bound_history_; fit the model first.")
-        y = np.asarray(history, dtype=np.float64).ravel()
+    if not (smooth is None or isinstance(smooth, bool) or (isinstance(smooth, numbers.Integral) and smooth >= 1)):
+        raise ValueError(f"smooth must be None, a bool or a positive int, got {smooth!r}.")
+    traces = [_trace(item, label, smooth) for item, label in zip(items, labels)]
+    finals = np.array([abs(y[-1]) for _, y, _ in traces if y.size])
+    if relative is None:
+        relative = bool(finals.size > 1 and finals.min() > 0 and finals.max() > 10 * finals.min())
+    ax = _axes(ax)
+    low, high = np.inf, -np.inf
+    for (x, y, window), label in zip(traces, labels):
         if relative and y.size:
             y = y / abs(y[-1]) - np.sign(y[-1])
-        ax.plot(np.arange(1, y.size + 1), y, marker="." if y.size < 50 else None, label=label)
-    ax.set_xlabel("iteration")
+        if window is None:
+            line = ax.plot(x, y, marker="." if y.size < 50 else None, label=label)[0]
+            main = y
+        else:
+            main = _running_mean(y, window)
+            line = ax.plot(x, main, label=f"{label} (mean of {window})" if window > 1 else label, zorder=3)[0]
+            ax.plot(x, y, color=line.get_color(), alpha=0.25, linewidth=0.8, label="_raw " + str(label), zorder=2)
+        finite = main[np.isfinite(main)]
+        if finite.size:
+            low, high = min(low, finite.min()), max(high, finite.max())
+    if np.isfinite(low) and np.isfinite(high):
+        pad = 0.05 * (high - low) if high > low else max(abs(high) * 0.05, 1e-12)
+        ax.set_ylim(low - pad, high + pad)
+    stochastic = any(w is not None for _, _, w in traces)
+    ax.set_xlabel("passes over the corpus (iterations)" if stochastic else "iteration")
     ax.set_ylabel("relative bound" if relative else "bound (ELBO / log-likelihood)")
     ax.set_title("Training bound")
     if len(items) > 1 or labels[0]:
@@ -176,12 +237,13 @@ def plot_top_words(model_or_topics, vocabulary=None, *, n: int = 10, topics=None
     if axes is None:
         ncols = max(1, min(int(ncols), len(chosen)))
         nrows = math.ceil(len(chosen) / ncols)
-        fig, axes = plt.subplots(nrows, ncols, figsize=(3.2 * ncols, 0.28 * max(n, 3) * nrows + 0.8 * nrows),
-                                 squeeze=False)
+        # constrained layout makes room for every title, axis label and word at draw time (tight_layout
+        # before the bars exist cannot: titles then ran into the axis labels of the panels above)
+        fig, axes = plt.subplots(nrows, ncols, figsize=(3.4 * ncols, (0.24 * max(n, 3) + 1.2) * nrows),
+                                 squeeze=False, layout="constrained")
         flat = np.asarray(axes).ravel()
         for extra in flat[len(chosen):]:
             extra.set_visible(False)
-        fig.tight_layout()
     flat = np.asarray(axes, dtype=object).ravel()
     if flat.size < len(chosen):
         raise ValueError(f"axes has {flat.size} Axes for {len(chosen)} topics.")

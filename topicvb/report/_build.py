@@ -26,7 +26,7 @@ from ..evaluation._common import (
     resolve_vocabulary,
     topic_word,
 )
-from ..inspection import representative_documents, summary, top_words
+from ..inspection import junk_topics, representative_documents, summary, top_words
 from ._template import CSS, JS
 
 logger = logging.getLogger(__name__)
@@ -173,7 +173,7 @@ def _documents(reps_k, texts, doc_ids) -> list[dict]:
     } for row, share in reps_k]
 
 
-def _topic_entries(phi, cands, compact, prevalence, n_tokens, coh, table, reps, texts, doc_ids) -> list[dict]:
+def _topic_entries(phi, cands, compact, prevalence, n_tokens, coh, table, reps, texts, doc_ids, junk) -> list[dict]:
     """The page record of every topic: place on the map, prevalence, terms, coherence, documents."""
     dist = js_distances(phi)
     coords = pcoa(dist, 2)
@@ -193,6 +193,7 @@ def _topic_entries(phi, cands, compact, prevalence, n_tokens, coh, table, reps, 
             "probs": [_finite(phi[k, j]) for j in idx],
             "top_words": [w for w, _ in table.topics[k]],
             "docs": _documents(reps[k], texts, doc_ids),
+            "junk": list(junk[k]),
         })
     return topics
 
@@ -225,7 +226,8 @@ def build_data(model, X, vocabulary=None, *, texts=None, doc_ids=None, n_words: 
                     coherence_measure=coherence_measure)
     coh = table.coherence
     reps = representative_documents(model, X, n=n_docs, doc_topic=theta)
-    topics = _topic_entries(phi, cands, compact, prevalence, n_tokens, coh, table, reps, texts, doc_ids)
+    junk = junk_topics(model, X, vocabulary, doc_topic=theta)
+    topics = _topic_entries(phi, cands, compact, prevalence, n_tokens, coh, table, reps, texts, doc_ids, junk)
     return {
         "format": "topicvb-report",
         "version": DATA_VERSION,
@@ -259,6 +261,11 @@ def _fmt_pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
+def _breakable(text: str) -> str:
+    """Escaped text with line-break opportunities after separators, so long ids wrap at their parts."""
+    return re.sub(r"([._/:-])", r"\1<wbr>", html.escape(text))
+
+
 def _static_table(data: dict) -> str:
     """The summary table, rendered in HTML (no JavaScript needed)."""
     esc = html.escape
@@ -269,8 +276,10 @@ def _static_table(data: dict) -> str:
     for t in data["topics"]:
         k = t["topic"]
         width = round(60 * t["prevalence"] / max_prev)
+        flag = (f' <span class="junk" title="{esc(_JUNK_NOTE)}">{esc(", ".join(t["junk"]))}</span>'
+                if t["junk"] else "")
         cells = [
-            f'<td class="num">{k}</td>',
+            f'<td class="num nowrap">{k}{flag}</td>',
             f'<td class="num nowrap">{_fmt_pct(t["prevalence"])}<span class="pbar" style="width:{width}px"></span></td>',
         ]
         if measure:
@@ -279,12 +288,18 @@ def _static_table(data: dict) -> str:
         if t["docs"]:
             d = t["docs"][0]
             tip = f' title="{esc(d["text"])}"' if d["text"] else ""
-            cells.append(f'<td class="doc"{tip}>{esc(d["id"])} <span class="muted">({_fmt_pct(d["share"])})</span></td>')
+            cells.append(f'<td class="doc"{tip}><span class="share">{_fmt_pct(d["share"])}</span> '
+                         f'<span class="docid">{_breakable(d["id"])}</span></td>')
         else:
             cells.append('<td class="doc muted">none</td>')
         rows.append(f'<tr data-row="{k}">' + "".join(cells) + "</tr>")
     return ('<table class="summary"><thead><tr>' + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>"
             + "".join(rows) + "</tbody></table>")
+
+
+_JUNK_NOTE = ("Probably junk: 'non-words' = at least half of the 10 top words have no letter, a digit or "
+              "fewer than 3 characters; 'few documents' = 10 or fewer documents hold more than half of the "
+              "topic's tokens (topicvb.inspection.junk_topics).")
 
 
 def render_html(data: dict) -> str:
@@ -295,6 +310,9 @@ def render_html(data: dict) -> str:
              f'{data["n_terms"]:,} terms · {int(round(data["n_tokens"])):,} tokens')
     if data["coherence_measure"]:
         facts += f' · mean {esc(data["coherence_measure"])} {data["coherence_mean"]:.3f}'
+    n_junk = sum(1 for t in data["topics"] if t.get("junk"))
+    if n_junk:
+        facts += f' · <span class="junk" title="{esc(_JUNK_NOTE)}">{n_junk} flagged as junk</span>'
     return f"""<!DOCTYPE html>
 <html lang="en" class="no-js">
 <head>
@@ -335,10 +353,13 @@ def report(model, X, vocabulary=None, *, texts=None, doc_ids=None, n_words: int 
     """An interactive, self-contained HTML report of a fitted topic model.
 
     The page holds an inter-topic map (classical multidimensional scaling of the Jensen-Shannon
-    distances between topics, circle area = prevalence), the selected topic's top terms as bars
-    with a relevance slider (Sievert & Shirley, 2014), each topic's prevalence, coherence and
-    representative documents, and a summary table that needs no JavaScript. Everything is inline,
-    so the file works offline and can be mailed or archived as it is.
+    distances between topics, circle area = prevalence; a label that would run into another one
+    is moved beside its circle, with a leader line), the selected topic's top terms as bars with a
+    relevance slider (Sievert & Shirley, 2014), each topic's prevalence, coherence, junk flags
+    (:func:`topicvb.inspection.junk_topics`: dominated by non-words or by 10 or fewer documents;
+    dashed circles on the map) and representative documents, and a summary table that needs no
+    JavaScript. Everything is inline, so the file works offline and can be mailed or archived as
+    it is.
 
     Parameters
     ----------

@@ -38,6 +38,12 @@ h3 { font-size: 12px; margin: 10px 0 4px; font-weight: 650; text-transform: uppe
 .topic-label { font-size: 11px; font-weight: 600; fill: #1d2b3a; pointer-events: none; text-anchor: middle;
   dominant-baseline: central; }
 .topic-label.selected { fill: #fff; }
+.topic-label.outside { font-weight: 600; }
+.topic-label.outside.selected { fill: #b44a20; }
+.leader { stroke: #7a8696; stroke-width: .8; }
+.topic-circle.junk { stroke-dasharray: 3 2; }
+.junk { color: #b42318; background: #fdecea; border-radius: 3px; padding: 0 4px; font-size: 11px; font-weight: 600;
+  white-space: nowrap; }
 .map-caption { margin: 4px 0 0; color: var(--muted); font-size: 11px; }
 .nav { display: flex; gap: 6px; align-items: center; margin-bottom: 6px; flex-wrap: wrap; }
 .nav button, .nav select { font: inherit; padding: 2px 8px; border: 1px solid var(--line); background: #fff;
@@ -71,7 +77,9 @@ table.summary td.num { text-align: right; font-variant-numeric: tabular-nums; }
 table.summary td.nowrap { white-space: nowrap; }
 table.summary .pbar { display: inline-block; height: 8px; margin-left: 6px; background: var(--blue); opacity: .6;
   border-radius: 2px; }
-table.summary td.doc { max-width: 280px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+table.summary td.doc { max-width: 320px; border-top: 0; padding: 3px 8px; overflow-wrap: anywhere; }
+table.summary td.doc .share { margin: 0 4px 0 0; white-space: nowrap; }
+table.summary td.doc .docid { font-weight: normal; }
 .js table.summary tbody tr { cursor: pointer; }
 .js table.summary tbody tr:hover { background: #f2f5f9; }
 table.summary tr.selected { background: #fdeee6; }
@@ -168,6 +176,7 @@ JS = r"""
     const py = (y) => H / 2 - (y - cy) * scale;
     const root = svg("svg", { viewBox: "0 0 " + W + " " + H, role: "img",
       "aria-label": "Topics placed by multidimensional scaling of Jensen-Shannon distances" });
+    mapPanel.appendChild(root);  // in the document first, so that the labels can be measured
     root.appendChild(svg("line", { "class": "axis", x1: pad, x2: W - pad, y1: py(0), y2: py(0) }));
     root.appendChild(svg("line", { "class": "axis", x1: px(0), x2: px(0), y1: pad, y2: H - pad }));
     root.appendChild(svg("text", { "class": "axis-label", x: W - pad, y: py(0) - 4, "text-anchor": "end" }, "PC1"));
@@ -177,7 +186,7 @@ JS = r"""
     labelLayer = svg("g");
     for (const k of order) {
       const t = topics[k];
-      const c = svg("circle", { "class": "topic-circle", "data-topic": k, cx: fmt(px(t.x), 2), cy: fmt(py(t.y), 2),
+      const c = svg("circle", { "class": "topic-circle" + (t.junk && t.junk.length ? " junk" : ""), "data-topic": k, cx: fmt(px(t.x), 2), cy: fmt(py(t.y), 2),
         r: fmt(radius[k], 2), tabindex: 0, role: "button",
         "aria-label": "Topic " + k + ", " + pct(t.prevalence) + " of tokens" });
       c.appendChild(svg("title", null, "Topic " + k + " \u2014 " + pct(t.prevalence) + " of tokens\n" +
@@ -193,11 +202,60 @@ JS = r"""
       labels[k] = lab;
       labelLayer.appendChild(lab);
     }
+    const leaderLayer = svg("g");
     root.appendChild(circleLayer);
+    root.appendChild(leaderLayer);
     root.appendChild(labelLayer);
-    mapPanel.appendChild(root);
+    placeLabels(order, px, py, radius, W, H, leaderLayer);
     mapPanel.appendChild(el("p", { "class": "map-caption" },
       "Circle area \u221d prevalence. Hover to preview a topic, click to select it; \u2190 \u2192 keys step through topics."));
+  }
+
+  // Labels of nearby topics must not run into each other ("36" read for topics 3 and 6): each label,
+  // the largest circles first, goes to the centre of its circle if that is free, else to the first free
+  // place on rings around the circle (8 directions, growing distance), with a leader line to the circle.
+  // Boxes are the rendered text extents (getBBox), with an estimate where the browser gives none.
+  function placeLabels(order, px, py, radius, W, H, leaderLayer) {
+    const placed = [];
+    const gap = 1.5;
+    const overlaps = (a, b) => a.x0 < b.x1 + gap && b.x0 < a.x1 + gap && a.y0 < b.y1 + gap && b.y0 < a.y1 + gap;
+    const inside = (b) => b.x0 >= 1 && b.y0 >= 1 && b.x1 <= W - 1 && b.y1 <= H - 1;
+    const dirs = [[1, 0], [-1, 0], [0, -1], [0, 1], [0.7071, -0.7071], [-0.7071, -0.7071], [0.7071, 0.7071], [-0.7071, 0.7071]];
+    for (const k of order) {
+      const lab = labels[k];
+      const size = Number(lab.getAttribute("font-size"));
+      let w = 0, h = 0;
+      try { const bb = lab.getBBox(); w = bb.width; h = bb.height; } catch (err) { /* not rendered */ }
+      if (!(w > 0) || !(h > 0)) { w = 0.7 * size * String(k).length; h = 1.2 * size; }
+      const cx = px(topics[k].x), cy = py(topics[k].y), r = radius[k];
+      const box = (x, y) => ({ x: x, y: y, x0: x - w / 2, x1: x + w / 2, y0: y - h / 2, y1: y + h / 2 });
+      const candidates = [box(cx, cy)];
+      for (let ring = 0; ring < 6; ring++) {
+        for (const d of dirs) {
+          const reach = r + 3 + ring * 0.9 * Math.max(w, h);
+          candidates.push(box(cx + d[0] * (reach + w / 2), cy + d[1] * (reach + h / 2)));
+        }
+      }
+      let best = null, bestCost = Infinity;
+      for (const c of candidates) {
+        let cost = inside(c) ? 0 : 1e6;
+        for (const p of placed) if (overlaps(c, p)) cost += 1 + (Math.min(c.x1, p.x1) - Math.max(c.x0, p.x0)) * (Math.min(c.y1, p.y1) - Math.max(c.y0, p.y0));
+        if (cost === 0) { best = c; break; }
+        if (cost < bestCost) { best = c; bestCost = cost; }
+      }
+      placed.push(best);
+      lab.setAttribute("x", fmt(best.x, 2));
+      lab.setAttribute("y", fmt(best.y, 2));
+      if (best.x !== cx || best.y !== cy) {
+        lab.classList.add("outside");
+        const dx = best.x - cx, dy = best.y - cy, dist = Math.hypot(dx, dy) || 1;
+        // from the circle's edge to the edge of the label's box, along the line between their centres
+        const t = Math.min(w / 2 / Math.max(Math.abs(dx), 1e-9), h / 2 / Math.max(Math.abs(dy), 1e-9), 1);
+        leaderLayer.appendChild(svg("line", { "class": "leader", "data-topic": k,
+          x1: fmt(cx + dx * r / dist, 2), y1: fmt(cy + dy * r / dist, 2),
+          x2: fmt(best.x - dx * t, 2), y2: fmt(best.y - dy * t, 2) }));
+      }
+    }
   }
 
   // ------------------------------------------------------------------ term bars
@@ -291,6 +349,15 @@ JS = r"""
     add("Prevalence", pct(t.prevalence) + " of tokens (\u2248 " + fmtCount(t.tokens) + "), " + ordinal(prevRank[k]) + " of " + K);
     if (data.coherence_measure) add("Coherence", data.coherence_measure + " " + fmt(t.coherence, 3) + ", " + ordinal(cohRank[k]) + " of " + K);
     if (t.nearest) add("Nearest topic", "topic " + t.nearest.topic + " (JS distance " + fmt(t.nearest.distance, 3) + ")");
+    if (t.junk && t.junk.length) {
+      dl.appendChild(el("dt", null, "Flag"));
+      const dd = el("dd");
+      dd.appendChild(el("span", { "class": "junk" }, "probably junk: " + t.junk.join(", ")));
+      const why = { "non-words": "half or more of its top words have a digit, no letter or under 3 characters",
+        "few documents": "10 or fewer documents hold more than half of its tokens" };
+      dd.appendChild(el("span", { "class": "muted" }, " (" + t.junk.map((r) => why[r] || r).join("; ") + ")"));
+      dl.appendChild(dd);
+    }
     add("Top words", t.top_words.join(", "));
     infoPanel.appendChild(dl);
     infoPanel.appendChild(el("h3", null, "Most representative documents"));
