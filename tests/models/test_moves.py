@@ -13,7 +13,7 @@ from topicvb import make_lda_corpus
 from topicvb._validation import csr_arrays
 from topicvb.exceptions import DeadTopicWarning
 from topicvb.models import PLSA, BatchLDA, CollapsedLDA, OnlineLDA, StochasticCollapsedLDA
-from topicvb.models._moves import (LATE_MOVES, Cells, free_slot, merge_cost, propose, propose_counts, slots_to_free, topic_shares,
+from topicvb.models._moves import (LATE_MOVES, Cells, count_proposal, free_slot, merge_cost, propose, propose_counts, slots_to_free, topic_shares,
                                    two_topic_gain)
 
 
@@ -134,6 +134,29 @@ def test_a_birth_revives_a_dead_topic(four_topics):
     share = (X.data @ moved) / X.data.sum()
     assert target == 0 and share[1] > 0.2 / 4 and share[1] > 0.15
     assert recovery(topic_word, term_topic_counts(X, moved).T) > 0.99
+
+
+def test_dead_only_proposals_free_dead_topics_and_never_merge(four_topics):
+    # the stochastic fits' re-seeding has no objective to judge a merge by: with dead_only a state whose
+    # cheapest slot is a merge gets no proposal, and one with a dead topic gets the dead topic's
+    X, topic_word, doc_topic, gamma = four_topics
+    cells = Cells(*csr_arrays(X))
+    alpha, eta = np.full(4, 0.25), 0.25
+    log = logging.getLogger("test")
+
+    def propose_for(resp):
+        column = lambda k: resp[:, k]  # noqa: E731
+        n_dk = np.stack([np.bincount(cells.rows, weights=X.data * resp[:, k], minlength=X.shape[0])
+                         for k in range(4)], axis=1)
+        return count_proposal(cells, column, n_dk, term_topic_counts(X, resp), alpha, eta, 0, 0.2,
+                              np.random.default_rng(0), log, "test", dead_only=True)
+
+    duplicated = np.column_stack([gamma[:, 0] + gamma[:, 1], gamma[:, 2] / 2, gamma[:, 2] / 2, gamma[:, 3]])
+    assert propose_for(duplicated) is None
+    dead = np.column_stack([gamma[:, 0] + gamma[:, 1], np.full(X.nnz, 1e-9), gamma[:, 2], gamma[:, 3]])
+    dead /= dead.sum(axis=1, keepdims=True)
+    found = propose_for(dead)
+    assert found is not None and "dead topic 1 deleted" in found[2]
 
 
 # --------------------------------------------------------------------------- the fits

@@ -122,16 +122,17 @@ def merge_cost(cells, first, second, n_terms, alpha, eta):
     return two_topic_gain(rows, terms, weight, first[keep] / np.maximum(pair[keep], 1e-300), n_terms, alpha, eta)
 
 
-def slots_to_free(cells, column, shares, n_wk, n_terms, alpha, eta, dead_share):
+def slots_to_free(cells, column, shares, n_wk, n_terms, alpha, eta, dead_share, merges=True):
     """Candidate slots with their price, cheapest first: ``(cost, slot, into)`` with ``into`` = -1 for
     a dead topic (deleted, cost 0) or the topic a near-duplicate is merged into (the larger of the
     pair; cost :func:`merge_cost`). ``column(k)`` gives topic k's responsibilities over the cells,
     ``shares`` the topics' shares of the tokens. Near-duplicates: the MERGE_CANDIDATES pairs with the
-    largest cosine similarity of their expected topic-term counts (columns of ``n_wk``, (V, K))."""
+    largest cosine similarity of their expected topic-term counts (columns of ``n_wk``, (V, K)); with
+    ``merges`` False, the dead topics only."""
     K = shares.shape[0]
     dead = [int(k) for k in np.argsort(shares, kind="stable") if shares[k] < dead_share / K]
     out = [(0.0, k, -1) for k in dead]
-    if K >= 3:
+    if K >= 3 and merges:
         counts = np.asarray(n_wk, dtype=np.float64)
         norms = np.sqrt(np.einsum("vk,vk->k", counts, counts))
         sim = (counts.T @ counts) / np.maximum(np.outer(norms, norms), 1e-300)
@@ -302,15 +303,18 @@ def expected_counts(cells, column, n_topics, n_docs, n_terms):
     return n_dk, n_wk
 
 
-def priced_proposal(cells, column, shares, n_wk, alpha, eta, candidate, dead_share, log, owner, build, round_=None):
+def priced_proposal(cells, column, shares, n_wk, alpha, eta, candidate, dead_share, log, owner, build, round_=None,
+                    dead_only=False):
     """The ``candidate``-th proposal (slots cheapest first, :func:`slots_to_free`), in whatever form
     ``build(slot, into)`` makes it in (it returns (proposal, split topic, gain)): (proposal, description),
     or None when no candidate is left or the split's gain does not pay for the freed slot (PRICE_SLACK).
     ``shares`` are the topics' shares of the tokens, ``n_wk`` (V, K) their expected term counts;
-    ``round_`` (a :class:`Round`) keeps the slots for the round's next candidate."""
+    ``round_`` (a :class:`Round`) keeps the slots for the round's next candidate; ``dead_only`` frees dead
+    topics only (the stochastic fits' re-seeding, which has no objective to judge a merge by)."""
     round_ = Round() if round_ is None else round_
     if round_.slots is None:
-        round_.slots = slots_to_free(cells, column, shares, n_wk, n_wk.shape[0], alpha, eta, dead_share)
+        round_.slots = slots_to_free(cells, column, shares, n_wk, n_wk.shape[0], alpha, eta, dead_share,
+                                     merges=not dead_only)
     slots = round_.slots
     if candidate >= len(slots):
         return None
@@ -324,11 +328,11 @@ def priced_proposal(cells, column, shares, n_wk, alpha, eta, candidate, dead_sha
 
 
 def count_proposal(cells, column, n_dk, n_wk, alpha, eta, candidate, dead_share, rng, log, owner, largest=None,
-                   round_=None):
+                   round_=None, dead_only=False):
     """The ``candidate``-th proposal for a model with expected counts (:func:`propose_counts`):
     (n_dk, n_wk, description), or None when no candidate is left or the best is not worth a trial.
     ``largest``, when given, splits only one of that many largest topics (a cheaper ranking); ``round_``
-    as in :func:`priced_proposal`."""
+    and ``dead_only`` as in :func:`priced_proposal`."""
     round_ = Round() if round_ is None else round_
     shares = n_dk.sum(axis=0) / max(float(n_dk.sum()), 1e-300)
     skip = () if largest is None else tuple(int(k) for k in np.argsort(-shares, kind="stable")[largest:])
@@ -339,7 +343,7 @@ def count_proposal(cells, column, n_dk, n_wk, alpha, eta, candidate, dead_share,
         return (new_dk, new_wk), target, gain
 
     found = priced_proposal(cells, column, shares, n_wk, alpha, eta, candidate, dead_share, log, owner, build,
-                            round_)
+                            round_, dead_only)
     return None if found is None else (*found[0], found[1])
 
 
@@ -380,7 +384,7 @@ def hopeless(history, values, n_sweeps):
     return len(values) >= 2 and values[-1] + (n_sweeps - len(values)) * max(values[-1] - values[-2], 0.0) < reach
 
 
-def vb_proposal(cells, lam, gamma, alpha, eta, candidate, dead_share, rng, log, owner, round_=None):
+def vb_proposal(cells, lam, gamma, alpha, eta, candidate, dead_share, rng, log, owner, round_=None, dead_only=False):
     """:func:`count_proposal` for batch VB: the responsibilities are proportional to exp E[log theta_dk]
     exp E[log beta_kw], the expected counts are gamma - alpha and lambda - eta. Returns the proposal's
     (lambda (K, V), gamma (D, K), description) in their dtypes, or None."""
@@ -395,7 +399,7 @@ def vb_proposal(cells, lam, gamma, alpha, eta, candidate, dead_share, rng, log, 
     n_dk = np.maximum(np.asarray(gamma, dtype=np.float64) - alpha, 0.0)
     n_wk = np.maximum(np.asarray(lam, dtype=np.float64).T - eta, 0.0)
     proposal = count_proposal(cells, column, n_dk, n_wk, alpha, eta, candidate, dead_share, rng, log, owner,
-                              round_=round_)
+                              round_=round_, dead_only=dead_only)
     if proposal is None:
         return None
     new_dk, new_wk, what = proposal

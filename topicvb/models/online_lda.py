@@ -288,7 +288,7 @@ class _Reseed:
             return False
         unscaled = (lam - eta) / self.scale + eta  # the counts of the documents at hand
         proposal = vb_proposal(self.cells, unscaled, gamma, alpha, eta, 0, DEAD_SHARE, self.rng, logger,
-                               type(self.model).__name__)
+                               type(self.model).__name__, dead_only=True)
         if proposal is None:
             return False
         new_lam, new_gamma, what = proposal

@@ -255,7 +255,7 @@ class _Reseed:
         column = product_columns(self.cells, theta, phi_t)
         proposal = count_proposal(self.cells, column, n_dk.astype(np.float64), np.asarray(n_wk, dtype=np.float64),
                                   alpha, eta, 0, DEAD_SHARE, self.rng, logger, type(model).__name__,
-                                  largest=RESEED_LARGEST)
+                                  largest=RESEED_LARGEST, dead_only=True)
         if proposal is None:
             return False
         _, new_wk, what = proposal
