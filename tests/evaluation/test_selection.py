@@ -1,6 +1,7 @@
 """Choosing the number of topics."""
 
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -21,6 +22,18 @@ def test_heldout_criterion_finds_the_true_number_of_topics(synthetic, split):
     assert ppl[1] == pytest.approx(heldout_perplexity(result.best_model, split[1], random_state=0))
     assert result.best_model.n_components == 4
     assert all(row["fit_time"] > 0 and row["n_iter"] >= 1 for row in result.table)
+
+
+def test_a_best_k_at_the_edge_of_the_candidates_warns(split):
+    # 4 true topics: among 2 and 3 the largest wins, and the best K may lie beyond the range
+    with pytest.warns(UserWarning, match=r"best K \(3\) is the largest candidate.*add candidates above it"):
+        result = select_n_topics(split[0], [2, 3], criterion="heldout", X_test=split[1], max_iter=50)
+    assert result.best_k == 3
+    # inside the range: no such warning
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert select_n_topics(split[0], [2, 4, 8], criterion="heldout", X_test=split[1], max_iter=50).best_k == 4
+    assert not [w for w in caught if "best K" in str(w.message)]
 
 
 def test_elbo_criterion_and_the_result_object(synthetic):

@@ -31,7 +31,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from .._validation import check_choice
+from .._validation import check_choice, user_stacklevel
 from ..models import _registry
 from ._common import check_counts, check_positive_int, resolve_vocabulary, topic_word
 from .coherence import MEASURES, as_reference, coherence, topic_diversity
@@ -273,8 +273,20 @@ def select_n_topics(X, candidates, model=None, criterion: str | None = None, X_t
     if criterion == "elbo" and name in _LIKELIHOOD_BOUND:
         logger.warning("select_n_topics: criterion='elbo' compares training log-likelihoods of %s, which grow "
                        "with K; use criterion='heldout' to choose K.", name)
+    _warn_at_edge(best_k, ks)
     return SelectionResult(rows, criterion, best_k, best_model, name,
                            coherence_measure if ref is not None else None)
+
+
+def _warn_at_edge(best_k, ks):
+    """A UserWarning when the best of several candidates is the smallest or the largest: the best number of
+    topics may then lie outside the range tried."""
+    if len(ks) < 2 or best_k not in (min(ks), max(ks)):
+        return
+    side, beyond = ("smallest", "below") if best_k == min(ks) else ("largest", "above")
+    warnings.warn(f"select_n_topics: the best K ({best_k}) is the {side} candidate, so the best number of topics "
+                  f"may lie {beyond} the range tried ({min(ks)}-{max(ks)}); add candidates {beyond} it.",
+                  UserWarning, stacklevel=user_stacklevel())
 
 
 def _check_options(X, candidates, criterion, reference, coherence_measure, n_top_words):
