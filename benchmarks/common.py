@@ -98,7 +98,12 @@ def _make_vectorizer(kind: str):
 
 def _cache_key(kind: str, archive: Path) -> str:
     st = archive.stat()
-    blob = json.dumps([kind, VECTORIZER_SETTINGS, st.st_size, int(st.st_mtime)], sort_keys=True)
+    from topicvb.datasets._newsgroups import DEFAULT_REMOVE
+    from topicvb.text import Tokenizer
+
+    # the reader's cleaning and the tokenizer's defaults shape the matrices too
+    defaults = [list(DEFAULT_REMOVE), {k: repr(v) for k, v in Tokenizer().get_params().items()}]
+    blob = json.dumps([kind, VECTORIZER_SETTINGS, defaults, st.st_size, int(st.st_mtime)], sort_keys=True)
     return f"20ng-{kind}-{hashlib.sha1(blob.encode()).hexdigest()[:12]}"
 
 

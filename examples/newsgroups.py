@@ -9,7 +9,7 @@ Fits PLSA, BatchLDA, CollapsedLDA (CVB0) and OnlineLDA on the training split of 
 * plots in ``--out``: the training bound of every model against iterations, held-out perplexity
   against fitting time, and the top words of the BatchLDA topics.
 
-Posts are cleaned of their mail headers, quoted replies and signatures (``clean="email"``),
+Posts are cleaned of their mail headers, quoted replies and signatures (the reader's default),
 English stop words are dropped, and terms in fewer than ``--min-df`` posts or in more than
 ``--max-df`` of them are pruned. The vocabulary is learned on the training posts only; the test
 posts are counted over that fixed vocabulary. Coherence is measured by document co-occurrence in
@@ -91,7 +91,7 @@ def _sample(corpus: Corpus, n: int | None, rng: np.random.Generator) -> Corpus:
 
 def load_corpora(args) -> tuple[Corpus, Corpus]:
     """Train and test corpora over one vocabulary learned on the (sampled) training posts."""
-    tokenizer = Tokenizer(stop_words="english", clean="email")
+    tokenizer = Tokenizer(stop_words="english")
     vectorizer = Vectorizer(tokenizer=tokenizer, min_df=args.min_df, max_df=args.max_df)
     rng = np.random.default_rng(args.seed)
     train = load_20newsgroups("train", data_home=args.data_home, vectorizer=vectorizer)

@@ -458,3 +458,39 @@ def test_the_extreme_values_the_validator_accepts_give_finite_results(case_id, s
         arrays["attr__doc_topic_prior_"] = prior
         meta["scalars"]["topic_word_prior_"] = eta
         assert check_load(write(tmp_path / "m.npz", arrays, meta)) is not None, (comp, alpha, eta)
+
+
+def test_a_file_written_before_the_letters_only_default_keeps_its_token_rule(tmp_path):
+    # model files from before Tokenizer(alphabetic=...) existed were counted with the old rule (digits
+    # and letters mixed kept): loading them must not switch to the new letters-only default
+    import topicvb
+    from topicvb import PLSA, Tokenizer, Vectorizer, make_topic_pipeline
+
+    texts = ["model x11 runs on a 486dx board", "the x11 server and the board", "a board model runs"] * 4
+    pipe = make_topic_pipeline(Vectorizer(tokenizer=Tokenizer(alphabetic=False, min_length=2)),
+                               PLSA(2, max_iter=3, random_state=0)).fit(texts)
+    path = topicvb.save(pipe, tmp_path / "new.npz")
+    with np.load(path) as f:
+        arrays = {k: f[k] for k in f.files}
+    meta = json.loads(str(arrays.pop("meta")[()]))
+    old_meta = json.loads(json.dumps(meta))
+    tokenizer_record = [v for v in _records_with_key(old_meta, "alphabetic")]
+    assert tokenizer_record, "the record stores the tokenizer's alphabetic flag"
+    for record in tokenizer_record:
+        del record["alphabetic"]
+    old = topicvb.load(write(tmp_path / "old.npz", arrays, old_meta))
+    vec = old.steps[0][1]
+    assert vec.tokenizer.alphabetic is False
+    assert "x11" in vec.get_feature_names_out()
+
+
+def _records_with_key(node, key):
+    """Every dict inside a JSON record that has ``key``."""
+    if isinstance(node, dict):
+        if key in node:
+            yield node
+        for value in node.values():
+            yield from _records_with_key(value, key)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _records_with_key(value, key)

@@ -397,7 +397,7 @@ def _add_text_options(p):
     g.add_argument("--stem", choices=["porter", "snowball"], default=None,
                    help="stem tokens with NLTK's stemmer (default: no stemming)")
     g.add_argument("--phrases", action="store_true", help="join learned bigram collocations (new_york)")
-    g.add_argument("--clean-email", action="store_true", help="drop mail/news headers, quotes and signatures")
+    g.add_argument("--clean-email", action="store_true", help="drop mail/news headers, quotes and signatures (20ng input is cleaned by default)")
 
 
 def _add_input_options(p):

@@ -155,7 +155,12 @@ def _rebuild_vectorizer(record, arrays, path: Path):
 
     try:
         terms = arrays["vocabulary"].tolist()
-        tok = None if record["tokenizer"] is None else Tokenizer(**record["tokenizer"])
+        tok = None
+        if record["tokenizer"] is not None:
+            tok_params = dict(record["tokenizer"])
+            # files written before the letters-only default keep the rule they were counted with
+            tok_params.setdefault("alphabetic", False)
+            tok = Tokenizer(**tok_params)
         params = dict(record["params"])
         det = None
         if record["phrases"] is not None:

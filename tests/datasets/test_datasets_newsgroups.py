@@ -68,8 +68,37 @@ def test_load_20newsgroups_remove_and_env(tmp_path, stub_vectorizer, monkeypatch
     monkeypatch.setenv("TOPICVB_CORPORA", str(home))
     c = load_20newsgroups("train", vectorizer=stub_vectorizer, remove=("headers", "footers", "quotes"))
     space = c.texts[c.doc_ids.index("train/sci.space/101")]
-    assert space == "The orbit of the moon."
+    assert space.strip() == "The orbit of the moon."
     assert "Subject" not in " ".join(c.texts)
+    # the default removes the same parts
+    assert load_20newsgroups("train", vectorizer=stub_vectorizer).texts == c.texts
+    raw = load_20newsgroups("train", vectorizer=stub_vectorizer, remove=())
+    assert raw.texts[raw.doc_ids.index("train/sci.space/101")] == _POSTS[("train", "sci.space", "101")]
+    assert "raw posts" in raw.description and "removed" in c.description
+    only_headers = load_20newsgroups("train", vectorizer=stub_vectorizer, remove="headers")
+    assert only_headers.texts[2] == "The orbit of the moon.\n> quoted line\n--\nsig text\n"
+
+
+def test_load_20newsgroups_cleans_real_posts_by_default(tmp_path, stub_vectorizer, monkeypatch):
+    """A post as 20 Newsgroups has them: headers, an attribution, quotes, a signature without "-- "."""
+    post = (
+        "From: jsmith@cs.example.edu (John Smith)\nSubject: Re: Gamma ray bursters\n"
+        "Organization: Example University\nLines: 12\nNNTP-Posting-Host: cs.example.edu\n\n"
+        "In article <1993Apr5.123@news.example.com> ann@example.com (Ann Lee) writes:\n"
+        ">Where do gamma ray bursts come from?\n\n"
+        "Nobody knows yet; the bursts are spread evenly over the sky, which rules out\n"
+        "the disk of our galaxy as their source.\n\n"
+        "John Smith\njsmith@cs.example.edu\n"
+    )
+    home = tmp_path / "home"
+    folder = home / "20news-bydate" / "20news-bydate-train" / "sci.space"
+    folder.mkdir(parents=True)
+    (folder / "1").write_bytes(post.encode("latin-1"))
+    (home / "20news-bydate" / "20news-bydate-test").mkdir()
+    monkeypatch.setenv("TOPICVB_CORPORA", str(home))
+    text = load_20newsgroups("train", vectorizer=stub_vectorizer).texts[0]
+    assert text.split() == ("Nobody knows yet; the bursts are spread evenly over the sky, which rules out "
+                            "the disk of our galaxy as their source.").split()
 
 
 def test_load_20newsgroups_errors(tmp_path, stub_vectorizer, no_shared_corpora):

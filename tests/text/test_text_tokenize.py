@@ -46,6 +46,10 @@ jdoe@physics.example.edu
 """
 
 
+#: the token rule of scikit-learn's pattern (and of topicvb before the letters-only default)
+OLD_RULE = dict(alphabetic=False, min_length=2)
+
+
 def raw_sklearn_tokens(text):
     return CountVectorizer(stop_words="english").build_analyzer()(text)
 
@@ -161,7 +165,7 @@ def test_dotted_capital_i_in_a_vectorizer():
 
 def test_other_dots_above_are_kept():
     """Only a dot above an i goes: other letters with a dot above (ż, ȧ) keep it."""
-    assert Tokenizer()("Żółw ȧb") == ["żółw", "ȧb"]
+    assert Tokenizer(min_length=2)("Żółw ȧb") == ["żółw", "ȧb"]
     assert Tokenizer()("Z\u0307o\u0301łw") == ["żółw"]  # NFKC composes them first
 
 
@@ -176,26 +180,71 @@ TEXT = "In 1993 see http://www.example.org/faq.html, mail me at ann.lee@cs.examp
 @pytest.mark.parametrize(
     "kwargs, expected",
     [
-        (dict(), ["in", "see", "mail", "me", "at", "about", "x11", "and", "486dx"]),
+        (dict(), ["see", "mail", "about", "and"]),
         (dict(numbers="replace", urls="replace", emails="replace"),
-         ["in", "<num>", "see", "<url>", "mail", "me", "at", "<email>", "about", "x11", "and", "486dx"]),
+         ["<num>", "see", "<url>", "mail", "<email>", "about", "and"]),
         (dict(numbers="keep", urls="keep", emails="keep"),
+         ["1993", "see", "http", "www", "example", "org", "faq", "html", "mail", "ann", "lee", "example", "edu",
+          "about", "and"]),
+        (OLD_RULE, ["in", "see", "mail", "me", "at", "about", "x11", "and", "486dx"]),
+        (dict(OLD_RULE, numbers="replace", urls="replace", emails="replace"),
+         ["in", "<num>", "see", "<url>", "mail", "me", "at", "<email>", "about", "x11", "and", "486dx"]),
+        (dict(OLD_RULE, numbers="keep", urls="keep", emails="keep"),
          ["in", "1993", "see", "http", "www", "example", "org", "faq", "html", "mail", "me", "at", "ann", "lee",
           "cs", "example", "edu", "about", "x11", "and", "486dx"]),
     ],
 )
 def test_numbers_urls_emails(kwargs, expected):
     assert Tokenizer(**kwargs)(TEXT) == expected
+    assert Tokenizer(**kwargs).count(TEXT) == Counter(expected)
 
 
 def test_numbers_with_underscores_and_mixed_tokens():
-    tok = Tokenizer(numbers="replace", token_pattern=r"(?u)\b[\w.]+\b", min_length=1)
+    tok = Tokenizer(numbers="replace", token_pattern=r"(?u)\b[\w.]+\b", min_length=1, alphabetic=False)
     assert tok("3.14 1_000 v2 a.b") == ["<num>", "<num>", "v2", "a.b"]
+    # letters only: the numbers still follow ``numbers``, the rest goes
+    tok = Tokenizer(numbers="replace", token_pattern=r"(?u)\b[\w.]+\b", min_length=1)
+    assert tok("3.14 1_000 v2 a.b c") == ["<num>", "<num>", "c"]
+
+
+# the binary junk of 20 Newsgroups posts (uuencoded and base64 attachments) that made two topics of
+# "0d db cx _o w7 34u ah bh c_ mv" and "ax max g9v b8f a86" with the old rule
+JUNK = "0d db cx _o w7 34u ah bh c_ mv ax max g9v b8f a86 __init__ x11 486dx"
+
+
+def test_default_rule_keeps_words_of_three_letters_or_more():
+    assert Tokenizer()(JUNK) == ["max"]
+    assert Tokenizer().count(JUNK) == Counter(["max"])
+    assert Tokenizer(**OLD_RULE)(JUNK) == JUNK.split()
+    # numbers follow ``numbers`` under both rules
+    assert Tokenizer(numbers="keep")("x11 in 1993 and 20") == ["1993", "and"]
+    assert Tokenizer(numbers="replace")("x11 in 1993") == ["<num>"]
+    assert Tokenizer(numbers="replace")("13 of 1993") == ["<num>", "<num>"]  # replaced whatever the length
+    # letters with their combining marks are letters; lengths count code points
+    assert Tokenizer()("हिन्दी देश की café naïve ab") == ["हिन्दी", "देश", "café", "naïve"]
+    assert Tokenizer(normalize="NFD")("né") == ["ne\u0301"]  # decomposed: three code points
+
+
+def test_batch_classification_equals_one_by_one():
+    """``_map_types`` (set operations) gives every type the term ``_map_type`` gives it."""
+    types = set(JUNK.split()) | {"the", "and", "ab", "abc", "Abc", "ABC", "1993", "3_000", "<url>", "<num>",
+                                 "hí", "naïve", "देश", "x²", "ⅻ", "ǆ", "longwordhere"}
+    for kwargs in (dict(), OLD_RULE, dict(stop_words="english"), dict(stop_words="english", lowercase=False),
+                   dict(numbers="replace"), dict(numbers="keep"), dict(stemmer="porter"), dict(max_length=5),
+                   dict(OLD_RULE, numbers="replace", stop_words=["abc"])):
+        one, batch = Tokenizer(**kwargs), Tokenizer(**kwargs)
+        c1, c2 = one._compile(), batch._compile()
+        for t in types:
+            Tokenizer._map_type(c1, t)
+        Tokenizer._map_types(c2, set(types))
+        assert c1.type_cache == c2.type_cache, kwargs
+        assert c1.drop_types == c2.drop_types and c1.remap_types == c2.remap_types, kwargs
 
 
 def test_length_limits():
     tok = Tokenizer(min_length=3, max_length=5)
     assert tok("an cat horse zebras") == ["cat", "horse"]
+    assert Tokenizer(min_length=2)("an cat") == ["an", "cat"]
 
 
 # ---------------------------------------------------------------------------- stop words and stemming
@@ -221,7 +270,7 @@ def test_stemmers(stemmer, expected):
 
 
 def test_sklearn_equivalent_settings():
-    tok = Tokenizer(stop_words=SK_STOP_WORDS, numbers="keep", urls="keep", emails="keep", normalize=None)
+    tok = Tokenizer(stop_words=SK_STOP_WORDS, numbers="keep", urls="keep", emails="keep", normalize=None, **OLD_RULE)
     for text in [POST, TEXT, "ﬁne Café _x_ a1 __init__ 12 don't", ""]:
         assert tok(text) == raw_sklearn_tokens(text)
         assert tok.count(text) == Counter(raw_sklearn_tokens(text))
@@ -249,8 +298,13 @@ def test_count_equals_counter_of_tokens(text):
         Tokenizer(stop_words="english"),
         Tokenizer(numbers="replace", urls="replace", emails="replace", stemmer="porter"),
         Tokenizer(lowercase=False, min_length=3, numbers="keep"),
+        Tokenizer(stop_words="english", **OLD_RULE),
+        Tokenizer(numbers="replace", **OLD_RULE),
     ):
         assert dict(tok.count(text)) == dict(Counter(tok(text)))
+        terms, ids, lengths = tok._encode_chunk([text, text.upper(), ""])
+        assert lengths.tolist() == [len(tok(text)), len(tok(text.upper())), 0]
+        assert [terms[i] for i in ids.tolist()] == tok(text) + tok(text.upper())
 
 
 special_text = st.lists(
@@ -266,6 +320,21 @@ def test_special_search_equals_full_scan(text):
     c = tok._compile()
     assert [m.span() for m in tok._iter_specials(text, c)] == [m.span() for m in c.special_re.finditer(text)]
     assert dict(tok.count(text)) == dict(Counter(tok(text)))
+
+
+def test_cost_per_document_does_not_grow_with_the_type_cache():
+    """New types are found by looking the document's types up in the cache, not by a set difference
+    with the cache's keys (which iterates the whole cache for every document)."""
+    import time
+
+    tok = Tokenizer(stop_words="english")
+    c = tok._compile()
+    c.type_cache.update((f"filler{i}", f"filler{i}") for i in range(400_000))
+    started = time.perf_counter()
+    for i in range(200):
+        assert tok.count(f"topic models of text {i}") == {"topic": 1, "models": 1, "text": 1}
+        tok._encode_chunk(["topic models of text"])
+    assert time.perf_counter() - started < 1.0
 
 
 # ---------------------------------------------------------------------------- bytes, pickling, params
@@ -290,6 +359,14 @@ def test_pickle_clone_and_set_params():
     assert tok("Running quickly") == ["running", "quickly"]
 
 
+def test_a_tokenizer_pickled_before_alphabetic_keeps_its_rule():
+    old = Tokenizer(min_length=2)
+    del old.__dict__["alphabetic"]  # what an earlier version pickled
+    restored = pickle.loads(pickle.dumps(old))
+    assert restored.alphabetic is False and restored("x11 on 486dx") == ["x11", "on", "486dx"]
+    assert pickle.loads(pickle.dumps(Tokenizer()))("x11 on 486dx") == []
+
+
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [
@@ -301,6 +378,7 @@ def test_pickle_clone_and_set_params():
         (dict(token_pattern=r"(unclosed"), ValueError, r"token_pattern is not a valid regular expression"),
         (dict(min_length=-1), ValueError, r"min_length must be >= 0, got -1\."),
         (dict(min_length=4, max_length=3), ValueError, r"max_length must be >= min_length"),
+        (dict(alphabetic="yes"), ValueError, r"alphabetic must be one of \{False, True\}, got 'yes'\."),
         (dict(clean="html"), ValueError, r"clean must be one of"),
         (dict(encoding="no-such-codec"), ValueError, r"encoding must be a known codec name"),
     ],

@@ -21,6 +21,9 @@ from topicvb.text._unicode import _combining_marks, _lower, _marked_word_pattern
 from topicvb.text.tokenize import DEFAULT_TOKEN_PATTERN
 
 FORMS = ["NFKC", "NFC", "NFKD", "NFD", None]
+#: the default pattern's own rule (runs of two or more word characters, marks carried along), without the
+#: default filters on top of it (three characters or more, letters only), which have tests of their own
+PATTERN_RULE = dict(min_length=2, alphabetic=False)
 ALL = [chr(cp) for cp in range(sys.maxunicode + 1)]
 MARKS = [ch for ch in ALL if unicodedata.category(ch).startswith("M")]
 WORD = re.compile(r"\w")
@@ -66,7 +69,7 @@ def test_mark_class_holds_every_combining_mark_and_nothing_else():
 @pytest.mark.parametrize("form", FORMS)
 def test_every_combining_mark_stays_inside_its_word(form):
     """"ab" + mark + "cd" is one token for each of the ~2,400 marks, under every normalisation form."""
-    tok = Tokenizer(normalize=form)
+    tok = Tokenizer(normalize=form, **PATTERN_RULE)
     words = [f"ab{m}cd" for m in MARKS]
     text = " ".join(words)
     expected = [_expected_token(w, form) for w in words]
@@ -78,7 +81,7 @@ def test_every_combining_mark_stays_inside_its_word(form):
 
 @pytest.mark.parametrize("form", FORMS)
 def test_marks_after_a_word_belong_to_it_and_marks_before_it_do_not(form):
-    tok = Tokenizer(normalize=form)
+    tok = Tokenizer(normalize=form, **PATTERN_RULE)
     for m in MARKS[::7]:
         assert tok(f"ab{m}") == [_expected_token(f"ab{m}", form)], hex(ord(m))
         assert tok(f"{m}ab") == tok("ab") == ["ab"], hex(ord(m))  # a mark after a space marks nothing
@@ -100,7 +103,7 @@ def test_letters_with_marks_keep_their_word_whole_in_every_form(form, strip_acce
     """Precomposed or decomposed, at the start, inside or at the end of a word: one token holding every
     letter of the word (lower-cased); precomposed "é" and decomposed "e\\u0301" are one term under the
     composed forms, NFKC (the default) and NFC."""
-    tok = Tokenizer(normalize=form, strip_accents=strip_accents)
+    tok = Tokenizer(normalize=form, strip_accents=strip_accents, **PATTERN_RULE)
     c = tok._compile()
     # NFKC, NFKD and strip_accents="unicode" apply the compatibility decomposition (NFKD) somewhere
     compat = form in ("NFKC", "NFKD") or strip_accents == "unicode"
@@ -136,7 +139,7 @@ def test_letters_with_marks_keep_their_word_whole_in_every_form(form, strip_acce
 def test_one_letter_and_its_marks_is_not_a_token(form):
     """As the default pattern drops one-character words, a single letter with its accent is dropped in
     every form (it is one character in NFC), except where NFKC makes two letters of it ("ǆ")."""
-    tok = Tokenizer(normalize=form)
+    tok = Tokenizer(normalize=form, **PATTERN_RULE)
     for ch in DECOMPOSING:
         text = unicodedata.normalize("NFD", ch)
         n_letters = sum(bool(WORD.match(c)) for c in _expected_token(text, form))
@@ -181,11 +184,18 @@ def script_text(draw):
 def test_words_of_scripts_with_marks_are_whole_tokens(words):
     text = " ".join(words)
     for form in (None, "NFC"):
-        tok = Tokenizer(normalize=form)
+        tok = Tokenizer(normalize=form, **PATTERN_RULE)
         norm = [unicodedata.normalize(form, w) if form else w for w in words]
         expected = [w for w in norm if sum(bool(WORD.match(c)) for c in w) >= 2]
         assert tok(text) == expected
         assert tok.count(text) == Counter(expected)
+        # the default filters: three code points or more (marks count), letters and marks only
+        default = Tokenizer(normalize=form)
+        kept = [w for w in expected if len(w) >= 3 and all(c.isalpha() or _is_mark(c) for c in w)]
+        assert default(text) == kept
+        assert default.count(text) == Counter(kept)
+        terms, ids, lengths = default._encode_chunk([text, text])
+        assert [terms[i] for i in ids.tolist()] == kept * 2 and lengths.tolist() == [len(kept)] * 2
 
 
 mixed_text = st.text(alphabet=st.sampled_from(list("ab_1 .-é\u00e9E\u0301\u0308\u093f\u094d\u0915\u0e31\u0e01"
@@ -207,9 +217,11 @@ def test_marked_pattern_is_the_default_pattern_with_marks_carried_along(text):
     without = "".join(_letters(text))
     assert ["".join(_letters(t)) for t in marked] == re.findall(DEFAULT_TOKEN_PATTERN, without)
     assert _marked_word_pattern().findall(without) == re.findall(DEFAULT_TOKEN_PATTERN, without)
-    tok = Tokenizer(normalize=None, lowercase=False, numbers="keep")
+    tok = Tokenizer(normalize=None, lowercase=False, numbers="keep", **PATTERN_RULE)
     assert tok(text) == marked
     assert dict(tok.count(text)) == dict(Counter(marked))
+    terms, ids, lengths = tok._encode_chunk([text])
+    assert [terms[i] for i in ids.tolist()] == marked and lengths.tolist() == [len(marked)]
 
 
 @pytest.mark.parametrize("text", ["a" + "\u0301\U0001d165" * 50_000 + " ", "a" + "\U0001d165" * 100_000 + "!",

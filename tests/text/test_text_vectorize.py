@@ -36,7 +36,8 @@ CORPUS = [
 
 
 def sk_equivalent_tokenizer():
-    return Tokenizer(stop_words=SK_STOP_WORDS, numbers="keep", urls="keep", emails="keep", normalize=None)
+    return Tokenizer(stop_words=SK_STOP_WORDS, numbers="keep", urls="keep", emails="keep", normalize=None,
+                     alphabetic=False, min_length=2)
 
 
 def assert_same_matrix(A, B):
@@ -139,6 +140,127 @@ def test_n_jobs_two_identical_to_one():
     assert X1.indptr.tolist() == X2.indptr.tolist() and X1.indices.tolist() == X2.indices.tolist()
     assert one.vocabulary_ == two.vocabulary_
     assert_same_matrix(two.transform(docs), X1)
+
+
+@pytest.fixture
+def force_workers(monkeypatch):
+    """Start worker processes for any corpus size and CPU count (the thresholds keep small corpora in one)."""
+    import topicvb.text.vectorize as vectorize
+
+    monkeypatch.setattr(vectorize, "_PARALLEL_MIN_CHARS", 0)
+    monkeypatch.setattr(vectorize, "_available_cpus", lambda: 8)
+    started = []
+
+    class Recording(vectorize.cf.ProcessPoolExecutor):
+        def __init__(self, *args, **kwargs):
+            started.append(kwargs.get("max_workers"))
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(vectorize.cf, "ProcessPoolExecutor", Recording)
+    return started
+
+
+@pytest.mark.parametrize("tokenizer", [Tokenizer(stop_words="english", stemmer="porter"), sk_equivalent_tokenizer(),
+                                       Tokenizer(numbers="replace", urls="replace"), str.split])
+def test_worker_processes_identical_to_one_process(force_workers, tokenizer, tmp_path):
+    docs = [f"{doc} www.example.org/{i} mail{i}@example.org {i}" for i, doc in enumerate(CORPUS * 25)]
+    one = Vectorizer(tokenizer=tokenizer, min_df=2, chunk_size=7)
+    X1 = one.fit_transform(docs)
+    for n_jobs, X in ((2, iter(docs)), (3, docs)):
+        many = Vectorizer(tokenizer=tokenizer, min_df=2, chunk_size=7, n_jobs=n_jobs)
+        Xn = many.fit_transform(X)
+        assert X1.indptr.tolist() == Xn.indptr.tolist() and X1.indices.tolist() == Xn.indices.tolist()
+        assert X1.data.tolist() == Xn.data.tolist()
+        assert one.vocabulary_ == many.vocabulary_
+        assert_same_matrix(many.transform(docs), X1)
+    assert force_workers[:2] == [1, 1] and 2 in force_workers  # this process counts too: n_jobs - 1 workers
+    paths = []
+    for i, doc in enumerate(docs[:60]):
+        paths.append(tmp_path / f"d{i}.txt")
+        paths[-1].write_text(doc, encoding="utf-8")
+    from_files = Vectorizer(tokenizer=tokenizer, input="filename", chunk_size=4, n_jobs=2).fit_transform(paths)
+    assert_same_matrix(from_files, Vectorizer(tokenizer=tokenizer, chunk_size=4).fit_transform(docs[:60]))
+
+
+def test_worker_processes_with_phrases(force_workers):
+    texts = ["New York is big. I love New York.", "New York pizza.", "A new idea from York.", "New York again.",
+             "Machine learning rocks.", "Machine learning and New York."] * 5
+    make = lambda n_jobs: Vectorizer(tokenizer=Tokenizer(stop_words="english"), n_jobs=n_jobs, chunk_size=4,  # noqa: E731
+                                     phrases=PhraseDetector(min_count=3, threshold=0.3))
+    one, two = make(1), make(2)
+    X1, X2 = one.fit_transform(texts), two.fit_transform(iter(texts))
+    assert "new_york" in one.vocabulary_ and one.vocabulary_ == two.vocabulary_
+    assert_same_matrix(X1, X2)
+    assert_same_matrix(two.transform(texts), X1)
+    assert len(force_workers) == 2  # fit: the tokens (counted from them here); transform: the counts
+
+
+def test_small_corpus_with_n_jobs_stays_in_one_process(monkeypatch):
+    import topicvb.text.vectorize as vectorize
+
+    def no_pool(*args, **kwargs):
+        raise AssertionError("a worker process was started for a small corpus")
+
+    monkeypatch.setattr(vectorize.cf, "ProcessPoolExecutor", no_pool)
+    monkeypatch.setattr(vectorize, "_available_cpus", lambda: 8)
+    docs = CORPUS * 40  # about 30,000 characters
+    X = Vectorizer(n_jobs=4, chunk_size=5).fit_transform(iter(docs))
+    assert_same_matrix(X, Vectorizer().fit_transform(docs))
+    assert vectorize._PARALLEL_MIN_CHARS >= 1_000_000
+
+
+def test_more_jobs_than_cpus_are_not_started(monkeypatch):
+    import topicvb.text.vectorize as vectorize
+
+    monkeypatch.setattr(vectorize, "_PARALLEL_MIN_CHARS", 0)
+    monkeypatch.setattr(vectorize, "_available_cpus", lambda: 1)
+    monkeypatch.setattr(vectorize.cf, "ProcessPoolExecutor", None)  # would fail if used
+    assert Vectorizer(n_jobs=16).fit_transform(CORPUS).shape[0] == len(CORPUS)
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2, 3])
+def test_streaming_reads_a_bounded_number_of_chunks_ahead(force_workers, n_jobs):
+    """With a generator, the documents read but not yet counted stay within a few chunks."""
+    consumed = [0]
+
+    def stream():
+        for i in range(400):
+            consumed[0] += 1
+            yield CORPUS[i % len(CORPUS)] + f" word{i}"
+
+    vec = Vectorizer(chunk_size=10, n_jobs=n_jobs)
+    vec._check_params()
+    counted, ahead = 0, []
+    for terms, ids, data, lengths, source in vec._run(stream(), "test", "count", None):
+        counted += lengths.shape[0]
+        ahead.append(consumed[0] - counted)
+    assert counted == 400
+    window = 2 * (n_jobs - 1)
+    assert max(ahead) <= (2 * window + 1) * 10
+
+
+def test_streaming_memory_is_one_chunk_not_the_corpus():
+    """Counting a 6 MB stream allocates far less than the stream: texts are dropped chunk by chunk."""
+    import tracemalloc
+
+    words = "alpha beta gamma delta epsilon zeta theta iota kappa lambda ".split()
+    doc = " ".join(words * 50)  # 3,000 characters, 10 distinct terms
+
+    def stream():
+        for i in range(2_000):
+            yield doc.replace("alpha", "alpha" + "abcdefg"[i % 7])  # a new string each time
+
+    vec = Vectorizer(chunk_size=50)
+    vec.fit_transform(stream())  # warm up (imports, regexes)
+    tracemalloc.start()
+    try:
+        X = vec.fit_transform(stream())
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert X.shape == (2_000, 16) and X.sum() == 2_000 * 500
+    assert 2_000 * len(doc) > 5_000_000
+    assert peak < 1_500_000, peak
 
 
 def test_pipeline_and_pickle():

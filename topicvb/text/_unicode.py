@@ -82,6 +82,29 @@ def _marked_word_pattern() -> re.Pattern:
     return re.compile(_MARKED_WORD_TEMPLATE.format(bmp=bmp, astral=astral))
 
 
+def _is_mark(ch: str) -> bool:
+    return unicodedata.category(ch)[0] == "M"
+
+
+def _is_alphabetic(token: str) -> bool:
+    """Whether ``token`` is made of letters and the combining marks of its letters (no digit, no underscore).
+
+    Letters are what :meth:`str.isalpha` accepts (Unicode categories L*); a token of marks alone is
+    not alphabetic.
+    """
+    if token.isalpha():
+        return True
+    if token.isascii():
+        return False
+    has_letter = False
+    for ch in token:
+        if ch.isalpha():
+            has_letter = True
+        elif not _is_mark(ch):
+            return False
+    return has_letter
+
+
 def _strip_accents_unicode(text: str) -> str:
     normalized = unicodedata.normalize("NFKD", text)
     if normalized == text:

