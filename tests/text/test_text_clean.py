@@ -171,3 +171,22 @@ def test_20newsgroups_same_effect_as_scikit_learn():
         assert raw[field] > 50, field
         assert ours[field] <= max(0.2 * raw[field], 1.5 * theirs[field]), (field, raw[field], ours[field], theirs[field])
     assert 0.9 < sum(ours.values()) / sum(theirs.values()) < 1.15
+
+
+def test_encoded_attachment_lines_are_dropped_and_prose_and_urls_kept():
+    from topicvb.text import clean_text, strip_encoded
+
+    uu = "M9FEX9&ES=\"!B:&H@9VEZ(&-H>B!B>&X@<FQK(&UA>\"!B:&H@9VEZ(&-H>B!B>&X@\n" * 3
+    b64 = "TWFueSBoYW5kcyBtYWtlIGxpZ2h0IHdvcmsuTWFueSBoYW5kcyBtYWtlIGxpZ2h0IHdvcmsu\n"
+    url = "see https://example.org/a/very/long/path/that/has/no/spaces/in/it/at/all.html\n"
+    prose = "The drive works fine with the new controller card.\n"
+    text = "begin 644 pic.gif\n" + uu + "end\n" + prose + b64 + url
+    out = strip_encoded(text)
+    assert "M9FEX" not in out and "TWFue" not in out
+    assert prose in out and url in out and "begin 644 pic.gif" in out
+    # part of the default e-mail cleaning, and can be switched off
+    assert "M9FEX" not in clean_text(text)
+    assert "M9FEX" in clean_text(text, encoded=False)
+    # short texts and ordinary long words are untouched
+    assert strip_encoded("short") == "short"
+    assert strip_encoded(prose * 3) == prose * 3

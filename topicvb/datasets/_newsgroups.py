@@ -29,7 +29,8 @@ def _clean_post(text: str, remove) -> str:
     """Drop the parts of a post named in ``remove`` with topicvb's e-mail cleaning.
 
     The order is scikit-learn's (headers, footers, quotes); the rules are those of
-    :func:`topicvb.text.clean_text`.
+    :func:`topicvb.text.clean_text`, which also drops the lines of encoded attachments whenever
+    anything is removed (scikit-learn keeps them).
     """
     if not remove:
         return text

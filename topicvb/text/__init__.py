@@ -5,7 +5,7 @@
 chunked, optionally multi-process counting) -> ``iter_batches`` (mini-batches of rows).
 """
 
-from .clean import clean_text, strip_headers, strip_quotes, strip_signature
+from .clean import clean_text, strip_encoded, strip_headers, strip_quotes, strip_signature
 from .phrases import PhraseDetector
 from .stopwords import ENGLISH_STOP_WORDS
 from .tokenize import DEFAULT_TOKEN_PATTERN, Tokenizer, decode_bytes
@@ -23,6 +23,7 @@ __all__ = [
     "decode_bytes",
     "iter_batches",
     "strip_headers",
+    "strip_encoded",
     "strip_quotes",
     "strip_signature",
 ]

@@ -8,7 +8,10 @@ Three independent steps, each a plain ``str -> str`` function:
   newsreaders) and attribution lines (``In article <...> ... writes:``, ``... wrote:``);
 * :func:`strip_signature` drops a trailing signature block: after the standard ``"-- "`` separator
   line, after a line of dashes near the end, or a short last paragraph that reads like one (a name,
-  an address, an affiliation, a box of ``|`` and ``=``).
+  an address, an affiliation, a box of ``|`` and ``=``);
+* :func:`strip_encoded` drops the lines of encoded attachments (uuencode, base64, binhex): lines of 40
+  or more characters without a space (and not a URL). Their letter runs ("bhj", "giz", "chz") would
+  otherwise become terms, and a topic of them.
 
 :func:`clean_text` applies any combination of them. Together they remove what scikit-learn's
 ``fetch_20newsgroups(remove=("headers", "footers", "quotes"))`` removes, with narrower rules:
@@ -26,7 +29,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["clean_text", "strip_headers", "strip_quotes", "strip_signature"]
+__all__ = ["clean_text", "strip_encoded", "strip_headers", "strip_quotes", "strip_signature"]
 
 # a blank line: the end of a mail/news header block
 _BLANK_LINE = re.compile(r"\n[ \t\r]*\n")
@@ -220,7 +223,20 @@ def _strip_last_block(text: str) -> str:
     return text
 
 
-def clean_text(text: str, *, headers: bool = True, quotes: bool = True, signature: bool = True) -> str:
+# a line of an encoded attachment: 40 or more printable characters and no white space
+_ENCODED_LINE = re.compile(r"^[ \t]*[!-~]{40,}[ \t\r]*$\n?", re.MULTILINE)
+
+
+def strip_encoded(text: str) -> str:
+    """Drop the lines of encoded attachments (uuencode, base64, binhex, hex dumps): lines of 40 or more
+    printable ASCII characters without white space, unless they hold a URL (``://``)."""
+    if len(text) < 40:
+        return text
+    return _ENCODED_LINE.sub(lambda m: m.group(0) if "://" in m.group(0) else "", text)
+
+
+def clean_text(text: str, *, headers: bool = True, quotes: bool = True, signature: bool = True,
+               encoded: bool = True) -> str:
     """Remove headers, quoted replies and the signature from a Usenet or e-mail post.
 
     Parameters
@@ -233,6 +249,8 @@ def clean_text(text: str, *, headers: bool = True, quotes: bool = True, signatur
         Drop quoted lines and attributions (see :func:`strip_quotes`).
     signature : bool, default=True
         Drop the signature block (see :func:`strip_signature`).
+    encoded : bool, default=True
+        Drop the lines of encoded attachments (see :func:`strip_encoded`).
 
     Returns
     -------
@@ -251,4 +269,6 @@ def clean_text(text: str, *, headers: bool = True, quotes: bool = True, signatur
         text = strip_signature(text)
     if quotes:
         text = strip_quotes(text)
+    if encoded:
+        text = strip_encoded(text)
     return text

@@ -50,7 +50,7 @@ from ._unicode import (
     _strip_accents_ascii,
     _strip_accents_unicode,
 )
-from .clean import strip_headers, strip_quotes, strip_signature
+from .clean import strip_encoded, strip_headers, strip_quotes, strip_signature
 from .stopwords import ENGLISH_STOP_WORDS
 
 __all__ = ["Tokenizer", "decode_bytes", "DEFAULT_TOKEN_PATTERN"]
@@ -191,8 +191,9 @@ class Tokenizer(BaseEstimator):
         NLTK's Porter stemmer or the English Snowball ("Porter2") stemmer. Results are cached
         per token type.
     clean : {"email"} or None, default=None
-        ``"email"`` removes the header block, quoted replies and the signature of Usenet or e-mail
-        posts (see :func:`topicvb.text.clean_text`) before anything else.
+        ``"email"`` removes the header block, quoted replies, the signature and the lines of encoded
+        attachments of Usenet or e-mail posts (see :func:`topicvb.text.clean_text`) before anything
+        else.
     encoding : str, default="utf-8"
         Codec for ``bytes`` input; undecodable bytes are replaced (see :func:`decode_bytes`).
 
@@ -371,7 +372,7 @@ class Tokenizer(BaseEstimator):
         # text-level steps, in order
         steps = []
         if self.clean == "email":
-            steps += [strip_headers, strip_signature, strip_quotes]
+            steps += [strip_headers, strip_signature, strip_quotes, strip_encoded]
         if self.normalize is not None:
             form = self.normalize
 
