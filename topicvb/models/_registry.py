@@ -200,7 +200,8 @@ def recommended_estimator(**params):
     ``learn_priors=True`` (and its default moves), with ``params`` set on top.
 
     Its memory is n_nonzero x n_components floats for the responsibilities (half with
-    ``dtype="float32"``); :class:`topicvb.BatchLDA` needs memory independent of K per non-zero.
+    ``dtype="float32"``), and up to three times that while a move is proposed (see
+    :class:`topicvb.CollapsedLDA`); :class:`topicvb.BatchLDA` needs memory independent of K per non-zero.
     """
     return estimator_class(RECOMMENDED)(**{**RECOMMENDED_PARAMS, **params})
 
