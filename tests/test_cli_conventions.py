@@ -55,7 +55,8 @@ def _subparsers(parser):
 
 # ----------------------------------------------------------------------------- --version and --help
 @pytest.mark.parametrize("flag", ["--version", "-V"])
-def test_version(flag, capsys):
+def test_version(flag, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "30")  # a narrow terminal must not wrap the line (a long install path did)
     with pytest.raises(SystemExit) as exc:
         main([flag])
     assert exc.value.code == 0

@@ -623,6 +623,18 @@ def _version() -> str:
     return f"%(prog)s {__version__} from {where} (Python {platform.python_version()})"
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: the line exactly as :func:`_version` writes it (argparse's own version action wraps it
+    at the terminal's width, which splits a long installation path)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        sys.stdout.write(_version().replace("%(prog)s", parser.prog).replace("%%", "%") + "\n")
+        parser.exit()
+
+
 def build_parser():
     parser = _ArgumentParser(
         prog="topicvb", formatter_class=_HelpFormatter,
@@ -634,8 +646,7 @@ def build_parser():
         "  topicvb topics model.npz\n"
         "  topicvb vectorize test/ --vocab model.npz -o test.npz && topicvb evaluate model.npz test.npz\n\n"
         "Run 'topicvb COMMAND --help' for a command's options and their defaults.")
-    parser.add_argument("-V", "--version", action="version", version=_version(),
-                        help="print the version and exit")
+    parser.add_argument("-V", "--version", action=_VersionAction, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", title="commands")
     for add_command in _COMMANDS:
         add_command(sub)
