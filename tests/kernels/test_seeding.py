@@ -6,6 +6,7 @@ import pytest
 import scipy.sparse as sp
 
 from topicvb._kernels.seeding import candidate_distances, nearest_centre
+from topicvb._validation import csr_arrays
 
 
 def _embedding(seed=0, D=40, V=25):
@@ -16,8 +17,7 @@ def _embedding(seed=0, D=40, V=25):
     E = np.sqrt(X / np.maximum(lengths, 1.0)[:, None])
     emb = sp.csr_matrix(E)
     emb_t = sp.csr_matrix(E.T)
-    arrays = (emb.indptr.astype(np.int64), emb.indices.astype(np.int64), emb.data,
-              emb_t.indptr.astype(np.int64), emb_t.indices.astype(np.int64), emb_t.data)
+    arrays = (*csr_arrays(emb), *csr_arrays(emb_t))  # the dtypes the seeding passes (models/_start.py)
     return E, (lengths > 0).astype(float), arrays, rng
 
 

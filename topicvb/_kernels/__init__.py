@@ -4,13 +4,24 @@ One module per algorithm (``estep`` for batch/online VB LDA, ``plsa``, ``cvb0``)
 shared pieces ``special`` (digamma, lgamma), ``sparse`` (CSR column passes) and ``bounds``.
 Only numpy, numba and math are imported here; validation happens before a kernel is called.
 
-Parallel document loops run ``prange`` over work items of about 64 documents (each item owns its
-scratch buffers). Item ``c`` of ``n`` holds the documents ``c, c + n, c + 2n, ...`` (strided), not
-a contiguous block: numba splits the items among threads in contiguous ranges, and corpora are
-often sorted (by newsgroup, by source), so contiguous blocks gave one thread of two 1.58 times the
-E-step work of the other on 20 Newsgroups; strided items put 1.03 times (measured from the
-per-document update counts of a fitted BatchLDA). Every document is computed on its own, so the
-assignment changes no result.
+Parallel loops are not ``prange`` (no kernel is compiled with ``parallel=True``, whose compile time
+was a large share of a cold first fit): a kernel that works on independent work items takes
+``worker, workers`` and handles its share of the items, a contiguous range, and ``workers.run_items``
+calls it from ``n_jobs`` threads (it is compiled ``nogil``). Document loops use work items of about
+64 documents (each item owns its scratch buffers). Item ``c`` of ``n`` holds the documents ``c, c + n,
+c + 2n, ...`` (strided), not a contiguous block: corpora are often sorted (by newsgroup, by source),
+and with contiguous blocks split among threads in contiguous ranges, one thread of two had 1.58 times
+the E-step work of the other on 20 Newsgroups; strided items put 1.03 times (measured from the
+per-document update counts of a fitted BatchLDA). Every item is computed on its own by one thread, so
+the assignment changes no result.
+
+The functions called from Python are few per estimator (``topicvb._jit.KERNELS`` lists them), and the
+ones that only allocate arrays and call a kernel are plain Python (``estep.e_step``,
+``bounds.topic_terms``, ...): a compiled wrapper would hold, and on its first compilation re-optimise,
+a second copy of everything it calls. Flags that select a code path at compile time are passed as
+None or a value (``estep``'s ``plain``), so a fit compiles only the path it takes; flags passed as
+literal constants (``True``, ``0``) would compile the callee once per value, so they are runtime
+values. ``benchmarks/bench_coldstart.py`` measures the first-run cost.
 
 Two departures from the plain ``@njit(cache=True)`` preset, each limited to arithmetic leaves and
 each measured (``benchmarks/bench_models.py``, ``BENCHMARKS.md``):

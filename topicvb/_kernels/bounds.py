@@ -28,11 +28,12 @@ ZeroDivisionError branch), so LLVM vectorises them; the rare other entries are r
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from .special import (LOG_9_FACTORIAL, digamma, digamma_lgamma, digamma_row, dirichlet_expectation_row,
                       small_parts, sum4, sum_logs)
 from .vec import dot
+from .workers import n_workers, run_items
 
 CHUNK = 64
 TERM_BLOCK = 256  # terms per block in the dense K x V passes (a block of all K topics stays in L1/L2)
@@ -129,22 +130,51 @@ def _totals_from(parts):
     return totals
 
 
-@njit(cache=True, nogil=True, parallel=True)
+def _n_blocks(n_terms):
+    return (n_terms + TERM_BLOCK - 1) // TERM_BLOCK
+
+
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
+def _row_block_sums(worker, workers, n_blocks, lam, parts):
+    """parts[b] = the row sums of lam over the terms of block b, for the blocks in this worker's share"""
+    n_terms = lam.shape[1]
+    for b in range(worker * n_blocks // workers, (worker + 1) * n_blocks // workers):
+        _block_sums(lam, b * TERM_BLOCK, min(n_terms, (b + 1) * TERM_BLOCK), parts[b])
+
+
 def row_totals(lam):
     """sum_w lam[k, w] for every topic (float64, (K,)), summed by blocks of TERM_BLOCK terms in one fixed
     order, the order in which ``svi_topic_update`` sums the lam it writes: every kernel that needs psi(sum_w
     lam_kw) gets the same bits, for any number of threads."""
     n_topics, n_terms = lam.shape
-    n_blocks = (n_terms + TERM_BLOCK - 1) // TERM_BLOCK
-    n_chunks = min(n_blocks, CHUNK)
+    n_blocks = _n_blocks(n_terms)
     parts = np.empty((n_blocks, n_topics), dtype=np.float64)
-    for c in prange(n_chunks):
-        for b in range(c * n_blocks // n_chunks, (c + 1) * n_blocks // n_chunks):
-            _block_sums(lam, b * TERM_BLOCK, min(n_terms, (b + 1) * TERM_BLOCK), parts[b])
+    run_items(_row_block_sums, n_blocks, n_blocks, lam, parts)
     return _totals_from(parts)
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
+def _elog_rows(worker, workers, n_topics, lam, totals, elog):
+    """elog[k] = E[log beta_k] (float64) for the topics in this worker's share"""
+    n_terms = lam.shape[1]
+    for k in range(worker * n_topics // workers, (worker + 1) * n_topics // workers):
+        row = elog[k]
+        digamma_row(lam[k], n_terms, row)
+        psi_total = digamma(totals[k])
+        for w in range(n_terms):
+            row[w] -= psi_total
+
+
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
+def _rescaled_blocks(worker, workers, n_blocks, elog, ebeta_t, log_scale, work):
+    """:func:`rescaled_exp_block` of the term blocks in this worker's share (work[worker]: this thread's scratch)."""
+    n_terms = elog.shape[1]
+    work = work[worker]
+    for b in range(worker * n_blocks // workers, (worker + 1) * n_blocks // workers):
+        w0 = b * TERM_BLOCK
+        rescaled_exp_block(elog, w0, min(n_terms, w0 + TERM_BLOCK) - w0, work, ebeta_t, log_scale, w0)
+
+
 def topic_expectations(lam, ebeta_t, log_scale):
     """E[log beta] for every topic, and its rescaled exponential in term-major layout.
 
@@ -157,23 +187,14 @@ def topic_expectations(lam, ebeta_t, log_scale):
     n_topics, n_terms = lam.shape
     elog = np.empty((n_topics, n_terms), dtype=np.float64)
     totals = row_totals(lam)
-    for k in prange(n_topics):
-        row = elog[k]
-        digamma_row(lam[k], n_terms, row)
-        psi_total = digamma(totals[k])
-        for w in range(n_terms):
-            row[w] -= psi_total
-    n_blocks = (n_terms + TERM_BLOCK - 1) // TERM_BLOCK
-    n_chunks = min(n_blocks, CHUNK)
-    work = np.empty((n_chunks, 2, TERM_BLOCK), dtype=np.float64)
-    for c in prange(n_chunks):
-        for b in range(c * n_blocks // n_chunks, (c + 1) * n_blocks // n_chunks):
-            w0 = b * TERM_BLOCK
-            rescaled_exp_block(elog, w0, min(n_terms, w0 + TERM_BLOCK) - w0, work[c], ebeta_t, log_scale, w0)
+    run_items(_elog_rows, n_topics, n_topics, lam, totals, elog)
+    n_blocks = _n_blocks(n_terms)
+    workers = n_workers(n_blocks)
+    run_items(_rescaled_blocks, n_blocks, n_blocks, elog, ebeta_t, log_scale,
+              np.empty((workers, 2, TERM_BLOCK), dtype=np.float64), workers=workers)
     return elog
 
 
-@njit(cache=True, nogil=True, parallel=True)
 def lda_doc_bound(indptr, indices, data, gamma, alpha, ebeta_t, log_scale):
     """Per-document part of the ELBO (float64 array of shape (D,)).
 
@@ -181,21 +202,31 @@ def lda_doc_bound(indptr, indices, data, gamma, alpha, ebeta_t, log_scale):
     alpha : float64 array (K,); ebeta_t : float array (V, K); log_scale : float64 array (V,)
     """
     n_docs = indptr.shape[0] - 1
-    n_topics = alpha.shape[0]
+    alpha = np.ascontiguousarray(alpha, dtype=np.float64)
     out = np.empty(n_docs, dtype=np.float64)
+    n_chunks = (n_docs + CHUNK - 1) // CHUNK
+    scratch = np.empty((n_chunks, 3, alpha.shape[0]), dtype=np.float64)
+    run_items(_doc_bounds, n_chunks, n_chunks, indptr, indices, data, gamma, alpha, ebeta_t, log_scale, scratch, out)
+    return out
+
+
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
+def _doc_bounds(worker, workers, n_chunks, indptr, indices, data, gamma, alpha, ebeta_t, log_scale, scratch, out):
+    """:func:`lda_doc_bound` of the documents of the work items in this worker's share (item c holds the
+    documents c, c + n_chunks, ...: strided, see _kernels/__init__.py)."""
+    n_docs = indptr.shape[0] - 1
+    n_topics = alpha.shape[0]
     alpha_sum = 0.0
     lg_alpha = 0.0
     for k in range(n_topics):
         alpha_sum += alpha[k]
         lg_alpha += math.lgamma(alpha[k])
     prior_const = math.lgamma(alpha_sum) - lg_alpha
-    n_chunks = (n_docs + CHUNK - 1) // CHUNK
-    scratch = np.empty((n_chunks, 3, n_topics), dtype=np.float64)
-    for c in prange(n_chunks):
+    for c in range(worker * n_chunks // workers, (worker + 1) * n_chunks // workers):
         elog = scratch[c, 0]
         et = scratch[c, 1]
         work = scratch[c, 2]
-        for d in range(c, n_docs, n_chunks):  # strided: see _kernels/__init__.py
+        for d in range(c, n_docs, n_chunks):
             g = gamma[d]
             dirichlet_expectation_row(g, elog)
             m = elog[0]
@@ -216,19 +247,25 @@ def lda_doc_bound(indptr, indices, data, gamma, alpha, ebeta_t, log_scale):
                 gsum += g[k]
                 theta_part += (alpha[k] - g[k]) * elog[k] + math.lgamma(g[k])
             out[d] = words + prior_const + theta_part - math.lgamma(gsum)
-    return out
 
 
-@njit(cache=True, nogil=True, parallel=True)
 def lda_topic_bound(lam, elog_beta, eta):
     """Topic part of the ELBO for a symmetric topic-word prior ``eta`` (float64 array (K,)).
 
     lam : float array of shape (K, V); elog_beta : float64 array of shape (K, V); eta : float
     """
-    n_topics, n_terms = lam.shape
+    n_topics = lam.shape[0]
     out = np.empty(n_topics, dtype=np.float64)
+    run_items(_topic_bounds, n_topics, n_topics, lam, elog_beta, float(eta), out)
+    return out
+
+
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
+def _topic_bounds(worker, workers, n_topics, lam, elog_beta, eta, out):
+    """:func:`lda_topic_bound` of the topics in this worker's share"""
+    n_terms = lam.shape[1]
     const = math.lgamma(n_terms * eta) - n_terms * math.lgamma(eta)
-    for k in prange(n_topics):
+    for k in range(worker * n_topics // workers, (worker + 1) * n_topics // workers):
         total = 0.0
         acc = 0.0
         for w in range(n_terms):
@@ -236,7 +273,6 @@ def lda_topic_bound(lam, elog_beta, eta):
             total += lkw
             acc += (eta - lkw) * elog_beta[k, w] + math.lgamma(lkw)
         out[k] = const + acc - math.lgamma(total)
-    return out
 
 
 @njit(cache=True, nogil=True, error_model="numpy")  # no ZeroDivisionError branch: the first loop vectorises
@@ -272,27 +308,26 @@ def _topic_block(lam, w0, w1, psi_total, scratch, ebeta_t, log_scale, elog_sum, 
                 part[i] = lg - x * e
                 xq[i] = 1.0
                 n_small -= 1
-        elog_sum[b, k] = sum4(elog, 0, n)
-        rest[b, k] = sum4(part, 0, n) - (sum_logs(xq, n) + n_small * LOG_9_FACTORIAL)
-    rescaled_exp_block(scratch[:n_topics], 0, n, scratch[n_topics:], ebeta_t, log_scale, w0)
+        elog_sum[b, k] = sum4(elog, n - n, n)
+        rest[b, k] = sum4(part, n - n, n) - (sum_logs(xq, n) + n_small * LOG_9_FACTORIAL)
+    rescaled_exp_block(scratch[:n_topics], w0 - w0, n, scratch[n_topics:], ebeta_t, log_scale, w0)  # (w0 - w0: a
+    # literal 0 would compile a second specialisation)
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _block_terms(lam, totals, ebeta_t, log_scale):
-    """Second pass of ``topic_terms`` over blocks of terms, given the row sums ``totals`` (K,) of lam."""
-    n_topics, n_terms = lam.shape
-    n_blocks = (n_terms + TERM_BLOCK - 1) // TERM_BLOCK
-    psi_total = np.empty(n_topics, dtype=np.float64)
-    for k in range(n_topics):
-        psi_total[k] = digamma(totals[k])
-    n_chunks = min(n_blocks, CHUNK)
-    elog_parts = np.empty((n_blocks, n_topics), dtype=np.float64)
-    rest_parts = np.empty((n_blocks, n_topics), dtype=np.float64)
-    for c in prange(n_chunks):
-        scratch = np.empty((n_topics + 2, TERM_BLOCK), dtype=np.float64)  # per work item, not per chunk up front
-        for b in range(c * n_blocks // n_chunks, (c + 1) * n_blocks // n_chunks):
-            _topic_block(lam, b * TERM_BLOCK, min(n_terms, (b + 1) * TERM_BLOCK), psi_total, scratch,
-                         ebeta_t, log_scale, elog_parts, rest_parts, b)
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
+def _term_blocks(worker, workers, n_blocks, lam, psi_total, ebeta_t, log_scale, elog_parts, rest_parts, scratch):
+    """:func:`_topic_block` of the term blocks in this worker's share (scratch[worker]: this thread's)."""
+    n_terms = lam.shape[1]
+    scratch = scratch[worker]
+    for b in range(worker * n_blocks // workers, (worker + 1) * n_blocks // workers):
+        _topic_block(lam, b * TERM_BLOCK, min(n_terms, (b + 1) * TERM_BLOCK), psi_total, scratch, ebeta_t,
+                     log_scale, elog_parts, rest_parts, b)
+
+
+@njit(cache=True, nogil=True)
+def _sum_blocks(elog_parts, rest_parts, totals):
+    """(elog_sum, rest) of :func:`topic_terms` from the per-block sums, in block order."""
+    n_blocks, n_topics = elog_parts.shape
     elog_sum = np.empty(n_topics, dtype=np.float64)
     rest = np.empty(n_topics, dtype=np.float64)
     for k in range(n_topics):
@@ -306,7 +341,21 @@ def _block_terms(lam, totals, ebeta_t, log_scale):
     return elog_sum, rest
 
 
-@njit(cache=True, nogil=True)
+def _block_terms(lam, totals, ebeta_t, log_scale):
+    """Second pass of ``topic_terms`` over blocks of terms, given the row sums ``totals`` (K,) of lam."""
+    n_topics, n_terms = lam.shape
+    n_blocks = _n_blocks(n_terms)
+    psi_total = np.empty(n_topics, dtype=np.float64)
+    digamma_row(totals, n_topics, psi_total)  # (bit for bit digamma of each)
+    elog_parts = np.empty((n_blocks, n_topics), dtype=np.float64)
+    rest_parts = np.empty((n_blocks, n_topics), dtype=np.float64)
+    workers = n_workers(n_blocks)
+    scratch = np.empty((workers, n_topics + 2, TERM_BLOCK), dtype=np.float64)
+    run_items(_term_blocks, n_blocks, n_blocks, lam, psi_total, ebeta_t, log_scale, elog_parts, rest_parts, scratch,
+              workers=workers)
+    return _sum_blocks(elog_parts, rest_parts, totals)
+
+
 def topic_terms(lam, ebeta_t, log_scale):
     """Rescaled exp(E[log beta]) as ``topic_expectations``, plus the topic part of the ELBO in two pieces.
 
@@ -321,7 +370,28 @@ def topic_terms(lam, ebeta_t, log_scale):
     return _block_terms(lam, row_totals(lam), ebeta_t, log_scale)
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
+def _svi_blocks(worker, workers, n_blocks, lam, sstats_t, rho, eta, scale, parts, blocks):
+    """The step of :func:`svi_topic_update` on the term blocks in this worker's share, with their row sums
+    (blocks[worker]: this thread's (K, TERM_BLOCK) copy of a block of sstats_t, topic-major)."""
+    n_topics, n_terms = lam.shape
+    keep = 1.0 - rho
+    block = blocks[worker]
+    for b in range(worker * n_blocks // workers, (worker + 1) * n_blocks // workers):
+        w0 = b * TERM_BLOCK
+        w1 = min(n_terms, w0 + TERM_BLOCK)
+        for i in range(w1 - w0):
+            srow = sstats_t[w0 + i]
+            for k in range(n_topics):
+                block[k, i] = srow[k]
+        for k in range(n_topics):  # contiguous rows of lam and of the block: the loop vectorises
+            lrow = lam[k]
+            brow = block[k]
+            for i in range(w1 - w0):
+                lrow[w0 + i] = keep * lrow[w0 + i] + rho * (eta + scale * brow[i])
+        _block_sums(lam, w0, w1, parts[b])
+
+
 def svi_topic_update(lam, sstats_t, rho, eta, scale, ebeta_t, log_scale):
     """One stochastic variational step of lam, in place, then ``topic_terms`` of the new lam.
 
@@ -333,24 +403,10 @@ def svi_topic_update(lam, sstats_t, rho, eta, scale, ebeta_t, log_scale):
     Returns elog_sum and rest as ``topic_terms`` does, for the new lam.
     """
     n_topics, n_terms = lam.shape
-    n_blocks = (n_terms + TERM_BLOCK - 1) // TERM_BLOCK
-    n_chunks = min(n_blocks, CHUNK)
+    n_blocks = _n_blocks(n_terms)
     parts = np.empty((n_blocks, n_topics), dtype=np.float64)
-    keep = 1.0 - rho
-    for c in prange(n_chunks):
-        block = np.empty((n_topics, TERM_BLOCK), dtype=sstats_t.dtype)  # sstats_t's block, topic-major
-        for b in range(c * n_blocks // n_chunks, (c + 1) * n_blocks // n_chunks):
-            w0 = b * TERM_BLOCK
-            w1 = min(n_terms, w0 + TERM_BLOCK)
-            for i in range(w1 - w0):
-                srow = sstats_t[w0 + i]
-                for k in range(n_topics):
-                    block[k, i] = srow[k]
-            for k in range(n_topics):  # contiguous rows of lam and of the block: the loop vectorises
-                lrow = lam[k]
-                brow = block[k]
-                for i in range(w1 - w0):
-                    lrow[w0 + i] = keep * lrow[w0 + i] + rho * (eta + scale * brow[i])
-            _block_sums(lam, w0, w1, parts[b])
-    totals = _totals_from(parts)
-    return _block_terms(lam, totals, ebeta_t, log_scale)
+    workers = n_workers(n_blocks)
+    blocks = np.empty((workers, n_topics, TERM_BLOCK), dtype=sstats_t.dtype)
+    run_items(_svi_blocks, n_blocks, n_blocks, lam, sstats_t, float(rho), float(eta), float(scale), parts, blocks,
+              workers=workers)
+    return _block_terms(lam, _totals_from(parts), ebeta_t, log_scale)

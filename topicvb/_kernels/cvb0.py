@@ -28,7 +28,9 @@ sequential within a document, so the totals sum_k n_k always equal the total cou
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+
+from .workers import run_items
 
 CHUNK = 64
 
@@ -114,15 +116,15 @@ def sweep(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha,
     n_terms, n_topics = n_wk.shape
     v_eta = n_terms * eta
     new = np.empty(n_topics, dtype=np.float64)
+    yes = n_docs >= 0  # (a runtime True: with literal flags, _update_cell is compiled once per combination)
     change = 0.0
     for d in range(n_docs):
         for p in range(indptr[d], indptr[d + 1]):
             change += _update_cell(p, d, indices[p], data[p], gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k,
-                                   alpha, eta, v_eta, second_order, new, True, True)
+                                   alpha, eta, v_eta, second_order, new, yes, yes)
     return change / max(1, indices.shape[0] * n_topics)
 
 
-@njit(cache=True, nogil=True, parallel=True)
 def sweep_documents(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta, second_order,
                     fixed_topics, max_iter, tol):
     """Sweep documents in parallel with the topic-term counts frozen during the call.
@@ -136,12 +138,24 @@ def sweep_documents(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v
     Returns the per-document number of passes (int64, (D,)).
     """
     n_docs = indptr.shape[0] - 1
+    n_chunks = (n_docs + CHUNK - 1) // CHUNK
+    scratch = np.empty((n_chunks, n_wk.shape[1]), dtype=np.float64)
+    passes = np.zeros(n_docs, dtype=np.int64)
+    run_items(_sweep_chunks, n_chunks, n_chunks, indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k,
+              np.ascontiguousarray(alpha, dtype=np.float64), float(eta), bool(second_order), bool(fixed_topics),
+              int(max_iter), float(tol), scratch, passes)
+    return passes
+
+
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
+def _sweep_chunks(worker, workers, n_chunks, indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta,
+                  second_order, fixed_topics, max_iter, tol, scratch, passes):
+    """:func:`sweep_documents` of the chunks in this worker's share (CHUNK documents each)."""
+    n_docs = indptr.shape[0] - 1
     n_terms, n_topics = n_wk.shape
     v_eta = n_terms * eta
-    n_chunks = (n_docs + CHUNK - 1) // CHUNK
-    scratch = np.empty((n_chunks, n_topics), dtype=np.float64)
-    passes = np.zeros(n_docs, dtype=np.int64)
-    for c in prange(n_chunks):
+    no = n_docs < 0  # (a runtime False: see sweep)
+    for c in range(worker * n_chunks // workers, (worker + 1) * n_chunks // workers):
         new = scratch[c]
         for d in range(c * CHUNK, min(n_docs, (c + 1) * CHUNK)):
             start = indptr[d]
@@ -152,53 +166,65 @@ def sweep_documents(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v
                 change = 0.0
                 for p in range(start, end):
                     change += _update_cell(p, d, indices[p], data[p], gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k,
-                                           alpha, eta, v_eta, second_order, new, not fixed_topics, False)
+                                           alpha, eta, v_eta, second_order, new, not fixed_topics, no)
                 passes[d] = it + 1
                 if change / ((end - start) * n_topics) < tol:
                     break
-    return passes
 
 
-@njit(cache=True, nogil=True, parallel=True)
 def document_counts(indptr, data, gamma, n_dk, v_dk, second_order):
     """n_dk (and v_dk) recomputed from gamma: sum over each row's cells of c gamma (c gamma (1 - gamma))."""
+    n_chunks = (indptr.shape[0] - 1 + CHUNK - 1) // CHUNK
+    run_items(_document_count_chunks, n_chunks, n_chunks, indptr, data, gamma, n_dk, v_dk, bool(second_order))
+
+
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
+def _document_count_chunks(worker, workers, n_chunks, indptr, data, gamma, n_dk, v_dk, second_order):
+    """:func:`document_counts` of the chunks in this worker's share (CHUNK documents each)."""
     n_docs = indptr.shape[0] - 1
     n_topics = gamma.shape[1]
-    for d in prange(n_docs):
-        for k in range(n_topics):
-            n_dk[d, k] = 0.0
-            if second_order:
-                v_dk[d, k] = 0.0
-        for p in range(indptr[d], indptr[d + 1]):
-            c = data[p]
+    for c in range(worker * n_chunks // workers, (worker + 1) * n_chunks // workers):
+        for d in range(c * CHUNK, min(n_docs, (c + 1) * CHUNK)):
             for k in range(n_topics):
-                g = gamma[p, k]
-                n_dk[d, k] += c * g
+                n_dk[d, k] = 0.0
                 if second_order:
-                    v_dk[d, k] += c * g * (1.0 - g)
+                    v_dk[d, k] = 0.0
+            for p in range(indptr[d], indptr[d + 1]):
+                c_dw = data[p]
+                for k in range(n_topics):
+                    g = gamma[p, k]
+                    n_dk[d, k] += c_dw * g
+                    if second_order:
+                        v_dk[d, k] += c_dw * g * (1.0 - g)
 
 
-@njit(cache=True, nogil=True, parallel=True)
 def term_counts(colptr, positions, data, gamma, n_wk, v_wk, second_order):
     """n_wk (and v_wk) recomputed from gamma by a column pass (thread-count independent)."""
+    n_chunks = (colptr.shape[0] - 1 + CHUNK - 1) // CHUNK
+    run_items(_term_count_chunks, n_chunks, n_chunks, colptr, positions, data, gamma, n_wk, v_wk, bool(second_order))
+
+
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
+def _term_count_chunks(worker, workers, n_chunks, colptr, positions, data, gamma, n_wk, v_wk, second_order):
+    """:func:`term_counts` of the chunks in this worker's share (CHUNK terms each)."""
     n_terms = colptr.shape[0] - 1
     n_topics = gamma.shape[1]
-    for w in prange(n_terms):
-        for k in range(n_topics):
-            n_wk[w, k] = 0.0
-            if second_order:
-                v_wk[w, k] = 0.0
-        for q in range(colptr[w], colptr[w + 1]):
-            p = positions[q]
-            c = data[p]
+    for c in range(worker * n_chunks // workers, (worker + 1) * n_chunks // workers):
+        for w in range(c * CHUNK, min(n_terms, (c + 1) * CHUNK)):
             for k in range(n_topics):
-                g = gamma[p, k]
-                n_wk[w, k] += c * g
+                n_wk[w, k] = 0.0
                 if second_order:
-                    v_wk[w, k] += c * g * (1.0 - g)
+                    v_wk[w, k] = 0.0
+            for q in range(colptr[w], colptr[w + 1]):
+                p = positions[q]
+                c_dw = data[p]
+                for k in range(n_topics):
+                    g = gamma[p, k]
+                    n_wk[w, k] += c_dw * g
+                    if second_order:
+                        v_wk[w, k] += c_dw * g * (1.0 - g)
 
 
-@njit(cache=True, nogil=True, parallel=True)
 def scvb0_documents(indptr, indices, data, n_phi_t, n_z, alpha, eta, n_theta, gamma, burn_in, tau_theta,
                     kappa_theta):
     """Document updates of stochastic CVB0 (Foulds et al. 2013) for one mini-batch, topics frozen.
@@ -214,11 +240,21 @@ def scvb0_documents(indptr, indices, data, n_phi_t, n_z, alpha, eta, n_theta, ga
     gamma : float (nnz, K), overwritten with the final pass's responsibilities
     """
     n_docs = indptr.shape[0] - 1
+    n_chunks = (n_docs + CHUNK - 1) // CHUNK
+    scratch = np.empty((n_chunks, n_phi_t.shape[1]), dtype=np.float64)
+    run_items(_scvb0_chunks, n_chunks, n_chunks, indptr, indices, data, n_phi_t, n_z,
+              np.ascontiguousarray(alpha, dtype=np.float64), float(eta), n_theta, gamma, int(burn_in),
+              float(tau_theta), float(kappa_theta), scratch)
+
+
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
+def _scvb0_chunks(worker, workers, n_chunks, indptr, indices, data, n_phi_t, n_z, alpha, eta, n_theta, gamma, burn_in,
+                  tau_theta, kappa_theta, scratch):
+    """:func:`scvb0_documents` of the chunks in this worker's share (CHUNK documents each)."""
+    n_docs = indptr.shape[0] - 1
     n_terms, n_topics = n_phi_t.shape
     v_eta = n_terms * eta
-    n_chunks = (n_docs + CHUNK - 1) // CHUNK
-    scratch = np.empty((n_chunks, n_topics), dtype=np.float64)
-    for ch in prange(n_chunks):
+    for ch in range(worker * n_chunks // workers, (worker + 1) * n_chunks // workers):
         new = scratch[ch]
         for d in range(ch * CHUNK, min(n_docs, (ch + 1) * CHUNK)):
             start = indptr[d]

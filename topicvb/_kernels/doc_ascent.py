@@ -94,7 +94,7 @@ def theta_row(g, alpha, psi_alpha, symmetric, elog, et, work, idx):
     for k in range(n_topics):
         total += float(g[k])  # the order of dirichlet_expectation_row's sum
     psi_total = digamma(total)
-    n = 0
+    n = n_topics - n_topics  # (0, but not the literal 0: digamma_row would be compiled a second time for it)
     for k in range(n_topics):
         if g[k] != alpha[k]:
             idx[n] = k
@@ -382,14 +382,19 @@ def squarem(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block,
     return done, n_rows
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def ascent(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block, resident, phinorm, r, rows, limit,
-            state, alpha, max_iter, tol, accelerate, safe, ready, n_rows, th):
-    """Ascent on one document from g in place, plain or accelerated; elog, et, phinorm and the active
-    topics end with g's values (``ready``: they hold them already at the start). Returns the updates made
-    and the number of active topics."""
-    if accelerate:
+            state, alpha, max_iter, tol, plain, safe, ready, n_rows, th):
+    """Ascent on one document from g in place, accelerated (``plain`` None) or plain (``plain`` True); elog,
+    et, phinorm and the active topics end with g's values (``ready``: they hold them already at the start).
+    Returns the updates made and the number of active topics.
+
+    Inlined into its caller, and ``plain`` is None or a bool rather than a bool flag ``accelerate``: numba
+    then drops the branch the argument's type rules out, so a default (accelerated) E-step compiles no
+    plain ascent, and the caller holds no extra compiled level (each level re-optimises what it calls).
+    """
+    if plain is None:
         return squarem(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block, resident, phinorm, r,
-                        rows, limit, state, alpha, max_iter, tol, safe, ready, n_rows, th)
+                       rows, limit, state, alpha, max_iter, tol, safe, ready, n_rows, th)
     return iterate(g, elog, et, acc, indices, data, start, end, ebeta_t, block, resident, phinorm, r, rows, limit,
-                    state, alpha, max_iter, tol, ready, n_rows, th)
+                   state, alpha, max_iter, tol, ready, n_rows, th)

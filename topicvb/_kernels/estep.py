@@ -84,45 +84,41 @@ E-step reaches).
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from .sparse import column_accumulate_compact, column_index
 from .special import digamma_row, dirichlet_expectation_row
 from .doc_ascent import ascent, current_objective, etheta_and_phinorm, fresh_objective, objective_from
+from .workers import n_workers, run_items
 
 CHUNK = 64  # documents per parallel work item (scratch buffers are allocated per item)
 BLOCK = 1 << 19  # at most this many entries (K x non-zeros) in a document's gathered block of ebeta_t
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, etheta, topics, counts, phinorm, max_iter,
-                 tol, accelerate, prev_objective):
-    # One long kernel on purpose: the per-chunk scratch is carved out once per work item of the prange
-    # (no allocation per document), and the three paths of a document (continuing from gamma_prev,
-    # restarted, restarted but falling back on gamma_prev) share that scratch and the gathered block;
-    # split into functions, the scratch would have to travel as a dozen arguments through each.
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
+def _doc_updates(worker, workers, n_chunks, indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, etheta, topics,
+                 counts, phinorm, max_iter, tol, plain, prev_objective, n_iter, scratch, active, states, gathered,
+                 missing, lgamma_work, compact, psi_alpha, symmetric, everything, blocks, quotients):
+    """The document loop over the work items in this worker's share < n_chunks (see :func:`_documents`,
+    which allocates the scratch arrays, one row per item, and runs the items on its threads; ``blocks[worker]``
+    and ``quotients[worker]`` are this thread's gathered block and c_dw / phinorm_dw). Item c holds the
+    documents c, c + n_chunks, c + 2 n_chunks, ... (strided: see _kernels/__init__.py).
+    ``plain``: None for SQUAREM-accelerated updates, True for plain ones (see ``doc_ascent.ascent``)."""
+    # One long function on purpose: the per-item scratch is carved out once (no allocation per
+    # document), and the three paths of a document (continuing from gamma_prev, restarted, restarted
+    # but falling back on gamma_prev) share that scratch and the gathered block; split into functions,
+    # the scratch would have to travel as a dozen arguments through each.
     n_docs = indptr.shape[0] - 1
     n_topics = alpha.shape[0]
-    n_chunks = (n_docs + CHUNK - 1) // CHUNK
-    scratch = np.empty((n_chunks, 8, n_topics), dtype=np.float64)
-    active = np.empty((n_chunks, n_topics), dtype=np.int64)
-    states = np.zeros((n_chunks, 2), dtype=np.float64)
-    gathered = np.zeros((n_chunks, n_topics + 1), dtype=np.int64)
-    missing = np.empty((n_chunks, n_topics), dtype=np.int64)
-    lgamma_work = np.empty((n_chunks, 2 * n_topics), dtype=np.float64)
-    compact = np.empty((n_chunks, n_topics), dtype=np.int64)
-    psi_alpha = np.empty(n_topics, dtype=np.float64)
-    digamma_row(alpha, n_topics, psi_alpha)
-    symmetric = np.all(alpha == alpha[0])
     # runtime booleans for the flags passed down: literal True/False arguments would make numba compile
     # every callee once per combination (a cold first fit took a minute)
     yes = n_docs >= 0
     no = not yes
-    everything = np.arange(n_topics)
-    n_iter = np.zeros(n_docs, dtype=np.int64)
     compare = gamma_prev.shape[0] == n_docs
-    max_width = max(1, BLOCK // n_topics)
-    for c in prange(n_chunks):
+    block = blocks[worker]  # the document's rows of ebeta_t (width: see _documents)
+    r = quotients[worker]  # c_dw / phinorm_dw, or a phinorm of gamma_prev
+    width = block.shape[1]
+    for c in range(worker * n_chunks // workers, (worker + 1) * n_chunks // workers):
         elog = scratch[c, 0]
         et = scratch[c, 1]
         acc = scratch[c, 2]
@@ -136,12 +132,6 @@ def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, ethet
         lgw = lgamma_work[c]
         have = gathered[c]
         th = (psi_alpha, symmetric, lgw, compact[c], have, missing[c])  # scratch of theta_row and the gathering
-        longest = 1
-        for d in range(c, n_docs, n_chunks):
-            longest = max(longest, indptr[d + 1] - indptr[d])
-        width = min(longest, max_width)
-        block = np.empty((n_topics, width), dtype=ebeta_t.dtype)  # the document's rows of ebeta_t
-        r = np.empty(longest, dtype=np.float64)  # c_dw / phinorm_dw, or a phinorm of gamma_prev
         for d in range(c, n_docs, n_chunks):  # strided: see _kernels/__init__.py
             start = indptr[d]
             end = indptr[d + 1]
@@ -177,11 +167,11 @@ def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, ethet
                 # (SQUAREM checks its extrapolations here: the document must not end below gamma_prev)
                 n_iter[d], n_rows = ascent(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block,
                                             resident, phinorm, r, rows, limit, state, alpha, max_iter, tol,
-                                            accelerate, yes, yes, n_rows, th)
+                                            plain, yes, yes, n_rows, th)
             else:
                 n_iter[d], n_rows = ascent(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block,
                                             resident, phinorm, r, rows, limit, state, alpha, max_iter, tol,
-                                            accelerate, no, no, n_topics, th)
+                                            plain, no, no, n_topics, th)
             if restarted:  # elog, et and phinorm hold g's values; the previous solution's go to scratch
                 fresh = current_objective(g, elog, data, start, end, phinorm, alpha, lgw)
                 old = fresh_objective(gamma_prev[d], elog_prev, et_prev, indices, data, start, end, ebeta_t, block,
@@ -192,7 +182,7 @@ def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, ethet
                         g[k] = gamma_prev[d, k]
                     more, n_rows = ascent(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block,
                                            resident, phinorm, r, rows, limit, state, alpha, max_iter, tol,
-                                           accelerate, yes, no, n_topics, th)
+                                           plain, yes, no, n_topics, th)
                     n_iter[d] += more
             if n_topics > 65536:  # (topic indices are stored as uint16: more topics keep whole rows)
                 n_rows = n_topics
@@ -204,10 +194,8 @@ def _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, ethet
                 for j in range(n_rows):
                     etheta[d, j] = et[rows[j]]
                     topics[d, j] = rows[j]
-    return n_iter
 
 
-@njit(cache=True, nogil=True)
 def _documents(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_iter, tol, accelerate):
     """The document loop on a copy of gamma: (gamma, (etheta, topics, counts), phinorm, updates per
     document, objective of gamma_prev per document (zeros without gamma_prev)).
@@ -216,20 +204,50 @@ def _documents(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_ite
     counts[d] active topics are topics[d, :counts[d]] with values etheta[d, :counts[d]], or, when
     counts[d] == K, etheta[d] is the whole row in topic order; the others' phi is below the unit
     roundoff (see etheta_and_phinorm) and taken as 0, as their gamma entries are.
+
+    This function and the three below are plain Python around the one compiled document loop
+    (``_doc_updates``): compiled, each would be a separate numba function whose machine code holds
+    (and whose first compilation re-optimises) the whole document loop again, about 2 s of a cold
+    first fit apiece; here they only allocate arrays.
     """
     n_docs = indptr.shape[0] - 1
-    gamma = gamma.copy()
+    alpha = np.ascontiguousarray(alpha, dtype=np.float64)
+    gamma = np.array(gamma, copy=True, order="C")
     etheta = np.empty_like(gamma)
     topics = np.empty(gamma.shape, dtype=np.uint16)  # half the memory of int32 (K <= 65536)
     counts = np.empty(n_docs, dtype=np.int64)
     phinorm = np.empty(indices.shape[0], dtype=np.float64)
     prev_objective = np.zeros(n_docs, dtype=np.float64)
-    n_iter = _doc_updates(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, etheta, topics, counts, phinorm,
-                          max_iter, tol, accelerate, prev_objective)
+    n_iter = np.zeros(n_docs, dtype=np.int64)
+    n_topics = alpha.shape[0]
+    n_chunks = (n_docs + CHUNK - 1) // CHUNK
+    # per work item: eight (K,) float64 rows (elog, et, acc, elog_prev, et_prev, g1, g2, limit), the
+    # active topics, the state of the unit-roundoff test, the gathering flags, lgamma scratch
+    scratch = np.empty((n_chunks, 8, n_topics), dtype=np.float64)
+    active = np.empty((n_chunks, n_topics), dtype=np.int64)
+    states = np.zeros((n_chunks, 2), dtype=np.float64)
+    gathered = np.zeros((n_chunks, n_topics + 1), dtype=np.int64)
+    missing = np.empty((n_chunks, n_topics), dtype=np.int64)
+    lgamma_work = np.empty((n_chunks, 2 * n_topics), dtype=np.float64)
+    compact = np.empty((n_chunks, n_topics), dtype=np.int64)
+    psi_alpha = np.empty(n_topics, dtype=np.float64)
+    digamma_row(alpha, n_topics, psi_alpha)
+    symmetric = bool(np.all(alpha == alpha[0]))
+    everything = np.arange(n_topics, dtype=np.int64)
+    plain = None if accelerate else True  # (see doc_ascent.ascent)
+    # per thread: the gathered block of a document's rows of ebeta_t, K x width with width the longest
+    # document (at most BLOCK / K: a longer document is gathered piece by piece), and its c_dw / phinorm_dw
+    workers = n_workers(n_chunks)
+    longest = max(1, int(np.max(np.diff(indptr)))) if n_docs else 1
+    blocks = np.empty((workers, n_topics, min(longest, max(1, BLOCK // n_topics))), dtype=ebeta_t.dtype)
+    quotients = np.empty((workers, longest), dtype=np.float64)
+    run_items(_doc_updates, n_chunks, n_chunks, indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, etheta,
+              topics, counts, phinorm, int(max_iter), float(tol), plain, prev_objective, n_iter, scratch, active,
+              states, gathered, missing, lgamma_work, compact, psi_alpha, symmetric, everything, blocks, quotients,
+              workers=workers)
     return gamma, (etheta, topics, counts), phinorm, n_iter, prev_objective
 
 
-@njit(cache=True, nogil=True)
 def e_step(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_iter, tol, with_sstats, accelerate):
     """Run the VB E-step on a CSR batch with the topics fixed.
 
@@ -258,7 +276,6 @@ def e_step(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_iter, t
     return gamma, sstats_t, n_iter
 
 
-@njit(cache=True, nogil=True)
 def e_step_indexed(indptr, indices, data, colptr, positions, rows, ebeta_t, alpha, gamma, gamma_prev, max_iter,
                    tol, accelerate):
     """:func:`e_step` with the sufficient statistics, given the matrix's column index
@@ -274,19 +291,16 @@ def e_step_indexed(indptr, indices, data, colptr, positions, rows, ebeta_t, alph
     """
     gamma, etheta, phinorm, n_iter, prev_objective = _documents(indptr, indices, data, ebeta_t, alpha, gamma,
                                                                 gamma_prev, max_iter, tol, accelerate)
-    weight = np.empty(indices.shape[0], dtype=np.float64)
-    for p in range(indices.shape[0]):
-        weight[p] = data[p] / phinorm[p]
+    weight = np.divide(data, phinorm, dtype=np.float64)  # (float64 division, as the loop it replaces)
     sstats_t = np.empty(ebeta_t.shape, dtype=ebeta_t.dtype)
     column_accumulate_compact(colptr, positions, rows, weight, etheta[0], etheta[1], etheta[2], ebeta_t, sstats_t)
     return gamma, sstats_t, n_iter, prev_objective
 
 
-@njit(cache=True, nogil=True)
 def document_objectives(indptr, indices, data, ebeta_t, alpha, gamma):
     """The document objective of each row of ``gamma`` under these topics, as the last output of
     :func:`e_step_indexed` gives it for ``gamma_prev`` (float64, (D,)), without any update: the
     E-step's own evaluation (the active topics of gamma first, checked), cheaper than ``lda_doc_bound``."""
-    none = indptr.shape[0] * 0  # (runtime values, not literals: _documents is then the E-step's own compilation)
-    _, _, _, _, objective = _documents(indptr, indices, data, ebeta_t, alpha, gamma, gamma, none, 0.0, none > 0)
+    # (no update is made, so the ascent flag changes nothing; True is the E-step's own compiled variant)
+    _, _, _, _, objective = _documents(indptr, indices, data, ebeta_t, alpha, gamma, gamma, 0, 0.0, True)
     return objective

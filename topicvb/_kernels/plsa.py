@@ -24,9 +24,10 @@ optional Dirichlet smoothing). The term sweep is given the new P(z | d) (alterna
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from .vec import axpy, axpy4, dot, dot4
+from .workers import run_items
 
 CHUNK = 64
 ROW_BLOCK = 256  # rows per block of the column sums in normalise_columns (a fixed order)
@@ -64,7 +65,6 @@ def _log_term(c, s):
     return c * math.log(s)
 
 
-@njit(cache=True, nogil=True, parallel=True)
 def sweep(ptr, idx, vals, own, other, own_b, other_b, tempered, want_loglik, block_rows, n_parts, acc, loglik):
     """One half of an EM iteration, on a compressed matrix with sorted indices:
 
@@ -88,21 +88,29 @@ def sweep(ptr, idx, vals, own, other, own_b, other_b, tempered, want_loglik, blo
     on the number of parts or threads. They do depend, in the last bits, on ``block_rows`` (groups of four
     restart at block edges), which the caller derives from the L2 size.
     """
-    # One long kernel on purpose: the block loop, the per-row cursors and the four-entry steps share
-    # the part's state (cursor, next_block, accumulator rows) inside one prange work item; split up,
-    # that state would cross function boundaries in the innermost loop.
     n_rows = ptr.shape[0] - 1
-    n_topics = own.shape[1]
     n_other = other.shape[0]
-    block_rows = max(1, block_rows)
-    n_parts = max(1, n_parts)
+    block_rows = max(1, int(block_rows))
+    n_parts = max(1, int(n_parts))
     n_blocks = max(1, (n_other + block_rows - 1) // block_rows)
     bounds = balanced_bounds(ptr, n_parts)
     cursor = ptr[:-1].copy()
     # the block of each row's next entry (n_blocks when none is left): the block loop skips a row by
     # reading 4 bytes of a sequential array, not its cursor, end and next index
     next_block = np.empty(n_rows, dtype=np.int32)
-    for part in prange(n_parts):
+    run_items(_sweep_parts, n_parts, n_parts, ptr, idx, vals, own, other, own_b, other_b, tempered, want_loglik,
+              block_rows, n_blocks, bounds, cursor, next_block, acc, loglik)
+
+
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
+def _sweep_parts(worker, workers, n_parts, ptr, idx, vals, own, other, own_b, other_b, tempered, want_loglik,
+                 block_rows, n_blocks, bounds, cursor, next_block, acc, loglik):
+    """:func:`sweep` of the row ranges (parts) in this worker's share"""
+    # One long kernel on purpose: the block loop, the per-row cursors and the four-entry steps share
+    # the part's state (cursor, next_block, accumulator rows) inside one work item; split up,
+    # that state would cross function boundaries in the innermost loop.
+    n_topics = own.shape[1]
+    for part in range(worker * n_parts // workers, (worker + 1) * n_parts // workers):
         r0 = bounds[part]
         r1 = bounds[part + 1]
         for i in range(r0, r1):
@@ -165,23 +173,30 @@ def sweep(ptr, idx, vals, own, other, own_b, other_b, tempered, want_loglik, blo
                 acc[i, k] *= own_b[i, k]
 
 
-@njit(cache=True, nogil=True, parallel=True)
 def log_likelihood(indptr, indices, data, theta, phi_t):
     """Per-document log-likelihood sum_w c_dw log sum_k theta_dk phi_t[w, k] (float64, (D,))."""
     n_docs = indptr.shape[0] - 1
     out = np.empty(n_docs, dtype=np.float64)
-    for d in prange(n_docs):
-        ll = 0.0
-        for p in range(indptr[d], indptr[d + 1]):
-            s = dot(theta[d], phi_t[indices[p]])
-            if s < 1e-300:
-                s = 1e-300
-            ll += data[p] * math.log(s)
-        out[d] = ll
+    n_chunks = (n_docs + CHUNK - 1) // CHUNK
+    run_items(_log_likelihoods, n_chunks, n_chunks, indptr, indices, data, theta, phi_t, out)
     return out
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
+def _log_likelihoods(worker, workers, n_chunks, indptr, indices, data, theta, phi_t, out):
+    """:func:`log_likelihood` of the documents of the chunks in this worker's share (CHUNK each)."""
+    n_docs = indptr.shape[0] - 1
+    for c in range(worker * n_chunks // workers, (worker + 1) * n_chunks // workers):
+        for d in range(c * CHUNK, min(n_docs, (c + 1) * CHUNK)):
+            ll = 0.0
+            for p in range(indptr[d], indptr[d + 1]):
+                s = dot(theta[d], phi_t[indices[p]])
+                if s < 1e-300:
+                    s = 1e-300
+                ll += data[p] * math.log(s)
+            out[d] = ll
+
+
 def fold_in(indptr, indices, data, phi_t, theta, prior, max_iter, tol):
     """Folding-in: EM on P(z | d) with P(w | z) fixed, for each document independently.
 
@@ -192,12 +207,24 @@ def fold_in(indptr, indices, data, phi_t, theta, prior, max_iter, tol):
     per-document log-likelihood of the returned theta (float64, (D,)).
     """
     n_docs = indptr.shape[0] - 1
-    n_topics = phi_t.shape[1]
-    theta = theta.copy()
+    theta = np.array(theta, copy=True, order="C")
     out_ll = np.empty(n_docs, dtype=np.float64)
     n_chunks = (n_docs + CHUNK - 1) // CHUNK
-    scratch = np.empty((n_chunks, n_topics), dtype=np.float64)
-    for c in prange(n_chunks):
+    scratch = np.empty((n_chunks, phi_t.shape[1]), dtype=np.float64)
+    prior = np.ascontiguousarray(prior, dtype=np.float64)
+    run_items(_fold_in_chunks, n_chunks, n_chunks, indptr, indices, data, phi_t, theta, prior, int(max_iter),
+              float(tol), scratch, out_ll)
+    return theta, out_ll
+
+
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
+def _fold_in_chunks(worker, workers, n_chunks, indptr, indices, data, phi_t, theta, prior, max_iter, tol, scratch,
+                    out_ll):
+    """:func:`fold_in` of the documents of the work items in this worker's share (item c holds the
+    documents c, c + n_chunks, ...: strided, see _kernels/__init__.py)."""
+    n_docs = indptr.shape[0] - 1
+    n_topics = phi_t.shape[1]
+    for c in range(worker * n_chunks // workers, (worker + 1) * n_chunks // workers):
         acc = scratch[c]
         for d in range(c, n_docs, n_chunks):  # strided: see _kernels/__init__.py
             start = indptr[d]
@@ -236,34 +263,40 @@ def fold_in(indptr, indices, data, phi_t, theta, prior, max_iter, tol):
                     s = 1e-300
                 ll += data[p] * math.log(s)
             out_ll[d] = ll
-    return theta, out_ll
 
 
-@njit(cache=True, nogil=True, parallel=True)
 def normalise_rows(counts, offset, fallback):
     """The M-step for P(z | d), in place: each row of max(counts + offset, 0) divided by its sum.
 
     counts : float (D, K), overwritten and returned; offset : float64 (K,), the prior minus one (zeros
     for plain EM); fallback : float64 (K,), the row given to rows whose sum is not positive.
     """
-    n_rows, n_cols = counts.shape
-    for d in prange(n_rows):
-        row = counts[d]
-        total = 0.0
-        for k in range(n_cols):
-            v = max(row[k] + offset[k], 0.0)
-            row[k] = v
-            total += v
-        if total > 0.0:
-            for k in range(n_cols):
-                row[k] = row[k] / total
-        else:
-            for k in range(n_cols):
-                row[k] = fallback[k]
+    n_chunks = (counts.shape[0] + CHUNK - 1) // CHUNK
+    run_items(_normalise_row_chunks, n_chunks, n_chunks, counts, np.ascontiguousarray(offset, dtype=np.float64),
+              np.ascontiguousarray(fallback, dtype=np.float64))
     return counts
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
+def _normalise_row_chunks(worker, workers, n_chunks, counts, offset, fallback):
+    """:func:`normalise_rows` of the rows of the chunks in this worker's share (CHUNK rows each)."""
+    n_rows, n_cols = counts.shape
+    for c in range(worker * n_chunks // workers, (worker + 1) * n_chunks // workers):
+        for d in range(c * CHUNK, min(n_rows, (c + 1) * CHUNK)):
+            row = counts[d]
+            total = 0.0
+            for k in range(n_cols):
+                v = max(row[k] + offset[k], 0.0)
+                row[k] = v
+                total += v
+            if total > 0.0:
+                for k in range(n_cols):
+                    row[k] = row[k] / total
+            else:
+                for k in range(n_cols):
+                    row[k] = fallback[k]
+
+
 def normalise_columns(counts, offset, fallback):
     """The M-step for P(w | z) in term-major layout, in place: each column of max(counts + offset, 0)
     divided by its sum; a column whose sum is not positive becomes ``fallback`` (1 / V).
@@ -274,7 +307,18 @@ def normalise_columns(counts, offset, fallback):
     n_rows, n_cols = counts.shape
     n_blocks = (n_rows + ROW_BLOCK - 1) // ROW_BLOCK
     parts = np.zeros((n_blocks, n_cols), dtype=np.float64)
-    for b in prange(n_blocks):
+    run_items(_clamp_blocks, n_blocks, n_blocks, counts, float(offset), parts)
+    scale = _inverse_sums(parts)
+    run_items(_scale_blocks, n_blocks, n_blocks, counts, scale, float(fallback))
+    return counts
+
+
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
+def _clamp_blocks(worker, workers, n_blocks, counts, offset, parts):
+    """counts <- max(counts + offset, 0) in the row blocks in this worker's share; parts[b] = the column
+    sums of block b."""
+    n_rows, n_cols = counts.shape
+    for b in range(worker * n_blocks // workers, (worker + 1) * n_blocks // workers):
         part = parts[b]
         for w in range(b * ROW_BLOCK, min(n_rows, (b + 1) * ROW_BLOCK)):
             row = counts[w]
@@ -282,15 +326,27 @@ def normalise_columns(counts, offset, fallback):
                 v = max(row[k] + offset, 0.0)
                 row[k] = v
                 part[k] += v
+
+
+@njit(cache=True, nogil=True)
+def _inverse_sums(parts):
+    """1 / (sum_b parts[b, k]) summed in block order, 0 where the sum is not positive (float64, (K,))."""
+    n_blocks, n_cols = parts.shape
     scale = np.zeros(n_cols, dtype=np.float64)
     for b in range(n_blocks):
         for k in range(n_cols):
             scale[k] += parts[b, k]
     for k in range(n_cols):
         scale[k] = 1.0 / scale[k] if scale[k] > 0.0 else 0.0
-    for b in prange(n_blocks):
+    return scale
+
+
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
+def _scale_blocks(worker, workers, n_blocks, counts, scale, fallback):
+    """counts[w, k] *= scale[k] (fallback where scale[k] is 0) in the row blocks in this worker's share"""
+    n_rows, n_cols = counts.shape
+    for b in range(worker * n_blocks // workers, (worker + 1) * n_blocks // workers):
         for w in range(b * ROW_BLOCK, min(n_rows, (b + 1) * ROW_BLOCK)):
             row = counts[w]
             for k in range(n_cols):
                 row[k] = row[k] * scale[k] if scale[k] > 0.0 else fallback
-    return counts

@@ -8,12 +8,15 @@ plug-in psi(m + a) - psi(a) will not do).
 
 import math
 
-from numba import njit, prange
+import numpy as np
+from numba import njit
 
 from .special import digamma
+from .workers import run_items
 
 SMALL_MEAN = 8.0  # below this mean: a shifted binomial law of the same mean and variance, summed exactly
 MAX_TERMS = 256  # a cap on that sum; it stops once P(n > j) falls below the unit roundoff
+BLOCK = 1024  # entries per work item
 
 
 @njit(cache=True, nogil=True)
@@ -89,7 +92,6 @@ def _small_gain(m, v, b):
     return total
 
 
-@njit(cache=True, nogil=True, parallel=True)
 def digamma_gain(mean, var, a, out):
     """out[i] = E[psi(n_i + a_i)] - psi(a_i) for counts of mean ``mean[i]`` and variance ``var[i]``.
 
@@ -100,14 +102,24 @@ def digamma_gain(mean, var, a, out):
     psi(x + k) - psi(x) = sum_{j < k} 1 / (x + j); otherwise the second-order Taylor expansion
     psi(m + a) - psi(a) + psi''(m + a) v / 2 (next term of order v^2 / m^5).
     """
-    for i in prange(mean.shape[0]):  # (elementwise: the result does not depend on the threads)
-        m = mean[i]
-        v = var[i]
-        b = a[i]
-        if m <= 0.0:
-            out[i] = 0.0
-        elif m < SMALL_MEAN:
-            out[i] = _small_gain(m, v, b)
-        else:
-            x = m + b
-            out[i] = digamma(x) - digamma(b) + 0.5 * trigamma_prime(x) * v
+    arrays = [np.require(x, np.float64, ("C", "W")) for x in (mean, var, a)]  # (one compiled specialisation)
+    n_blocks = (out.shape[0] + BLOCK - 1) // BLOCK
+    run_items(_gain_blocks, n_blocks, n_blocks, *arrays, out)
+
+
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
+def _gain_blocks(worker, workers, n_blocks, mean, var, a, out):
+    """:func:`digamma_gain` of the entries of the blocks in this worker's share (BLOCK entries each)."""
+    n = mean.shape[0]
+    for blk in range(worker * n_blocks // workers, (worker + 1) * n_blocks // workers):
+        for i in range(blk * BLOCK, min(n, (blk + 1) * BLOCK)):  # (elementwise: no dependence on the threads)
+            m = mean[i]
+            v = var[i]
+            b = a[i]
+            if m <= 0.0:
+                out[i] = 0.0
+            elif m < SMALL_MEAN:
+                out[i] = _small_gain(m, v, b)
+            else:
+                x = m + b
+                out[i] = digamma(x) - digamma(b) + 0.5 * trigamma_prime(x) * v

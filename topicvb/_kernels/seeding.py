@@ -15,14 +15,14 @@ depend on the number of threads.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from .vec import axpy
+from .workers import run_items
 
 CHUNK = 64
 
 
-@njit(cache=True, nogil=True, parallel=True)
 def candidate_distances(indptr, indices, data, t_indptr, t_indices, t_data, sq, dist, candidates, out):
     """Squared distances to the nearest seed if each candidate were added to the seeds.
 
@@ -36,9 +36,18 @@ def candidate_distances(indptr, indices, data, t_indptr, t_indices, t_data, sq, 
     Returns the totals sum_d out[j, d] (float64, (n,)).
     """
     n_cand = candidates.shape[0]
-    n_docs = sq.shape[0]
     totals = np.zeros(n_cand, dtype=np.float64)
-    for j in prange(n_cand):
+    run_items(_candidates, n_cand, n_cand, indptr, indices, data, t_indptr, t_indices, t_data, sq, dist, candidates,
+              out, totals)
+    return totals
+
+
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
+def _candidates(worker, workers, n_cand, indptr, indices, data, t_indptr, t_indices, t_data, sq, dist, candidates, out,
+                totals):
+    """:func:`candidate_distances` of the candidates in this worker's share"""
+    n_docs = sq.shape[0]
+    for j in range(worker * n_cand // workers, (worker + 1) * n_cand // workers):
         row = out[j]
         for d in range(n_docs):
             row[d] = 0.0
@@ -59,10 +68,8 @@ def candidate_distances(indptr, indices, data, t_indptr, t_indices, t_data, sq, 
             row[d] = x
             total += x
         totals[j] = total
-    return totals
 
 
-@njit(cache=True, nogil=True, parallel=True)
 def nearest_centre(indptr, indices, data, roots_t):
     """Index of the centre with the largest inner product for every row of a CSR matrix.
 
@@ -70,13 +77,22 @@ def nearest_centre(indptr, indices, data, roots_t):
     Returns labels (int64, (D,)): argmax_k sum_w data_dw roots_t[w, k], the first k on ties.
     """
     n_docs = indptr.shape[0] - 1
-    n_topics = roots_t.shape[1]
     labels = np.zeros(n_docs, dtype=np.int64)
     n_chunks = (n_docs + CHUNK - 1) // CHUNK
-    scratch = np.empty((n_chunks, n_topics), dtype=np.float64)
-    for c in prange(n_chunks):
+    scratch = np.empty((n_chunks, roots_t.shape[1]), dtype=np.float64)
+    run_items(_nearest, n_chunks, n_chunks, indptr, indices, data, roots_t, scratch, labels)
+    return labels
+
+
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
+def _nearest(worker, workers, n_chunks, indptr, indices, data, roots_t, scratch, labels):
+    """:func:`nearest_centre` of the documents of the work items in this worker's share (item c holds
+    the documents c, c + n_chunks, ...: strided, see _kernels/__init__.py)."""
+    n_docs = indptr.shape[0] - 1
+    n_topics = roots_t.shape[1]
+    for c in range(worker * n_chunks // workers, (worker + 1) * n_chunks // workers):
         acc = scratch[c]
-        for d in range(c, n_docs, n_chunks):  # strided: see _kernels/__init__.py
+        for d in range(c, n_docs, n_chunks):
             for k in range(n_topics):
                 acc[k] = 0.0
             for p in range(indptr[d], indptr[d + 1]):
@@ -86,4 +102,3 @@ def nearest_centre(indptr, indices, data, roots_t):
                 if acc[k] > acc[best]:
                     best = k
             labels[d] = best
-    return labels

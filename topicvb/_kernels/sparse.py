@@ -14,7 +14,11 @@ Notation: D documents, V terms, K topics, nnz non-zeros; ``p`` a position in the
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+
+from .workers import run_items
+
+COLUMN_BLOCK = 64  # terms per work item of the column passes
 
 
 @njit(cache=True, nogil=True)
@@ -45,7 +49,6 @@ def column_index(indptr, indices, n_terms):
     return colptr, positions, rows
 
 
-@njit(cache=True, nogil=True, parallel=True)
 def column_accumulate_compact(colptr, positions, rows, weight, values, topics, counts, scale, out):
     """out[w, k] = scale[w, k] * sum_{p in column w} row_factor[rows[p], k] * weight[p], with the row
     factors stored compactly: row d has counts[d] non-zero entries, values[d, j] in column topics[d, j]
@@ -55,24 +58,33 @@ def column_accumulate_compact(colptr, positions, rows, weight, values, topics, c
     weight : float64 array of shape (nnz,), indexed by CSR position
     values : float array of shape (D, K); topics : integer array of shape (D, K); counts : int64 (D,)
     scale : float array of shape (V, K); out : float array of shape (V, K), overwritten
-    Each entry is summed in document order by one thread.
+    Each entry is summed in document order by one thread (blocks of COLUMN_BLOCK terms per work item).
     """
+    n_blocks = (colptr.shape[0] - 1 + COLUMN_BLOCK - 1) // COLUMN_BLOCK
+    run_items(_accumulate_columns, n_blocks, n_blocks, colptr, positions, rows, weight, values, topics, counts, scale,
+              out)
+
+
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
+def _accumulate_columns(worker, workers, n_blocks, colptr, positions, rows, weight, values, topics, counts, scale, out):
+    """:func:`column_accumulate_compact` for the blocks of terms in this worker's share"""
     n_terms = colptr.shape[0] - 1
     n_topics = out.shape[1]
-    for w in prange(n_terms):
-        acc = out[w]
-        for k in range(n_topics):
-            acc[k] = 0.0
-        for q in range(colptr[w], colptr[w + 1]):
-            d = rows[q]
-            c = weight[positions[q]]
-            n = counts[d]
-            if n == n_topics:
-                row = values[d]
-                for k in range(n_topics):
-                    acc[k] += row[k] * c
-            else:
-                for j in range(n):
-                    acc[topics[d, j]] += values[d, j] * c
-        for k in range(n_topics):
-            acc[k] *= scale[w, k]
+    for b in range(worker * n_blocks // workers, (worker + 1) * n_blocks // workers):
+        for w in range(b * COLUMN_BLOCK, min(n_terms, (b + 1) * COLUMN_BLOCK)):
+            acc = out[w]
+            for k in range(n_topics):
+                acc[k] = 0.0
+            for q in range(colptr[w], colptr[w + 1]):
+                d = rows[q]
+                c = weight[positions[q]]
+                n = counts[d]
+                if n == n_topics:
+                    row = values[d]
+                    for k in range(n_topics):
+                        acc[k] += row[k] * c
+                else:
+                    for j in range(n):
+                        acc[topics[d, j]] += values[d, j] * c
+            for k in range(n_topics):
+                acc[k] *= scale[w, k]

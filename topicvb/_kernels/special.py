@@ -205,7 +205,7 @@ def lgamma_sum(a, work):
             part[k] = math.lgamma(x)
             xq[k] = 1.0
             n_small -= 1
-    return sum4(part, 0, n) - (sum_logs(xq, n) + n_small * LOG_9_FACTORIAL)
+    return sum4(part, n - n, n) - (sum_logs(xq, n) + n_small * LOG_9_FACTORIAL)  # (n - n: see bounds._topic_block)
 
 
 @njit(cache=True, nogil=True)

@@ -13,6 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._kernels.seeding import candidate_distances, nearest_centre
+from .._validation import csr_arrays
 
 _HALF_WIDTH = 0.1 * math.sqrt(3.0)
 
@@ -87,7 +88,8 @@ def seeded_topics(X, n_topics, rng, dtype, n_refine=2, centre_weight=0.5):
     emb = sp.csr_matrix((np.sqrt(tf.data), tf.indices, tf.indptr), shape=X.shape)
     sq = (lengths > 0).astype(np.float64)  # squared norms: sum_w tf_dw = 1 for every non-empty document
     emb_t = emb.T.tocsr()  # term-major: a candidate's inner products touch only the documents sharing its terms
-    arrays = (emb.indptr, emb.indices, emb.data, emb_t.indptr, emb_t.indices, emb_t.data)  # no copies
+    # the kernels' canonical index dtypes (int64 pointers, int32 indices; one compiled specialisation)
+    arrays = (*csr_arrays(emb), *csr_arrays(emb_t))
     n_trials = 2 + int(np.log(n_topics))
     scratch = np.empty((n_trials, n_docs), dtype=np.float64)
 
@@ -116,7 +118,7 @@ def seeded_topics(X, n_topics, rng, dtype, n_refine=2, centre_weight=0.5):
         centres = 0.5 * centres + 0.5 / n_terms  # the first assignment: seeds mixed with uniform
         docs = nonempty
         emb_docs, tf_docs = (emb, tf) if docs.size == n_docs else (emb[docs], tf[docs])
-        doc_arrays = (emb_docs.indptr, emb_docs.indices, emb_docs.data)
+        doc_arrays = csr_arrays(emb_docs)
         for _ in range(n_refine):
             labels = nearest_centre(*doc_arrays, np.ascontiguousarray(np.sqrt(centres).T))
             members = sp.csr_matrix((np.ones(docs.size), (labels, np.arange(docs.size))),

@@ -1,0 +1,134 @@
+"""topicvb._jit: which kernels an estimator needs, whether they are compiled, and the first-run notice."""
+
+import json
+import logging
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from numba import njit
+
+from topicvb import _jit
+
+
+def _python(code, **env):
+    """Run ``code`` in a fresh interpreter; return its last stdout line parsed as JSON."""
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                          env={**os.environ, **env}, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_every_listed_kernel_is_a_cached_numba_kernel():
+    for name in _jit.KERNELS:
+        for kernel in _jit.kernel_names(name):
+            d = _jit._dispatcher(kernel)
+            assert hasattr(d, "overloads") and not d.targetoptions.get("parallel"), kernel
+            assert d._cache._cache_file is not None  # cache=True
+
+
+def test_unknown_estimators_and_phases_are_rejected():
+    with pytest.raises(ValueError, match="estimator must be one of"):
+        _jit.kernel_names("LDA")
+    with pytest.raises(ValueError, match="phases must hold only"):
+        _jit.kernel_names("PLSA", ["score"])
+    from topicvb import PLSA
+
+    assert _jit.kernel_names(PLSA) == _jit.kernel_names(PLSA()) == _jit.kernel_names("PLSA")
+
+
+def test_the_lists_hold_every_kernel_a_fit_and_transform_call():
+    # every kernel requested from Python (a compile or cache-load request outside another compilation)
+    # during a fit and a transform must be listed, or is_compiled could say yes while a fit still compiles
+    out = _python("""
+        import json, threading, warnings
+        from numba.core.dispatcher import Dispatcher
+        depth, calls = threading.local(), []
+        original = Dispatcher.compile
+
+        def compile(self, sig):
+            d = getattr(depth, "d", 0)
+            if d == 0:
+                calls.append(self.py_func.__module__.replace("topicvb._kernels.", "") + "." + self.py_func.__name__)
+            depth.d = d + 1
+            try:
+                return original(self, sig)
+            finally:
+                depth.d = d
+
+        Dispatcher.compile = compile
+        import topicvb
+        from topicvb.datasets import make_lda_corpus
+        X = make_lda_corpus(120, 60, 4, random_state=0).corpus.X
+        seen = {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for name, params in [("BatchLDA", {}), ("OnlineLDA", {"batch_size": 32}), ("PLSA", {}),
+                                 ("CollapsedLDA", {"learn_priors": True}), ("StochasticCollapsedLDA", {})]:
+                del calls[:]
+                getattr(topicvb, name)(4, max_iter=15, random_state=0, **params).fit(X).transform(X[:10])
+                seen[name] = sorted(set(calls))
+        print(json.dumps(seen))
+    """)
+    for name, kernels in out.items():
+        assert kernels, name
+        missing = set(kernels) - set(_jit.kernel_names(name))
+        assert not missing, f"{name} calls {sorted(missing)}, not in topicvb._jit.KERNELS"
+
+
+def test_the_cache_check_sees_compiled_kernels_in_a_new_process(tmp_path):
+    # an empty cache: everything is due; after one fit in another process, the kernels that fit used come
+    # from the disk cache (no compilation, no notice); the others (moves, not tried in 2 passes) are still due
+    code = """
+        import json, logging, warnings, io
+        import topicvb
+        from topicvb import _jit
+        from topicvb.datasets import make_lda_corpus
+        X = make_lda_corpus(80, 50, 3, random_state=0).corpus.X
+        stream = io.StringIO()
+        handler = logging.StreamHandler(stream)
+        logging.getLogger("topicvb._jit").addHandler(handler)
+        logging.getLogger("topicvb._jit").setLevel(logging.INFO)
+        before = _jit.uncompiled("StochasticCollapsedLDA", ["fit"])
+        with warnings.catch_warnings(), _jit.estimator_notice("StochasticCollapsedLDA") as notice:
+            warnings.simplefilter("ignore")
+            topicvb.StochasticCollapsedLDA(3, max_iter=2, random_state=0).fit(X)
+        used = [k for k in _jit.kernel_names("StochasticCollapsedLDA", ["fit"]) if _jit._dispatcher(k).overloads]
+        print(json.dumps({"before": before, "compiled": notice.done, "log": stream.getvalue(), "used": used,
+                          "ready": _jit.is_compiled("StochasticCollapsedLDA", ["fit"])}))
+    """
+    first = _python(code, NUMBA_CACHE_DIR=str(tmp_path))
+    listed = _jit.kernel_names("StochasticCollapsedLDA", ["fit"])
+    assert first["before"] == listed and not first["ready"]
+    assert first["compiled"] >= len(first["used"]) >= 3
+    assert _jit.MESSAGE in first["log"] and f"compiled kernel 1/{len(listed)} " in first["log"]
+    second = _python(code, NUMBA_CACHE_DIR=str(tmp_path))
+    assert second["before"] == [k for k in listed if k not in first["used"]]
+    assert second["compiled"] == 0 and second["log"] == ""
+
+
+def test_the_notice_speaks_only_when_something_compiles(caplog):
+    @njit  # (a new function: never compiled, not cached)
+    def fresh(x):
+        return x + 1.0
+
+    reports = []
+    with caplog.at_level(logging.INFO, logger="topicvb._jit"):
+        with _jit.compile_notice("test", expected=1, progress=lambda *a: reports.append(a)) as notice:
+            assert fresh(np.float64(1.0)) == 2.0
+        assert notice.done == 1
+        assert caplog.messages[0] == _jit.MESSAGE + " (test)"
+        assert caplog.messages[1].startswith("compiled kernel 1/1 ") and "fresh" in caplog.messages[1]
+        assert caplog.messages[2].startswith("compiled 1 kernel(s) in ")
+        assert reports and reports[0][:2] == (1, 1)
+        caplog.clear()
+        with _jit.compile_notice("test") as notice:
+            fresh(np.float64(2.0))  # compiled already
+        assert notice.done == 0 and caplog.messages == []
+        with _jit.compile_notice("outer") as outer, _jit.compile_notice("inner") as inner:
+            assert fresh(np.int64(1)) == 2.0  # a new signature: compiled, reported once, by the outer notice
+        assert inner is outer and outer.done == 1
+        assert caplog.messages[0] == _jit.MESSAGE + " (outer)" and len(caplog.messages) == 3

@@ -1,0 +1,84 @@
+"""Run a serial kernel's work items on several threads: the parallel loops of the kernels.
+
+A kernel that works on independent items (chunks of documents, blocks of terms) takes ``worker`` and
+``workers`` as its first two arguments and handles the items of its share: items
+``worker * n // workers`` to ``(worker + 1) * n // workers`` (excluded) of the n, a contiguous range,
+as numba's ``prange`` split them. :func:`run_items` calls it once per thread with ``worker = 0, 1, ...,
+workers - 1``. The kernels are compiled with ``nogil=True``, so the threads run at once. A kernel's
+per-thread scratch is indexed by ``worker``; per-item scratch rows of neighbouring items belong to the
+same thread, except at the ends of the shares (items written by different threads next to each other
+in memory would share cache lines).
+
+Why not numba's ``parallel=True``: a ``prange`` loop costs compile time on every first run (numba
+analyses the function for parallelism and compiles the loop body a second time, as a separate
+function holding every kernel it calls), a cost that grows with the size of the loop body: for the VB
+E-step it was a quarter of a cold first fit (``benchmarks/bench_coldstart.py``). A plain
+compiled function called from a few threads does the same work with the compile cost of the serial
+kernel only. Each item is computed on its own by one thread, in a fixed order, so results do not
+depend on the number of threads, as with ``prange``.
+
+The work-item kernels are compiled with ``error_model="numpy"`` and ``_nrt=False``, as numba compiled
+the body of a ``prange`` loop: no ZeroDivisionError checks in the loops, and no reference counting of
+the array views made in them (rows of 2-D arrays; with reference counting, each costs two atomic
+updates, which made the PLSA sweep 2.8 times slower). They therefore allocate no arrays: their
+scratch comes from the caller (numba's ``_nrt`` option is not documented; numba's developers
+suggest it for this purpose, numba/numba#2345).
+
+The thread count is numba's (``numba.get_num_threads()``), which ``topicvb._config.threads`` sets
+from an estimator's ``n_jobs`` around its kernel calls.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numba
+
+_lock = threading.Lock()
+_pool: ThreadPoolExecutor | None = None
+_pool_size = 0
+_pool_pid = 0
+
+
+def n_workers(n_items: int) -> int:
+    """Threads to use for ``n_items`` items: numba's thread count for this thread, at most one per item."""
+    return max(1, min(int(numba.get_num_threads()), int(n_items)))
+
+
+def _helpers(n: int) -> ThreadPoolExecutor:
+    """A pool of at least ``n`` threads, kept between calls (a new pool per call cost about 0.5 ms, many
+    times per pass of an online fit over small mini-batches); a new one after a fork."""
+    global _pool, _pool_size, _pool_pid
+    with _lock:
+        if _pool is None or _pool_size < n or _pool_pid != os.getpid():
+            if _pool is not None and _pool_pid == os.getpid():
+                _pool.shutdown(wait=False)  # (its queued calls still run; new ones go to the new pool)
+            _pool = ThreadPoolExecutor(max_workers=n, thread_name_prefix="topicvb-kernel")
+            _pool_size, _pool_pid = n, os.getpid()
+        return _pool
+
+
+def run_items(kernel, n_items: int, *args, workers: int | None = None) -> None:
+    """``kernel(worker, n, *args)`` for worker = 0..n-1 on n threads (this one included).
+
+    ``n = workers`` (a caller that sizes per-thread scratch by :func:`n_workers` passes it), by default
+    ``n_workers(n_items)``; with one thread (or one item) the kernel runs here, with no pool. A
+    kernel not yet used in this process is compiled (or loaded from numba's cache) here first, so that
+    compilation happens in the calling thread (where ``topicvb._jit`` watches for it). An exception
+    raised by any call is raised here, after every thread has finished.
+    """
+    n = n_workers(n_items) if workers is None else max(1, int(workers))
+    if n == 1:
+        kernel(0, 1, *args)
+        return
+    if not getattr(kernel, "overloads", True):  # first use in this process: compile (or load) it here, not in
+        kernel.compile(tuple(kernel.typeof_pyval(a) for a in (0, n, *args)))  # a worker (NUMBA_DISABLE_JIT: no)
+    pool = _helpers(n - 1)
+    futures = [pool.submit(kernel, worker, n, *args) for worker in range(1, n)]
+    try:
+        kernel(0, n, *args)
+    finally:
+        for f in futures:
+            f.result()
