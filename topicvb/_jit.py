@@ -14,7 +14,7 @@ visible:
   kernel compiled (INFO) and a summary at the end; a ``progress`` callback can drive a progress bar.
   Nothing is logged when every kernel comes from the cache;
 * :func:`estimator_notice` is :func:`compile_notice` for one estimator, with the expected number of
-  kernels (for ``progress``);
+  kernels (for ``progress``); :func:`watch_compilation` only calls back (the command line's hook);
 * :func:`precompile` pays the cost ahead of time (a tiny fit of each estimator), e.g. when building a
   container image.
 
@@ -220,6 +220,46 @@ def _listener(watcher):
             watcher.on_end(ev)
 
     return Listener()
+
+
+@contextlib.contextmanager
+def watch_compilation(on_start: Callable[[str], None], on_end: Callable[[str, float], None]):
+    """Call ``on_start(name)`` when numba starts compiling a kernel inside the ``with`` block (top-level
+    compilations of this thread only) and ``on_end(name, seconds)`` when it is done; ``name`` is
+    ``"module.function"``. The command line's hook (``topicvb._cli_progress.compilation_watch``): it shows
+    "compiling kernels (first run only)" instead of a frozen bar and keeps compile time out of the fit
+    time. Unlike :func:`compile_notice` it logs nothing itself, and it works inside one."""
+    from numba.core import event
+
+    state = {"depth": 0, "started": 0.0}
+    thread = threading.get_ident()
+
+    def name_of(event_):
+        f = event_.data["dispatcher"].py_func
+        return f"{f.__module__.replace('topicvb._kernels.', '')}.{f.__name__}"
+
+    class Listener(event.Listener):
+        def on_start(self, ev):
+            if threading.get_ident() != thread:
+                return
+            if state["depth"] == 0:
+                state["started"] = time.perf_counter()
+                on_start(name_of(ev))
+            state["depth"] += 1
+
+        def on_end(self, ev):
+            if threading.get_ident() != thread:
+                return
+            state["depth"] -= 1
+            if state["depth"] == 0:
+                on_end(name_of(ev), time.perf_counter() - state["started"])
+
+    listener = Listener()
+    event.register("numba:compile", listener)
+    try:
+        yield
+    finally:
+        event.unregister("numba:compile", listener)
 
 
 def estimator_notice(estimator, phases: Iterable[str] = ("fit",), *, log: logging.Logger | None = None,

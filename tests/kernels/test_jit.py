@@ -132,3 +132,17 @@ def test_the_notice_speaks_only_when_something_compiles(caplog):
             assert fresh(np.int64(1)) == 2.0  # a new signature: compiled, reported once, by the outer notice
         assert inner is outer and outer.done == 1
         assert caplog.messages[0] == _jit.MESSAGE + " (outer)" and len(caplog.messages) == 3
+
+
+def test_the_command_line_hook_calls_back_around_each_compilation():
+    @njit
+    def other(x):
+        return 2.0 * x
+
+    calls = []
+    with _jit.watch_compilation(lambda name: calls.append(("start", name)),
+                                lambda name, seconds: calls.append(("end", name, seconds >= 0.0))):
+        assert other(np.float64(2.0)) == 4.0
+        other(np.float64(3.0))  # compiled already: no call
+    assert [c[0] for c in calls] == ["start", "end"] and calls[1][2]
+    assert calls[0][1].endswith(".other") and calls[0][1] == calls[1][1]

@@ -8,7 +8,7 @@ import pytest
 from numba import njit
 
 from topicvb._config import threads
-from topicvb._kernels.workers import n_workers, run_items
+from topicvb._kernels.workers import MIN_WORK, n_workers, run_items
 
 
 @njit(nogil=True)
@@ -49,6 +49,8 @@ def test_thread_count_follows_numba_and_the_items():
         assert n_workers(1) == 1
         assert n_workers(0) == 1
         assert n_workers(100) == numba.config.NUMBA_NUM_THREADS
+        assert n_workers(100, work=MIN_WORK - 1) == 1  # a small call stays on this thread
+        assert n_workers(100, work=1e12) == numba.config.NUMBA_NUM_THREADS
 
 
 def test_a_kernel_error_is_raised_in_the_caller_after_all_threads_end():

@@ -149,7 +149,7 @@ def row_totals(lam):
     n_topics, n_terms = lam.shape
     n_blocks = _n_blocks(n_terms)
     parts = np.empty((n_blocks, n_topics), dtype=np.float64)
-    run_items(_row_block_sums, n_blocks, n_blocks, lam, parts)
+    run_items(_row_block_sums, n_blocks, n_blocks, lam, parts, work=lam.size)
     return _totals_from(parts)
 
 
@@ -187,9 +187,9 @@ def topic_expectations(lam, ebeta_t, log_scale):
     n_topics, n_terms = lam.shape
     elog = np.empty((n_topics, n_terms), dtype=np.float64)
     totals = row_totals(lam)
-    run_items(_elog_rows, n_topics, n_topics, lam, totals, elog)
+    run_items(_elog_rows, n_topics, n_topics, lam, totals, elog, work=8 * lam.size)
     n_blocks = _n_blocks(n_terms)
-    workers = n_workers(n_blocks)
+    workers = n_workers(n_blocks, 4 * lam.size)
     run_items(_rescaled_blocks, n_blocks, n_blocks, elog, ebeta_t, log_scale,
               np.empty((workers, 2, TERM_BLOCK), dtype=np.float64), workers=workers)
     return elog
@@ -206,7 +206,8 @@ def lda_doc_bound(indptr, indices, data, gamma, alpha, ebeta_t, log_scale):
     out = np.empty(n_docs, dtype=np.float64)
     n_chunks = (n_docs + CHUNK - 1) // CHUNK
     scratch = np.empty((n_chunks, 3, alpha.shape[0]), dtype=np.float64)
-    run_items(_doc_bounds, n_chunks, n_chunks, indptr, indices, data, gamma, alpha, ebeta_t, log_scale, scratch, out)
+    run_items(_doc_bounds, n_chunks, n_chunks, indptr, indices, data, gamma, alpha, ebeta_t, log_scale, scratch, out,
+              work=indices.shape[0] * alpha.shape[0])
     return out
 
 
@@ -256,7 +257,7 @@ def lda_topic_bound(lam, elog_beta, eta):
     """
     n_topics = lam.shape[0]
     out = np.empty(n_topics, dtype=np.float64)
-    run_items(_topic_bounds, n_topics, n_topics, lam, elog_beta, float(eta), out)
+    run_items(_topic_bounds, n_topics, n_topics, lam, elog_beta, float(eta), out, work=8 * lam.size)
     return out
 
 
@@ -349,7 +350,7 @@ def _block_terms(lam, totals, ebeta_t, log_scale):
     digamma_row(totals, n_topics, psi_total)  # (bit for bit digamma of each)
     elog_parts = np.empty((n_blocks, n_topics), dtype=np.float64)
     rest_parts = np.empty((n_blocks, n_topics), dtype=np.float64)
-    workers = n_workers(n_blocks)
+    workers = n_workers(n_blocks, 8 * lam.size)
     scratch = np.empty((workers, n_topics + 2, TERM_BLOCK), dtype=np.float64)
     run_items(_term_blocks, n_blocks, n_blocks, lam, psi_total, ebeta_t, log_scale, elog_parts, rest_parts, scratch,
               workers=workers)
@@ -405,7 +406,7 @@ def svi_topic_update(lam, sstats_t, rho, eta, scale, ebeta_t, log_scale):
     n_topics, n_terms = lam.shape
     n_blocks = _n_blocks(n_terms)
     parts = np.empty((n_blocks, n_topics), dtype=np.float64)
-    workers = n_workers(n_blocks)
+    workers = n_workers(n_blocks, 2 * lam.size)
     blocks = np.empty((workers, n_topics, TERM_BLOCK), dtype=sstats_t.dtype)
     run_items(_svi_blocks, n_blocks, n_blocks, lam, sstats_t, float(rho), float(eta), float(scale), parts, blocks,
               workers=workers)

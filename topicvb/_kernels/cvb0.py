@@ -143,7 +143,7 @@ def sweep_documents(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v
     passes = np.zeros(n_docs, dtype=np.int64)
     run_items(_sweep_chunks, n_chunks, n_chunks, indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k,
               np.ascontiguousarray(alpha, dtype=np.float64), float(eta), bool(second_order), bool(fixed_topics),
-              int(max_iter), float(tol), scratch, passes)
+              int(max_iter), float(tol), scratch, passes, work=4 * gamma.size)
     return passes
 
 
@@ -175,7 +175,8 @@ def _sweep_chunks(worker, workers, n_chunks, indptr, indices, data, gamma, n_dk,
 def document_counts(indptr, data, gamma, n_dk, v_dk, second_order):
     """n_dk (and v_dk) recomputed from gamma: sum over each row's cells of c gamma (c gamma (1 - gamma))."""
     n_chunks = (indptr.shape[0] - 1 + CHUNK - 1) // CHUNK
-    run_items(_document_count_chunks, n_chunks, n_chunks, indptr, data, gamma, n_dk, v_dk, bool(second_order))
+    run_items(_document_count_chunks, n_chunks, n_chunks, indptr, data, gamma, n_dk, v_dk, bool(second_order),
+              work=gamma.size)
 
 
 @njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
@@ -201,7 +202,8 @@ def _document_count_chunks(worker, workers, n_chunks, indptr, data, gamma, n_dk,
 def term_counts(colptr, positions, data, gamma, n_wk, v_wk, second_order):
     """n_wk (and v_wk) recomputed from gamma by a column pass (thread-count independent)."""
     n_chunks = (colptr.shape[0] - 1 + CHUNK - 1) // CHUNK
-    run_items(_term_count_chunks, n_chunks, n_chunks, colptr, positions, data, gamma, n_wk, v_wk, bool(second_order))
+    run_items(_term_count_chunks, n_chunks, n_chunks, colptr, positions, data, gamma, n_wk, v_wk, bool(second_order),
+              work=gamma.size)
 
 
 @njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
@@ -244,7 +246,7 @@ def scvb0_documents(indptr, indices, data, n_phi_t, n_z, alpha, eta, n_theta, ga
     scratch = np.empty((n_chunks, n_phi_t.shape[1]), dtype=np.float64)
     run_items(_scvb0_chunks, n_chunks, n_chunks, indptr, indices, data, n_phi_t, n_z,
               np.ascontiguousarray(alpha, dtype=np.float64), float(eta), n_theta, gamma, int(burn_in),
-              float(tau_theta), float(kappa_theta), scratch)
+              float(tau_theta), float(kappa_theta), scratch, work=4 * (int(burn_in) + 1) * gamma.size)
 
 
 @njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)

@@ -237,7 +237,7 @@ def _documents(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_ite
     plain = None if accelerate else True  # (see doc_ascent.ascent)
     # per thread: the gathered block of a document's rows of ebeta_t, K x width with width the longest
     # document (at most BLOCK / K: a longer document is gathered piece by piece), and its c_dw / phinorm_dw
-    workers = n_workers(n_chunks)
+    workers = n_workers(n_chunks, 16 * indices.shape[0] * n_topics)  # (a few updates of every entry)
     longest = max(1, int(np.max(np.diff(indptr)))) if n_docs else 1
     blocks = np.empty((workers, n_topics, min(longest, max(1, BLOCK // n_topics))), dtype=ebeta_t.dtype)
     quotients = np.empty((workers, longest), dtype=np.float64)

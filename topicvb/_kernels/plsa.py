@@ -99,7 +99,7 @@ def sweep(ptr, idx, vals, own, other, own_b, other_b, tempered, want_loglik, blo
     # reading 4 bytes of a sequential array, not its cursor, end and next index
     next_block = np.empty(n_rows, dtype=np.int32)
     run_items(_sweep_parts, n_parts, n_parts, ptr, idx, vals, own, other, own_b, other_b, tempered, want_loglik,
-              block_rows, n_blocks, bounds, cursor, next_block, acc, loglik)
+              block_rows, n_blocks, bounds, cursor, next_block, acc, loglik, work=2 * idx.shape[0] * own.shape[1])
 
 
 @njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
@@ -178,7 +178,8 @@ def log_likelihood(indptr, indices, data, theta, phi_t):
     n_docs = indptr.shape[0] - 1
     out = np.empty(n_docs, dtype=np.float64)
     n_chunks = (n_docs + CHUNK - 1) // CHUNK
-    run_items(_log_likelihoods, n_chunks, n_chunks, indptr, indices, data, theta, phi_t, out)
+    run_items(_log_likelihoods, n_chunks, n_chunks, indptr, indices, data, theta, phi_t, out,
+              work=indices.shape[0] * theta.shape[1])
     return out
 
 
@@ -213,7 +214,7 @@ def fold_in(indptr, indices, data, phi_t, theta, prior, max_iter, tol):
     scratch = np.empty((n_chunks, phi_t.shape[1]), dtype=np.float64)
     prior = np.ascontiguousarray(prior, dtype=np.float64)
     run_items(_fold_in_chunks, n_chunks, n_chunks, indptr, indices, data, phi_t, theta, prior, int(max_iter),
-              float(tol), scratch, out_ll)
+              float(tol), scratch, out_ll, work=8 * indices.shape[0] * phi_t.shape[1])
     return theta, out_ll
 
 
@@ -273,7 +274,7 @@ def normalise_rows(counts, offset, fallback):
     """
     n_chunks = (counts.shape[0] + CHUNK - 1) // CHUNK
     run_items(_normalise_row_chunks, n_chunks, n_chunks, counts, np.ascontiguousarray(offset, dtype=np.float64),
-              np.ascontiguousarray(fallback, dtype=np.float64))
+              np.ascontiguousarray(fallback, dtype=np.float64), work=counts.size)
     return counts
 
 
@@ -307,9 +308,9 @@ def normalise_columns(counts, offset, fallback):
     n_rows, n_cols = counts.shape
     n_blocks = (n_rows + ROW_BLOCK - 1) // ROW_BLOCK
     parts = np.zeros((n_blocks, n_cols), dtype=np.float64)
-    run_items(_clamp_blocks, n_blocks, n_blocks, counts, float(offset), parts)
+    run_items(_clamp_blocks, n_blocks, n_blocks, counts, float(offset), parts, work=counts.size)
     scale = _inverse_sums(parts)
-    run_items(_scale_blocks, n_blocks, n_blocks, counts, scale, float(fallback))
+    run_items(_scale_blocks, n_blocks, n_blocks, counts, scale, float(fallback), work=counts.size)
     return counts
 
 

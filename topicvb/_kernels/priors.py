@@ -104,7 +104,7 @@ def digamma_gain(mean, var, a, out):
     """
     arrays = [np.require(x, np.float64, ("C", "W")) for x in (mean, var, a)]  # (one compiled specialisation)
     n_blocks = (out.shape[0] + BLOCK - 1) // BLOCK
-    run_items(_gain_blocks, n_blocks, n_blocks, *arrays, out)
+    run_items(_gain_blocks, n_blocks, n_blocks, *arrays, out, work=30 * out.shape[0])
 
 
 @njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)

@@ -38,7 +38,7 @@ def candidate_distances(indptr, indices, data, t_indptr, t_indices, t_data, sq, 
     n_cand = candidates.shape[0]
     totals = np.zeros(n_cand, dtype=np.float64)
     run_items(_candidates, n_cand, n_cand, indptr, indices, data, t_indptr, t_indices, t_data, sq, dist, candidates,
-              out, totals)
+              out, totals, work=4 * n_cand * sq.shape[0])
     return totals
 
 
@@ -80,7 +80,8 @@ def nearest_centre(indptr, indices, data, roots_t):
     labels = np.zeros(n_docs, dtype=np.int64)
     n_chunks = (n_docs + CHUNK - 1) // CHUNK
     scratch = np.empty((n_chunks, roots_t.shape[1]), dtype=np.float64)
-    run_items(_nearest, n_chunks, n_chunks, indptr, indices, data, roots_t, scratch, labels)
+    run_items(_nearest, n_chunks, n_chunks, indptr, indices, data, roots_t, scratch, labels,
+              work=indices.shape[0] * roots_t.shape[1])
     return labels
 
 

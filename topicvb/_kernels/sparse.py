@@ -62,7 +62,7 @@ def column_accumulate_compact(colptr, positions, rows, weight, values, topics, c
     """
     n_blocks = (colptr.shape[0] - 1 + COLUMN_BLOCK - 1) // COLUMN_BLOCK
     run_items(_accumulate_columns, n_blocks, n_blocks, colptr, positions, rows, weight, values, topics, counts, scale,
-              out)
+              out, work=positions.shape[0] * out.shape[1])
 
 
 @njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)

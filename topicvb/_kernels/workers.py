@@ -42,9 +42,21 @@ _pool_size = 0
 _pool_pid = 0
 
 
-def n_workers(n_items: int) -> int:
-    """Threads to use for ``n_items`` items: numba's thread count for this thread, at most one per item."""
-    return max(1, min(int(numba.get_num_threads()), int(n_items)))
+MIN_WORK = 200_000  # about 0.1 ms of arithmetic: less than this per thread, a helper costs more than it saves
+
+
+def n_workers(n_items: int, work: float | None = None) -> int:
+    """Threads to use for ``n_items`` items: numba's thread count for this thread, at most one per item and,
+    when the call's ``work`` is given (an estimate of its multiply-adds), at most one per MIN_WORK of it.
+
+    Handing items to a helper thread and collecting them costs some 20-50 microseconds (the pool's threads
+    sleep between calls, where numba's OpenMP threads spun); small calls, many times per pass of an online
+    fit over small mini-batches, are faster on one thread. The count changes no result.
+    """
+    n = min(int(numba.get_num_threads()), int(n_items))
+    if work is not None:
+        n = min(n, int(work // MIN_WORK))
+    return max(1, n)
 
 
 def _helpers(n: int) -> ThreadPoolExecutor:
@@ -60,16 +72,16 @@ def _helpers(n: int) -> ThreadPoolExecutor:
         return _pool
 
 
-def run_items(kernel, n_items: int, *args, workers: int | None = None) -> None:
+def run_items(kernel, n_items: int, *args, workers: int | None = None, work: float | None = None) -> None:
     """``kernel(worker, n, *args)`` for worker = 0..n-1 on n threads (this one included).
 
     ``n = workers`` (a caller that sizes per-thread scratch by :func:`n_workers` passes it), by default
-    ``n_workers(n_items)``; with one thread (or one item) the kernel runs here, with no pool. A
+    ``n_workers(n_items, work)``; with one thread the kernel runs here, with no pool. A
     kernel not yet used in this process is compiled (or loaded from numba's cache) here first, so that
     compilation happens in the calling thread (where ``topicvb._jit`` watches for it). An exception
     raised by any call is raised here, after every thread has finished.
     """
-    n = n_workers(n_items) if workers is None else max(1, int(workers))
+    n = n_workers(n_items, work) if workers is None else max(1, int(workers))
     if n == 1:
         kernel(0, 1, *args)
         return
