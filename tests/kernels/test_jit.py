@@ -110,6 +110,32 @@ def test_the_cache_check_sees_compiled_kernels_in_a_new_process(tmp_path):
     assert second["compiled"] == 0 and second["log"] == ""
 
 
+def test_a_first_fit_says_it_is_compiling_and_a_later_one_does_not(tmp_path):
+    # the estimators' own fit wraps itself in the notice: the one-time compilation is logged (INFO, the models'
+    # logger) and, with verbose, shown on stderr kernel by kernel; from the cache, neither
+    code = """
+        import json, logging, warnings, io, contextlib
+        import topicvb
+        from topicvb.datasets import make_lda_corpus
+        X = make_lda_corpus(80, 50, 3, random_state=0).corpus.X
+        stream = io.StringIO()
+        log = logging.getLogger("topicvb.models")
+        log.addHandler(logging.StreamHandler(stream))
+        log.setLevel(logging.INFO)
+        err = io.StringIO()
+        with warnings.catch_warnings(), contextlib.redirect_stderr(err):
+            warnings.simplefilter("ignore")
+            topicvb.StochasticCollapsedLDA(3, max_iter=2, random_state=0, verbose=1).fit(X)
+        print(json.dumps({"log": stream.getvalue(), "stderr": err.getvalue()}))
+    """
+    first = _python(code, NUMBA_CACHE_DIR=str(tmp_path))
+    assert _jit.MESSAGE + " (StochasticCollapsedLDA)" in first["log"]
+    assert "StochasticCollapsedLDA  compiling kernels (first run only): 1/" in first["stderr"]
+    second = _python(code, NUMBA_CACHE_DIR=str(tmp_path))
+    assert _jit.MESSAGE not in second["log"] and "compiling kernels" not in second["stderr"]
+    assert "iter 1/2" in second["stderr"]  # (verbose still reports the iterations)
+
+
 def test_the_notice_speaks_only_when_something_compiles(caplog):
     @njit  # (a new function: never compiled, not cached)
     def fresh(x):

@@ -8,6 +8,7 @@ document-topic weights for new documents, and ``score``.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
 import time
@@ -197,7 +198,27 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         """
         if not isinstance(resume, (bool, np.bool_)):
             raise TypeError(f"resume must be True or False, got {resume!r}.")
-        return self._transaction(lambda X: self._fit_checked(X, resume=bool(resume)), X, reset=True, caller="fit")
+        with self._compile_notice():
+            return self._transaction(lambda X: self._fit_checked(X, resume=bool(resume)), X, reset=True, caller="fit")
+
+    def _compile_notice(self):
+        """A block within which a first fit's one-time compilation of the numba kernels is said: logged at INFO
+        (``compiling kernels (first run only) ...``), and one line per kernel on stderr when ``verbose``;
+        nothing when the kernels come from numba's cache (see :mod:`topicvb._jit`). Without it, a first fit
+        would sit silent for seconds and report the compile time as fit time."""
+        from .. import _jit
+
+        name = next((c.__name__ for c in type(self).__mro__ if c.__name__ in _jit.KERNELS), None)
+        if name is None:  # (a model family that _jit does not list)
+            return contextlib.nullcontext()
+
+        def progress(done, expected, kernel, seconds):
+            of = f"/{expected}" if expected and done <= expected else ""
+            sys.stderr.write(f"{type(self).__name__}  compiling kernels (first run only): {done}{of} "
+                             f"{kernel} {seconds:.1f}s\n")
+            sys.stderr.flush()
+
+        return _jit.estimator_notice(name, ("fit",), log=logger, progress=progress if self.verbose else None)
 
     def _fit_checked(self, X, resume):
         """``_fit``, then a warning when the fitted model has dead topics (:class:`DeadTopicWarning`)."""
