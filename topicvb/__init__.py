@@ -43,6 +43,8 @@ _EXPORTS = {
     # saving and loading (a model, or a pipeline with its vectorizer)
     "save": "topicvb.pipeline",
     "load": "topicvb.pipeline",
+    # the one-time compilation of the kernels, ahead of the first fit
+    "precompile": "topicvb._jit",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

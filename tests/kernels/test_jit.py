@@ -172,3 +172,13 @@ def test_the_command_line_hook_calls_back_around_each_compilation():
         other(np.float64(3.0))  # compiled already: no call
     assert [c[0] for c in calls] == ["start", "end"] and calls[1][2]
     assert calls[0][1].endswith(".other") and calls[0][1] == calls[1][1]
+
+
+def test_precompile_leaves_the_kernels_of_the_named_estimators_compiled():
+    import topicvb
+
+    took = topicvb.precompile(["PLSA", "CollapsedLDA"])
+    assert sorted(took) == ["CollapsedLDA", "PLSA"] and all(t > 0 for t in took.values())
+    assert _jit.is_compiled("PLSA", ["transform"]) and _jit.is_compiled("CollapsedLDA", ["transform"])
+    with pytest.raises(ValueError, match="estimator must be one of"):
+        topicvb.precompile(["NoSuchModel"])
