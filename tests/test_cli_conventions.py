@@ -12,7 +12,6 @@ import re
 import signal
 import subprocess
 import sys
-import types
 
 import numpy as np
 import pytest
@@ -314,12 +313,12 @@ def test_ctrl_c_during_fit_saves_says_so_and_exits_130(ws, tmp_path):
 
 
 def test_ctrl_c_before_the_fit_says_nothing_was_saved(ws, tmp_path, capsys, monkeypatch):
-    import topicvb.cli as cli
+    import topicvb._cli_commands as commands  # the commands look their helpers up there
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "_read_corpus", interrupted)
+    monkeypatch.setattr(commands, "_read_corpus", interrupted)
     rc, out, err = _run(["fit", ws / "c.npz", "-k", "2", "-o", tmp_path / "n.npz"], capsys)
     assert rc == 130 and err == "topicvb: interrupted (Ctrl-C); no model was saved.\n"
     assert not (tmp_path / "n.npz").exists()
@@ -363,12 +362,12 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
 
 # ----------------------------------------------------------------------------- optional dependencies
 def test_plot_without_matplotlib_fails_before_any_work(ws, tmp_path, capsys, monkeypatch):
-    import topicvb.cli as cli
+    import topicvb._cli_commands as commands  # the commands look their helpers up there
 
     def no_work(*args, **kwargs):
         raise AssertionError("select-k read its input before checking --plot")
 
-    monkeypatch.setattr(cli, "_read_corpus", no_work)
+    monkeypatch.setattr(commands, "_read_corpus", no_work)
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
     rc, out, err = _run(["select-k", ws / "c.npz", "--k", "2", "3", "--plot", tmp_path / "k.png"], capsys)
     assert rc == 1 and out == ""
@@ -378,7 +377,7 @@ def test_plot_without_matplotlib_fails_before_any_work(ws, tmp_path, capsys, mon
 
 # ----------------------------------------------------------------------------- compile time is not fit time
 def test_fit_time_leaves_out_kernel_compilation(ws, tmp_path, capsys, monkeypatch):
-    """The place for the cold-start work: ``topicvb._jit.watch_compilation(on_start, on_end)``.
+    """The command line's hook into ``topicvb._jit.watch_compilation(on_start, on_end)``.
 
     A stand-in reports one compilation of 2.5 s; the bar says "compiling kernels (first run only)"
     meanwhile and the timing line keeps those seconds apart.
@@ -389,8 +388,9 @@ def test_fit_time_leaves_out_kernel_compilation(ws, tmp_path, capsys, monkeypatc
         on_end("a kernel", 2.5)
         yield
 
-    monkeypatch.setitem(sys.modules, "topicvb._jit", types.SimpleNamespace(watch_compilation=watch_compilation))
-    monkeypatch.setattr(topicvb, "_jit", sys.modules["topicvb._jit"], raising=False)
+    from topicvb import _jit
+
+    monkeypatch.setattr(_jit, "watch_compilation", watch_compilation)
     monkeypatch.setattr(cli_progress, "stderr_is_terminal", lambda: True)
     rc, out, err = _run(["fit", ws / "c.npz", "-k", "2", "--max-iter", "30", "-o", tmp_path / "j.npz"], capsys)
     assert rc == 0
