@@ -36,7 +36,7 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS as SK_STOP_WORDS
 from sklearn.feature_extraction.text import CountVectorizer
 
 from topicvb.text import PhraseDetector, Tokenizer, Vectorizer
-from topicvb.text.vectorize import _PARALLEL_MIN_CHARS
+from topicvb.text._vectorize_pool import _PARALLEL_MIN_CHARS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common  # noqa: E402

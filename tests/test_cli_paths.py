@@ -76,13 +76,13 @@ def _snapshot(folder):
 @pytest.fixture
 def no_work(monkeypatch):
     """Make reading any input or model fail loudly, so a refusal is proven to come before any work."""
-    import topicvb.cli as cli
+    import topicvb._cli_commands as commands  # the commands look their helpers up there
 
     def fail(*args, **kwargs):
         raise AssertionError("the command started work before checking its output paths")
 
-    monkeypatch.setattr(cli, "_read_corpus", fail)
-    monkeypatch.setattr(cli, "_load_model", fail)
+    monkeypatch.setattr(commands, "_read_corpus", fail)
+    monkeypatch.setattr(commands, "_load_model", fail)
 
 
 def _run(argv, capsys):

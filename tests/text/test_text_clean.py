@@ -2,7 +2,6 @@
 and on 20 Newsgroups against scikit-learn's ``remove=("headers", "footers", "quotes")``."""
 
 import re
-import tarfile
 from collections import Counter
 
 import pytest
@@ -149,18 +148,9 @@ def test_20newsgroups_same_effect_as_scikit_learn():
         strip_newsgroup_quoting,
     )
 
-    from test_text_vectorize import corpora_dir
+    from test_text_vectorize import read_20ng
 
-    path = corpora_dir() / "20news-bydate" / "20news-bydate.tar.gz"
-    if not path.exists():
-        pytest.skip(f"20 Newsgroups archive not found at {path}")
-    posts = []
-    with tarfile.open(path) as tar:
-        for i, member in enumerate(m for m in tar if m.isfile()):
-            if i % 41 == 0:
-                posts.append(tar.extractfile(member).read().decode("latin-1"))
-            if len(posts) == 400:
-                break
+    posts = [post.decode("latin-1") for post in read_20ng(400, step=41)]
     tok = Tokenizer()
     raw, ours, theirs = Counter(), Counter(), Counter()
     for post in posts:

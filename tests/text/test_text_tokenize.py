@@ -23,7 +23,8 @@ from topicvb.text import (
     strip_quotes,
     strip_signature,
 )
-from topicvb.text.tokenize import _ASCII_TABLE, _FAST_DEFAULT_PATTERN, DEFAULT_TOKEN_PATTERN
+from topicvb.text._tokenize_counting import _ASCII_TABLE
+from topicvb.text.tokenize import _FAST_DEFAULT_PATTERN, DEFAULT_TOKEN_PATTERN
 
 POST = """\
 From: jdoe@physics.example.edu (Jane Doe)

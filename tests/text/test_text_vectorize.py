@@ -145,18 +145,18 @@ def test_n_jobs_two_identical_to_one():
 @pytest.fixture
 def force_workers(monkeypatch):
     """Start worker processes for any corpus size and CPU count (the thresholds keep small corpora in one)."""
-    import topicvb.text.vectorize as vectorize
+    import topicvb.text._vectorize_pool as vectorize_pool  # the Vectorizer's chunk counting and process pool
 
-    monkeypatch.setattr(vectorize, "_PARALLEL_MIN_CHARS", 0)
-    monkeypatch.setattr(vectorize, "_available_cpus", lambda: 8)
+    monkeypatch.setattr(vectorize_pool, "_PARALLEL_MIN_CHARS", 0)
+    monkeypatch.setattr(vectorize_pool, "_available_cpus", lambda: 8)
     started = []
 
-    class Recording(vectorize.cf.ProcessPoolExecutor):
+    class Recording(vectorize_pool.cf.ProcessPoolExecutor):
         def __init__(self, *args, **kwargs):
             started.append(kwargs.get("max_workers"))
             super().__init__(*args, **kwargs)
 
-    monkeypatch.setattr(vectorize.cf, "ProcessPoolExecutor", Recording)
+    monkeypatch.setattr(vectorize_pool.cf, "ProcessPoolExecutor", Recording)
     return started
 
 
@@ -196,25 +196,25 @@ def test_worker_processes_with_phrases(force_workers):
 
 
 def test_small_corpus_with_n_jobs_stays_in_one_process(monkeypatch):
-    import topicvb.text.vectorize as vectorize
+    import topicvb.text._vectorize_pool as vectorize_pool  # the Vectorizer's chunk counting and process pool
 
     def no_pool(*args, **kwargs):
         raise AssertionError("a worker process was started for a small corpus")
 
-    monkeypatch.setattr(vectorize.cf, "ProcessPoolExecutor", no_pool)
-    monkeypatch.setattr(vectorize, "_available_cpus", lambda: 8)
+    monkeypatch.setattr(vectorize_pool.cf, "ProcessPoolExecutor", no_pool)
+    monkeypatch.setattr(vectorize_pool, "_available_cpus", lambda: 8)
     docs = CORPUS * 40  # about 30,000 characters
     X = Vectorizer(n_jobs=4, chunk_size=5).fit_transform(iter(docs))
     assert_same_matrix(X, Vectorizer().fit_transform(docs))
-    assert vectorize._PARALLEL_MIN_CHARS >= 1_000_000
+    assert vectorize_pool._PARALLEL_MIN_CHARS >= 1_000_000
 
 
 def test_more_jobs_than_cpus_are_not_started(monkeypatch):
-    import topicvb.text.vectorize as vectorize
+    import topicvb.text._vectorize_pool as vectorize_pool  # the Vectorizer's chunk counting and process pool
 
-    monkeypatch.setattr(vectorize, "_PARALLEL_MIN_CHARS", 0)
-    monkeypatch.setattr(vectorize, "_available_cpus", lambda: 1)
-    monkeypatch.setattr(vectorize.cf, "ProcessPoolExecutor", None)  # would fail if used
+    monkeypatch.setattr(vectorize_pool, "_PARALLEL_MIN_CHARS", 0)
+    monkeypatch.setattr(vectorize_pool, "_available_cpus", lambda: 1)
+    monkeypatch.setattr(vectorize_pool.cf, "ProcessPoolExecutor", None)  # would fail if used
     assert Vectorizer(n_jobs=16).fit_transform(CORPUS).shape[0] == len(CORPUS)
 
 

@@ -182,23 +182,34 @@ def load_20newsgroups(
     """
     check_choice(subset, "subset", {"train", "test", "all"})
     remove = _check_remove(remove)
-    splits = ["train", "test"] if subset == "all" else [subset]
     found = _find_20ng(data_home)
     if found is None:
         return _fetch_20ng_sklearn(subset, data_home, vectorizer, remove, categories, download_if_missing)
     kind, where = found
+    return _load_local(kind, where, subset, vectorizer, remove, categories)
+
+
+def _load_local(kind: str, where: Path, subset: str, vectorizer, remove, categories) -> Corpus:
+    """The corpus of a local copy (``kind`` and ``where`` as :func:`_find_20ng` gives them)."""
+    splits = ["train", "test"] if subset == "all" else [subset]
     logger.info("load_20newsgroups: reading %s.", where)
     posts = _local_posts(kind, where, splits, categories)
     if not posts:
         raise ValueError(f"load_20newsgroups found no posts for subset={subset!r} in {str(where)!r}.")
     texts = [_clean_post(t[3], remove) for t in posts]
+    return _build_corpus(texts, vectorizer, [t[1] for t in posts], [f"{t[0]}/{t[1]}/{t[2]}" for t in posts],
+                         subset, remove)
+
+
+def _build_corpus(texts, vectorizer, labels, doc_ids, subset: str, remove, via: str = "") -> Corpus:
+    """The corpus of the cleaned posts, named after the subset; its description says what was removed."""
     return build_text_corpus(
         texts,
         vectorizer,
-        labels=[t[1] for t in posts],
-        doc_ids=[f"{t[0]}/{t[1]}/{t[2]}" for t in posts],
+        labels=labels,
+        doc_ids=doc_ids,
         name=f"20newsgroups-{subset}",
-        description=f"20 Newsgroups by-date, subset {subset!r}"
+        description=f"20 Newsgroups by-date{via}, subset {subset!r}"
         + (f", removed {sorted(remove)}" if remove else ", raw posts")
         + ".",
     )
@@ -228,13 +239,5 @@ def _fetch_20ng_sklearn(subset, data_home, vectorizer, remove, categories, downl
         split = "train" if parts[-3].endswith("train") else "test"
         doc_ids.append(f"{split}/{parts[-2]}/{parts[-1]}")
     names = list(bunch.target_names)
-    return build_text_corpus(
-        [_clean_post(text, remove) for text in bunch.data],
-        vectorizer,
-        labels=[names[t] for t in bunch.target],
-        doc_ids=doc_ids,
-        name=f"20newsgroups-{subset}",
-        description=f"20 Newsgroups by-date via scikit-learn, subset {subset!r}"
-        + (f", removed {sorted(remove)}" if remove else ", raw posts")
-        + ".",
-    )
+    return _build_corpus([_clean_post(text, remove) for text in bunch.data], vectorizer,
+                         [names[t] for t in bunch.target], doc_ids, subset, remove, via=" via scikit-learn")

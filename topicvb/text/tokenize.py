@@ -24,25 +24,24 @@ The per-token filters depend only on the token string, so they are applied once 
 type and cached. When only counts are needed no Python code runs per token:
 :meth:`Tokenizer.count` counts the raw tokens first (in C, with :class:`collections.Counter`), and
 the vectorizer's path (``_encode_chunk``) maps every raw token of a chunk of documents to an id in
-C (``map`` over a dict) and filters and counts the ids with NumPy.
+C (``map`` over a dict) and filters and counts the ids with NumPy. Both live in
+:mod:`topicvb.text._tokenize_counting` (a mixin of :class:`Tokenizer`).
 """
 
 from __future__ import annotations
 
-import itertools
 import logging
 import numbers
 import re
 import sys
 import unicodedata
-from collections import Counter, defaultdict
 from collections.abc import Iterable
 
-import numpy as np
 from sklearn.base import BaseEstimator
 
 from .._validation import check_choice, check_encoding
 from ._decode import decode_counted
+from ._tokenize_counting import _ASCII_WORD_CHARS, _TermCounting
 from ._unicode import (
     _is_alphabetic,
     _lower,
@@ -61,10 +60,6 @@ logger = logging.getLogger(__name__)
 DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 
 _FAST_DEFAULT_PATTERN = r"\w\w\w*"
-# ASCII text with the default pattern: every non-word character becomes a space, then str.split
-# gives the word runs; dropping the one-character runs leaves exactly the default pattern's tokens
-_ASCII_WORD_CHARS = frozenset(chr(i) for i in range(128) if chr(i).isalnum() or chr(i) == "_")
-_ASCII_TABLE = str.maketrans({i: " " for i in range(128) if chr(i) not in _ASCII_WORD_CHARS})
 _SPECIAL_TRIGGER = re.compile(r"@|://|www\.", re.IGNORECASE)
 _NON_SPACE_RUN = re.compile(r"\S*")
 _URL_PATTERN = r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>\"'`]*[^\s<>\"'`.,;:!?)\]}]"
@@ -129,7 +124,7 @@ class _Compiled:
     )
 
 
-class Tokenizer(BaseEstimator):
+class Tokenizer(_TermCounting, BaseEstimator):
     """Split text into tokens (a callable, picklable, scikit-learn style object).
 
     Parameters are stored unchanged by the constructor and checked on first use.
@@ -343,17 +338,7 @@ class Tokenizer(BaseEstimator):
             stop = frozenset(w.lower() for w in self.stop_words)
         c.stop = stop
         c.stop_needs_lower = not self.lowercase
-        if self.stemmer == "porter":
-            from nltk.stem.porter import PorterStemmer
-
-            stem = PorterStemmer().stem
-        elif self.stemmer == "snowball":
-            from nltk.stem.snowball import SnowballStemmer
-
-            stem = SnowballStemmer("english").stem
-        else:
-            stem = None
-        c.stem = stem
+        c.stem = stem = self._stemmer()
         c.min_length = self.min_length
         c.max_length = sys.maxsize if self.max_length is None else self.max_length
         c.numbers = self.numbers
@@ -369,7 +354,24 @@ class Tokenizer(BaseEstimator):
         c.lowercased = bool(self.lowercase)
         c.ascii_fast = self.token_pattern == DEFAULT_TOKEN_PATTERN
         c.fast_drop = _ASCII_WORD_CHARS if c.needs_type_map else _ASCII_WORD_CHARS | stop
-        # text-level steps, in order
+        c.steps = self._text_steps()
+        self._compiled = c
+        return c
+
+    def _stemmer(self):
+        """NLTK's stemming function of ``stemmer``, or None."""
+        if self.stemmer == "porter":
+            from nltk.stem.porter import PorterStemmer
+
+            return PorterStemmer().stem
+        if self.stemmer == "snowball":
+            from nltk.stem.snowball import SnowballStemmer
+
+            return SnowballStemmer("english").stem
+        return None
+
+    def _text_steps(self) -> list:
+        """The text-level steps, in order: e-mail cleaning, normalisation, lowercasing, accent stripping."""
         steps = []
         if self.clean == "email":
             steps += [strip_headers, strip_signature, strip_quotes, strip_encoded]
@@ -386,9 +388,7 @@ class Tokenizer(BaseEstimator):
             steps.append(lambda t: t if t.isascii() else _strip_accents_unicode(t))
         elif self.strip_accents == "ascii":
             steps.append(lambda t: t if t.isascii() else _strip_accents_ascii(t))
-        c.steps = steps
-        self._compiled = c
-        return c
+        return steps
 
     # ------------------------------------------------------------------ per-type filters
     @staticmethod
@@ -505,21 +505,6 @@ class Tokenizer(BaseEstimator):
             yield from finditer(text, start, end)
             last = end
 
-    def _cut_specials(self, text: str, c: _Compiled) -> tuple[str, list[str]]:
-        """``text`` with its URLs / e-mail addresses cut out (each replaced by a space, so no token
-        spans the cut), and the placeholder tokens (``"<url>"``, ``"<email>"``) to count for them."""
-        pieces, placeholders, pos = [], [], 0
-        kinds = c.special_kinds
-        for m in self._iter_specials(text, c):
-            pieces.append(text[pos: m.start()])
-            if kinds[m.lastgroup] == "replace":
-                placeholders.append(f"<{m.lastgroup}>")
-            pos = m.end()
-        if not pieces:
-            return text, placeholders
-        pieces.append(text[pos:])
-        return " ".join(pieces), placeholders
-
     def _raw_tokens(self, text: str, c: _Compiled) -> list[str]:
         """Tokens from the regex, URLs/e-mails handled, before the per-type filters."""
         findall = (c.token_re if text.isascii() else c.word_re).findall
@@ -571,135 +556,3 @@ class Tokenizer(BaseEstimator):
         return tokens
 
     __call__ = tokenize
-
-    def _encode_chunk(self, texts) -> tuple[list[str], np.ndarray, np.ndarray]:
-        """The terms of a chunk of documents as ids into a list of the chunk's distinct terms.
-
-        Every raw token is mapped to a chunk-local type id in C (``map`` over a dict whose missing
-        keys get the next id); the per-type filters then run once per distinct type (cached across
-        chunks), and NumPy maps the type ids to term ids and drops the filtered tokens. No Python
-        code runs per token.
-
-        Parameters
-        ----------
-        texts : iterable of str or bytes
-            The documents of the chunk.
-
-        Returns
-        -------
-        terms : list of str
-            The distinct terms of the chunk, in order of first appearance.
-        ids : ndarray of int32
-            Term id (into ``terms``) of every kept token, document after document, in text order.
-        lengths : ndarray of int64
-            Number of kept tokens of each document.
-        """
-        c = self.__dict__.get("_compiled") or self._compile()
-        self._limit_cache(c)
-        types = defaultdict()
-        types.default_factory = types.__len__  # a new type gets the next id
-        getitem = types.__getitem__
-        ids, raw_lengths = [], []
-        extend = ids.extend
-        specials, ascii_fast, table = c.special_re is not None, c.ascii_fast, _ASCII_TABLE
-        for text in texts:
-            text = self._prepare(text, c)
-            before = len(ids)
-            if specials and self._may_have_specials(text):
-                text, placeholders = self._cut_specials(text, c)
-                extend(map(getitem, placeholders))
-            if text.isascii():
-                # the default pattern's matches are the runs of word characters of two or more
-                # characters: the one-character runs are dropped below, with the filtered types
-                extend(map(getitem, text.translate(table).split() if ascii_fast else c.token_re.findall(text)))
-            else:
-                extend(map(getitem, c.word_re.findall(text)))
-            raw_lengths.append(len(ids) - before)
-        n_docs, n_types = len(raw_lengths), len(types)
-        if not n_types:
-            return [], np.zeros(0, dtype=np.int32), np.zeros(n_docs, dtype=np.int64)
-        # the distinct types: classify the new ones (Python, once per type and Tokenizer), then map
-        # every type to a term id with set operations and maps (C)
-        keys = types.keys()
-        one_char = keys & _ASCII_WORD_CHARS if ascii_fast else ()  # one-character runs: not tokens
-        # (not ``keys - cache.keys()``: a set difference with a view iterates the whole cache)
-        new = set(itertools.filterfalse(c.type_cache.__contains__, keys))
-        if new:
-            self._map_types(c, new - one_char if one_char else new)
-        type_list = list(keys)
-        drop = np.fromiter(map(c.drop_types.__contains__, type_list), dtype=bool, count=n_types)
-        if one_char:
-            drop[[types[t] for t in one_char]] = True
-        kept_types = (~drop).tolist()
-        type_term = np.full(n_types, -1, dtype=np.int32)
-        if keys & c.remap_types.keys():  # some types become another term (stemming, "<num>")
-            term_index = defaultdict()
-            term_index.default_factory = term_index.__len__
-            remapped = map(c.remap_types.get, type_list, type_list)
-            type_term[~drop] = np.fromiter(map(term_index.__getitem__, itertools.compress(remapped, kept_types)),
-                                           dtype=np.int32)
-            terms = list(term_index)
-        else:
-            terms = list(itertools.compress(type_list, kept_types))
-            type_term[~drop] = np.arange(len(terms), dtype=np.int32)
-        token_terms = type_term[np.asarray(ids, dtype=np.int32)]
-        kept = token_terms >= 0
-        if kept.all():
-            return terms, token_terms, np.asarray(raw_lengths, dtype=np.int64)
-        rows = np.repeat(np.arange(n_docs), raw_lengths)
-        lengths = np.bincount(rows[kept], minlength=n_docs).astype(np.int64, copy=False)
-        return terms, token_terms[kept], lengths
-
-    def count(self, text) -> dict[str, int]:
-        """Count the terms of one document (the same terms as :meth:`tokenize`, without the order).
-
-        The raw tokens are counted first and the filters run once per distinct token, which is much
-        faster than filtering every token.
-
-        Parameters
-        ----------
-        text : str or bytes
-            The document.
-
-        Returns
-        -------
-        dict
-            Term to number of occurrences.
-        """
-        c = self.__dict__.get("_compiled") or self._compile()
-        text = self._prepare(text, c)
-        extra = None
-        if c.special_re is not None and self._may_have_specials(text):
-            text, placeholders = self._cut_specials(text, c)
-            extra = Counter(placeholders)
-        delete = dict.__delitem__  # Counter.__delitem__ is slower Python code
-        if c.ascii_fast and text.isascii():
-            counts = Counter(text.translate(_ASCII_TABLE).split())
-            for w in c.fast_drop.intersection(counts):
-                delete(counts, w)
-            if extra:
-                counts.update(extra)
-            if not c.needs_type_map:
-                return counts
-        else:
-            counts = Counter((c.token_re if text.isascii() else c.word_re).findall(text))
-            if extra:
-                counts.update(extra)
-        if c.needs_type_map:
-            # classify new token types once; afterwards set operations (in C) do the work
-            self._limit_cache(c)
-            keys = counts.keys()
-            new = set(itertools.filterfalse(c.type_cache.__contains__, keys))  # not keys - cache.keys()
-            if new:
-                self._map_types(c, new)
-            for w in c.drop_types.intersection(keys):
-                delete(counts, w)
-            remap = c.remap_types
-            moved = [(remap[w], counts.pop(w)) for w in remap.keys() & keys]
-            for term, n in moved:
-                counts[term] = counts.get(term, 0) + n
-            return counts
-        if c.stop:
-            for w in c.stop.intersection(counts):
-                delete(counts, w)
-        return counts

@@ -1,0 +1,280 @@
+"""The work of each ``topicvb`` command: ``cmd_NAME(args)`` runs the command ``NAME`` on its parsed arguments.
+
+:func:`topicvb.cli.main` calls it after the checks that need no input (numbers, optional
+dependencies, output paths) and turns what it raises into one line on stderr; it returns the exit
+status. The parser that fills ``args`` is :mod:`topicvb._cli_parser`. The helpers here are what
+several commands share: reading an input with a status line, loading a model file with clear errors,
+and refusing a corpus whose columns are not the model's terms.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from ._cli_inputs import TextCounter, new_vectorizer, npz_kind, read_corpus
+from ._cli_models import _model
+from ._cli_output import plot_file, write_bytes, write_text
+from ._cli_progress import Progress
+from .datasets._builtin import DOCSTRING_STOP_WORDS
+
+INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
+
+
+def _progress(args) -> Progress:
+    progress = getattr(args, "progress", None)
+    if progress is None:
+        progress = args.progress = Progress(getattr(args, "quiet", False), getattr(args, "verbose", 0))
+    return progress
+
+
+def _read_corpus(path: str, args, vectorizer=None):
+    """Read any supported input (see :func:`topicvb._cli_inputs.read_corpus`), with a status line."""
+    return read_corpus(path, args, vectorizer, progress=_progress(args))
+
+
+def _load_model(path):
+    """(model, vocabulary, vectorizer or None) from a model file, with a clear error for a folder or a corpus."""
+    from topicvb.persistence import read
+
+    if Path(path).is_dir():  # persistence would say "truncated or corrupt: Is a directory"
+        raise ValueError(f"the model {str(path)!r} is a folder; give a model file written by 'topicvb fit' (.npz).")
+    try:
+        return tuple(read(path))
+    except ValueError:
+        kind = npz_kind(path)
+        if kind in ("corpus", "matrix"):
+            raise ValueError(f"{str(path)!r} is not a topicvb model file but a corpus (a document-term matrix); fit "
+                             f"a model on it first: topicvb fit {path} -k 20 -o model.npz.") from None
+        raise
+
+
+def _check_same_terms(vocabulary, corpus, what, model_path):
+    """Refuse a corpus whose columns are not the model's terms, saying how to count it over them."""
+    from topicvb.datasets._npz import numbered_vocabulary
+
+    if vocabulary is not None and len(vocabulary) == corpus.n_terms \
+            and list(corpus.vocabulary) == numbered_vocabulary(corpus.n_terms):
+        return  # a plain matrix read without --vocab: its columns have numbers, not terms; trust the order
+    if vocabulary is not None and list(vocabulary) != list(corpus.vocabulary):
+        shared = len(set(vocabulary) & set(corpus.vocabulary))
+        raise ValueError(
+            f"the corpus {what!r} has a different vocabulary from the model's ({corpus.n_terms} terms against "
+            f"{len(vocabulary)}, {shared} shared); count it over the model's terms with 'topicvb vectorize "
+            f"{what} --vocab {model_path} -o heldout.npz' and pass heldout.npz.")
+
+
+def _model_and_corpus(args, path):
+    """(model, vocabulary, corpus): the model file ``args.model`` and the input ``path`` read in its terms
+    (raw text counted with the model's saved vectorizer), refused when its columns are not the model's terms."""
+    model, vocabulary, vectorizer = _load_model(args.model)
+    corpus = _read_corpus(path, args, vectorizer=vectorizer)
+    _check_same_terms(vocabulary, corpus, path, args.model)
+    return model, vocabulary, corpus
+
+
+def _topics_text(model, vocabulary, n):
+    lines = []
+    prevalence = None
+    if hasattr(model, "components_"):
+        comp = model.components_.sum(axis=1)
+        prevalence = comp / comp.sum()
+    for k, topic in enumerate(model.top_words(n, vocabulary)):
+        share = "" if prevalence is None else f" ({100 * prevalence[k]:4.1f}%)"
+        lines.append(f"topic {k:3d}{share}: " + " ".join(term for term, _ in topic))
+    return "\n".join(lines)
+
+
+def cmd_demo(args):
+    from topicvb.datasets import load_builtin_corpus
+
+    progress = _progress(args)
+    progress.abort_on_interrupt = True  # nothing to keep from a partial demo fit
+    t0 = time.perf_counter()
+    with progress.stage("building the built-in corpus") as end_status:
+        vectorizer = new_vectorizer(args, DOCSTRING_STOP_WORDS, verbose=progress.vectorizer_verbose)
+        corpus = load_builtin_corpus(vectorizer=TextCounter(vectorizer, fitted=False, before=end_status))
+    t1 = time.perf_counter()
+    print("Built-in corpus (docstrings of the standard library and installed scientific packages; English and "
+          "docstring boilerplate words removed):")
+    print(f"  {corpus.n_docs} documents, {corpus.n_terms} terms, {corpus.n_tokens} tokens, read and vectorised "
+          f"in {t1 - t0:.1f} s")
+    model = _model(args.model, args.k, args)
+    with progress.fitting(model) as timer:
+        model.fit(corpus.X)
+    print(f"{type(model).__name__} with {args.k} topics: {timer.describe(model.n_iter_)} "
+          f"(final bound {model.bound_history_[-1]:.6g}, perplexity {model.perplexity(corpus.X):.1f})")
+    print()
+    print(_topics_text(model, corpus.vocabulary, args.n))
+    return 0
+
+
+def cmd_vectorize(args):
+    t0 = time.perf_counter()
+    corpus = _read_corpus(args.input, args)
+    out = corpus.save(args.output)
+    over = ""
+    if args.vocab is not None and str(args.vocab).lower().endswith(".npz"):
+        over = f" over the vocabulary of {args.vocab}"
+    _progress(args).status(f"{corpus.n_docs} documents x {corpus.n_terms} terms ({corpus.n_tokens} tokens){over} "
+                           f"written to {out or args.output} in {time.perf_counter() - t0:.1f} s")
+    return 0
+
+
+def cmd_fit(args):
+    from topicvb.persistence import save
+
+    progress = _progress(args)
+    corpus = _read_corpus(args.corpus, args)
+    model = _model(args.model, args.k, args)
+    with progress.fitting(model) as timer:
+        model.fit(corpus.X)
+    vec = args.fitted_vectorizer
+    if vec is not None:  # raw text: keep the vectorizer, so the saved model reads new text
+        vec.set_params(verbose=0)  # its progress bar was this command's; a saved model stays quiet
+        path = save(model, args.output, vectorizer=vec)
+    else:
+        path = save(model, args.output, vocabulary=corpus.vocabulary)
+    if progress.interrupted:
+        progress.write(f"topicvb: interrupted (Ctrl-C) after iteration {model.n_iter_} of {model.max_iter}; the "
+                       f"model of that iteration was saved to {path}.")
+        return INTERRUPTED
+    progress.status(f"{type(model).__name__} with {args.k} topics on {corpus.n_docs} documents: "
+                    f"{timer.describe(model.n_iter_)}; saved to {path}"
+                    + (" (with its vectorizer)" if vec is not None else ""))
+    return 0
+
+
+def cmd_infer(args):
+    import csv
+
+    import numpy as np
+
+    progress = _progress(args)
+    model, _, corpus = _model_and_corpus(args, args.input)
+    with progress.stage(f"inferring the topics of {corpus.n_docs} documents"):
+        theta = model.transform(corpus.X)
+    ids = corpus.doc_ids or [str(i) for i in range(corpus.n_docs)]
+    if args.output:
+        import io
+
+        buf = io.StringIO()
+        writer = csv.writer(buf)
+        writer.writerow(["document"] + [f"topic_{k}" for k in range(theta.shape[1])])
+        for doc, row in zip(ids, theta):
+            writer.writerow([doc] + [f"{v:.6g}" for v in row])
+        write_text(args.output, buf.getvalue())
+        progress.status(f"document-topic proportions of {corpus.n_docs} documents written to {args.output}")
+    shown = min(corpus.n_docs, args.show)
+    for doc, row in zip(ids[:shown], theta[:shown]):
+        top = np.argsort(-row, kind="stable")[: args.top]
+        print(f"{doc}: " + ", ".join(f"topic {k} {100 * row[k]:.0f}%" for k in top))
+    if shown < corpus.n_docs:
+        print(f"... {corpus.n_docs - shown} more (--show N, or --output FILE for all)")
+    return 0
+
+
+def cmd_topics(args):
+    from topicvb.inspection import summary
+
+    progress = _progress(args)
+    model, vocabulary, vectorizer = _load_model(args.model)
+    corpus = _read_corpus(args.corpus, args, vectorizer=vectorizer) if args.corpus else None
+    if corpus is not None:
+        _check_same_terms(vocabulary, corpus, args.corpus, args.model)
+    with progress.stage("summarising the topics"):
+        table = summary(model, X=None if corpus is None else corpus.X, vocabulary=vocabulary, n=args.n,
+                        coherence=corpus)
+    print(table)
+    if args.html:
+        write_text(args.html, "<!DOCTYPE html><meta charset='utf-8'><title>topicvb topics</title>\n"
+                   + table._repr_html_())
+        progress.status(f"HTML table written to {args.html}")
+    if args.csv:
+        import io
+
+        buf = io.StringIO()
+        table.to_csv(buf)
+        write_text(args.csv, buf.getvalue())
+        progress.status(f"CSV table written to {args.csv}")
+    return 0
+
+
+def cmd_evaluate(args):
+    from topicvb.evaluation import coherence, heldout_perplexity, per_word_bound, topic_diversity
+    from topicvb.inspection import top_words
+
+    progress = _progress(args)
+    model, vocabulary, corpus = _model_and_corpus(args, args.corpus)
+    rows = [("documents", f"{corpus.n_docs}"), ("tokens", f"{corpus.n_tokens}")]
+    with_bound = type(model).__name__ in ("BatchLDA", "OnlineLDA")
+    with progress.steps("evaluate", 4 + with_bound) as steps:
+        with steps.step("held-out perplexity"):
+            rows.append(("held-out perplexity (document completion, half the tokens observed)",
+                         f"{heldout_perplexity(model, corpus.X, random_state=args.seed):.2f}"))
+        if with_bound:
+            with steps.step("per-word ELBO"):
+                rows.append(("per-word ELBO", f"{per_word_bound(model, corpus.X):.4f}"))
+        words = top_words(model, vocabulary or corpus.vocabulary, args.n)
+        for measure in ("c_npmi", "u_mass"):
+            with steps.step(f"coherence {measure}"):
+                rows.append((f"coherence {measure} (top {args.n} words, mean over topics)",
+                             f"{coherence(words, corpus, measure=measure).mean:.4f}"))
+        with steps.step("topic diversity"):
+            rows.append((f"topic diversity (top {args.n} words)", f"{topic_diversity(words):.3f}"))
+    width = max(len(name) for name, _ in rows)
+    for name, value in rows:
+        print(f"{name:<{width}}  {value}")
+    return 0
+
+
+def cmd_report(args):
+    from topicvb.report import report
+
+    progress = _progress(args)
+    model, vocabulary, corpus = _model_and_corpus(args, args.corpus)
+    with progress.stage("writing the report"):
+        report(model, corpus, vocabulary=vocabulary, n_words=args.n, n_docs=args.docs,
+               coherence_reference=corpus if args.coherence else None,
+               title=args.title or f"{type(model).__name__} on {corpus.name or Path(args.corpus).name}",
+               path=args.output)
+    progress.status(f"report written to {args.output}")
+    return 0
+
+
+def cmd_select_k(args):
+    import json
+
+    from topicvb.evaluation import select_n_topics
+
+    progress = _progress(args)
+    progress.abort_on_interrupt = True  # a table of some of the candidates would mislead
+    corpus = _read_corpus(args.corpus, args)
+    params = {"verbose": 0}
+    if args.max_iter is not None:
+        params["max_iter"] = args.max_iter
+    from topicvb.models._registry import RECOMMENDED
+
+    model = None if args.model == RECOMMENDED else args.model  # None: the recommended configuration
+    prototype = _model(args.model, args.k[0], args)  # what the bars show (the class, its max_iter)
+    with progress.fitting(prototype, fits=len(set(args.k)), label="candidates"):
+        result = select_n_topics(corpus.X, args.k, model=model, criterion=args.criterion, reference=corpus,
+                                 vocabulary=corpus.vocabulary, random_state=args.seed, n_jobs=args.n_jobs, **params)
+    print(result)
+    if args.json:
+        write_text(args.json, json.dumps(result.to_dict(), indent=2))
+        progress.status(f"table written to {args.json}")
+    if args.plot:
+        import io
+
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from topicvb.plotting import plot_selection
+
+        path, fmt = plot_file(args.plot)
+        buf = io.BytesIO()
+        plot_selection(result).figure.savefig(buf, format=fmt, dpi=120, bbox_inches="tight")
+        write_bytes(path, buf.getvalue())
+        progress.status(f"plot written to {path}")
+    return 0

@@ -1,0 +1,125 @@
+"""The top words of each topic: ranked by probability, or re-ranked by relevance (Sievert & Shirley).
+
+:func:`top_words` is public in :mod:`topicvb.inspection`; it lives here so that the junk-topic rules
+(:mod:`topicvb._inspection_junk`) can use it without importing the module that also builds the topic
+table from their flags.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .evaluation._common import check_counts, check_model, check_positive_int, resolve_vocabulary, topic_word
+
+
+def _term_frequency(model, term_frequency, X, vocabulary, caller):
+    """Corpus term frequencies for relevance: given, from X, or from a Vocabulary's term_freq."""
+    n_terms = int(np.shape(model.components_)[1])
+    if term_frequency is not None:
+        tf = np.asarray(term_frequency, dtype=np.float64).ravel()
+        if tf.shape != (n_terms,):
+            raise ValueError(f"{caller}: term_frequency must have one entry per term ({n_terms}), got shape "
+                             f"{np.shape(term_frequency)}.")
+        if not np.all(np.isfinite(tf)) or np.any(tf < 0):
+            raise ValueError(f"{caller}: term_frequency must be non-negative and finite.")
+    elif X is not None:
+        tf = np.asarray(check_counts(X, model, name="X", caller=caller).sum(axis=0), dtype=np.float64).ravel()
+    elif getattr(vocabulary, "term_freq", None) is not None:
+        tf = np.asarray(vocabulary.term_freq, dtype=np.float64)
+    else:
+        raise ValueError(
+            f"{caller}: relevance re-ranking needs the corpus term frequencies; pass term_frequency=... or X=... "
+            "(or a Vocabulary with term_freq)."
+        )
+    if tf.sum() <= 0:
+        raise ValueError(f"{caller}: the term frequencies sum to 0; relevance needs a non-empty corpus.")
+    return tf
+
+
+def _relevance(phi, tf, lam):
+    """Sievert & Shirley relevance lam log phi_kw + (1 - lam) log(phi_kw / p_w), finite everywhere."""
+    p = tf / tf.sum()
+    tiny = 1e-300
+    log_phi = np.log(np.maximum(phi, tiny))
+    lift = log_phi - np.log(np.maximum(p, tiny))[None, :]
+    rel = lam * log_phi + (1.0 - lam) * lift
+    # a term that never occurs in the corpus has an infinite lift, meaningless: rank it last
+    if lam < 1.0:
+        rel[:, p <= 0] = -np.inf
+    return rel
+
+
+def top_words(model, vocabulary=None, n: int = 10, relevance: float | None = None, *, term_frequency=None,
+              X=None) -> list[list[tuple[str, float]]]:
+    """The top terms of each topic with their probabilities, optionally re-ranked by relevance.
+
+    Without ``relevance`` the terms are ranked by P(term | topic). With ``relevance=lam`` they are
+    ranked by the relevance of Sievert & Shirley (2014),
+
+        r(w, k | lam) = lam log phi_kw + (1 - lam) log(phi_kw / p_w),
+
+    where p_w is the term's share of the corpus tokens; lam = 1 is the plain ranking and lam = 0
+    ranks by lift (terms specific to the topic); Sievert & Shirley found lam ~ 0.6 best for
+    interpretation. The weight returned is always phi_kw, so weights are comparable across
+    rankings. Terms that never occur in the corpus (infinite lift) are ranked last when lam < 1.
+
+    Parameters
+    ----------
+    model : fitted topic model
+        Anything with ``components_`` of shape (n_topics, n_terms).
+    vocabulary : sequence of str or Vocabulary, default=None
+        The term of each column. None means the model's ``feature_names_in_`` or the column
+        indices as strings.
+    n : int, default=10
+        Terms per topic; a value larger than the vocabulary is clipped to the vocabulary size.
+    relevance : float in [0, 1], default=None
+        lam of the relevance re-ranking; None ranks by probability.
+    term_frequency : array-like of shape (n_terms,), default=None
+        Corpus term counts for relevance.
+    X : {array-like, sparse matrix} of shape (n_docs, n_terms), default=None
+        Corpus counts to take term frequencies from when ``term_frequency`` is not given (a
+        :class:`topicvb.text.Vocabulary` with ``term_freq`` also serves).
+
+    Returns
+    -------
+    list of list of (str, float)
+        One list per topic of (term, P(term | topic)), best first.
+
+    Raises
+    ------
+    NotFittedError
+        If the model is not fitted.
+    ValueError
+        If ``n`` is not positive, ``relevance`` is outside [0, 1] or lacks term frequencies, or
+        the vocabulary has the wrong length.
+
+    References
+    ----------
+    Sievert & Shirley (2014), LDAvis: A method for visualizing and interpreting topics, ILLVI workshop.
+
+    Examples
+    --------
+    >>> from topicvb import BatchLDA
+    >>> from topicvb.datasets import make_lda_corpus
+    >>> corpus, _, _ = make_lda_corpus(100, 30, 3, separated=True, random_state=0)
+    >>> model = BatchLDA(3, random_state=0).fit(corpus.X)
+    >>> len(top_words(model, corpus.vocabulary, n=5)[0])
+    5
+    """
+    check_model(model, "top_words")
+    n = check_positive_int(n, "n")
+    terms = resolve_vocabulary(model, vocabulary, caller="top_words")
+    phi = topic_word(model)
+    n = min(n, phi.shape[1])
+    if relevance is None:
+        scores = phi
+    else:
+        if isinstance(relevance, bool) or not isinstance(relevance, numbers.Real) or not 0.0 <= relevance <= 1.0:
+            raise ValueError(f"relevance must be a number in [0, 1] (lambda of Sievert & Shirley) or None, "
+                             f"got {relevance!r}.")
+        tf = _term_frequency(model, term_frequency, X, vocabulary, "top_words")
+        scores = _relevance(phi, tf, float(relevance))
+    order = np.argsort(-scores, axis=1, kind="stable")[:, :n]
+    return [[(terms[j], float(phi[k, j])) for j in order[k]] for k in range(phi.shape[0])]

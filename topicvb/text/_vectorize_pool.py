@@ -1,0 +1,329 @@
+"""The Vectorizer's chunk counting: chunk blocks, and the pool of worker processes that counts them.
+
+:class:`topicvb.text.Vectorizer` hands its chunks of documents to :func:`count_chunks`, which counts
+each into a compact block (the chunk's distinct terms, then an int32 column id into them and a count
+for every nonzero, and the nonzeros per document), and joins the blocks into CSR arrays with
+:func:`build_csr`.
+
+With ``n_jobs > 1`` this process and ``n_jobs - 1`` forked worker processes count chunks side by
+side (see :func:`run_parallel`): a chunk goes to a worker while fewer than two per worker are queued,
+otherwise this process counts it itself (up to a little less than its fair share, since it also
+merges). Workers receive texts a chunk at a time and send back blocks over their own numbering of the
+terms (arrays, and only the terms they had not sent before), never per-document dictionaries; blocks
+are merged in input order, so the output never depends on ``n_jobs``. Corpora under
+:data:`_PARALLEL_MIN_CHARS` characters are counted in this process alone, since starting workers
+would cost more than they save; the decision reads ahead at most that much text.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import itertools
+import logging
+import numbers
+import os
+from collections import Counter, defaultdict, deque
+
+import numpy as np
+
+from ._decode import decode_counted
+from .tokenize import Tokenizer
+
+logger = logging.getLogger("topicvb.text.vectorize")  # the Vectorizer's records, whichever module writes them
+
+_INT32_MAX = np.iinfo(np.int32).max
+
+#: Below this many characters of text (bytes of files with ``input="filename"``), ``n_jobs > 1``
+#: counts in this process alone: worker start-up and the transfers would cost more than they save.
+_PARALLEL_MIN_CHARS = 8_000_000
+#: Chunks queued or running per worker process; more decouple the processes (one that is not
+#: scheduled for a while does not stall the other) at the cost of texts held in memory.
+_CHUNKS_PER_WORKER = 2
+#: This process counts at most this share of a fair ``1 / n_jobs`` of the chunks: it also merges
+#: the workers' results and builds the matrix at the end.
+_MAIN_SHARE = 0.85
+
+
+# ---------------------------------------------------------------------------- worker side
+# A job is (tokenizer, input, encoding, mode, detector); mode "count" returns a chunk block of
+# term counts, mode "tokens" returns token lists (for phrase learning).
+_WORKER_JOB = None
+# A worker's own numbering of the terms it has met (term -> id), so that each term is sent to the
+# main process once, not once per chunk (see _send_block)
+_WORKER_TERMS = None
+
+
+def _init_worker(job) -> None:
+    global _WORKER_JOB, _WORKER_TERMS
+    _WORKER_JOB = job
+    _WORKER_TERMS = defaultdict()
+    _WORKER_TERMS.default_factory = _WORKER_TERMS.__len__
+
+
+def _send_block(block):
+    """A worker's chunk block over its own term numbering: ``(new_terms, ids, data, lengths, pid)``.
+
+    ``new_terms`` are the terms the worker had not sent before, in the order of its ids; ``ids``
+    number the nonzeros' terms in the worker's numbering. The main process keeps, per worker,
+    the global column of each of the worker's ids, so it looks each term up once per worker
+    (instead of once per chunk) and far fewer strings are pickled.
+    """
+    terms, local_ids, data, lengths = block
+    table = _WORKER_TERMS
+    before = len(table)
+    ids = np.fromiter(map(table.__getitem__, terms), dtype=np.int64, count=len(terms))
+    new_terms = list(itertools.compress(terms, (ids >= before).tolist()))
+    return new_terms, ids[local_ids].astype(np.int32), data, lengths, os.getpid()
+
+
+def _read_document(doc, input: str, encoding: str):
+    """Text of one document and the number of undecodable byte sequences replaced."""
+    if input == "filename":
+        try:
+            with open(doc, "rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            raise ValueError(
+                f"Could not read document file {os.fspath(doc)!r} (input='filename'): {exc.strerror or exc}."
+            ) from None
+        return decode_counted(data, encoding)
+    if isinstance(doc, str):
+        return doc, 0
+    return decode_counted(bytes(doc), encoding)
+
+
+def _counts_to_block(counts_list):
+    """Pack per-document term counts into a chunk block with a chunk-local vocabulary.
+
+    Returns ``(terms, indices, data, lengths)``: the chunk's distinct terms, then for every
+    nonzero its local term id (int32) and count (int64), and the number of nonzeros of each
+    document. Small to pickle, and mapped to global ids with one lookup per distinct term.
+    """
+    local = defaultdict()
+    local.default_factory = local.__len__
+    getitem = local.__getitem__
+    indices, data, lengths = [], [], []
+    for counts in counts_list:
+        indices.extend(map(getitem, counts))
+        data.extend(counts.values())
+        lengths.append(len(counts))
+    return (
+        list(local),
+        np.array(indices, dtype=np.int32),
+        np.array(data, dtype=np.int64),
+        np.array(lengths, dtype=np.int64),
+    )
+
+
+def _ids_to_block(terms, ids, lengths):
+    """Count a chunk's token ids per document into a chunk block (see :func:`_counts_to_block`).
+
+    ``ids`` are the term ids (into ``terms``) of the chunk's tokens, document after document, and
+    ``lengths`` the number of tokens of each document. The (document, term) pairs are packed into
+    one integer key each and sorted; runs of equal keys are the counts. The columns of each
+    document come out sorted by local id.
+    """
+    n_docs, n_terms = lengths.shape[0], len(terms)
+    if ids.shape[0] == 0:
+        return terms, np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros(n_docs, dtype=np.int64)
+    key_dtype = np.int32 if n_docs * n_terms <= _INT32_MAX else np.int64
+    key = np.repeat(np.arange(n_docs, dtype=key_dtype), lengths)
+    key *= n_terms
+    key += ids
+    key.sort()
+    first = np.empty(key.shape[0], dtype=bool)
+    first[0] = True
+    np.not_equal(key[1:], key[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    unique = key[starts]
+    counts = np.diff(starts, append=key.shape[0])
+    rows = unique // n_terms
+    cols = (unique - rows * n_terms).astype(np.int32, copy=False)
+    count_dtype = np.int32 if key.shape[0] <= _INT32_MAX else np.int64
+    return terms, cols, counts.astype(count_dtype), np.bincount(rows, minlength=n_docs).astype(np.int64)
+
+
+def _process_chunk(chunk, job=None):
+    """Tokenise one chunk; return (result, number of documents, replaced byte sequences,
+    documents with replacements). The result is a chunk block (mode "count") or token lists."""
+    tokenizer, input, encoding, mode, detector = job if job is not None else _WORKER_JOB
+    texts, n_replaced, n_bad_docs = [], 0, 0
+    for doc in chunk:
+        text, n = _read_document(doc, input, encoding)
+        if n:
+            n_replaced += n
+            n_bad_docs += 1
+        texts.append(text)
+    if mode == "tokens":
+        results = [list(tokenizer(text)) for text in texts]
+    else:
+        if detector is None and isinstance(tokenizer, Tokenizer):
+            results = _ids_to_block(*tokenizer._encode_chunk(texts))
+        elif detector is not None:
+            results = _counts_to_block([Counter(detector.apply(list(tokenizer(text)))) for text in texts])
+        else:
+            results = _counts_to_block([Counter(tokenizer(text)) for text in texts])
+        # in a worker: over the worker's own term numbering; here: over the chunk's terms
+        results = _send_block(results) if job is None else (*results, None)
+    return results, len(chunk), n_replaced, n_bad_docs
+
+
+def _chunk_chars(chunk, input: str) -> int:
+    """Size of a chunk for the parallel threshold: characters, or bytes of the files."""
+    if input != "filename":
+        return sum(map(len, chunk))
+    size = 0
+    for path in chunk:
+        try:
+            size += os.stat(path).st_size
+        except OSError:  # reported when the file is read
+            pass
+    return size
+
+
+class _Done:
+    """A chunk counted in this process, queued among the workers' futures."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def done(self) -> bool:
+        return True
+
+    def result(self):
+        return self.value
+
+
+def _resolve_n_jobs(n_jobs) -> int:
+    if n_jobs is None:
+        return 1
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be None, a positive int or a negative int (-1 = all cores), got {n_jobs!r}.")
+    n_cpu = os.cpu_count() or 1
+    return int(n_jobs) if n_jobs > 0 else max(1, n_cpu + 1 + int(n_jobs))
+
+
+def _available_cpus() -> int:
+    """CPUs this process may run on (more processes than that only add start-up and transfers)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on Linux
+        return os.cpu_count() or 1
+
+
+def pool_size(n_jobs) -> int:
+    """Processes to count with: ``n_jobs`` resolved (None: 1, -1: all cores), at most the CPUs available."""
+    return min(_resolve_n_jobs(n_jobs), _available_cpus())
+
+
+# ---------------------------------------------------------------------------- counting the chunks
+def count_chunks(source, job, n_jobs: int, caller: str):
+    """Yield the results of the chunks of ``source`` in order (see :func:`_process_chunk`).
+
+    With ``n_jobs > 1`` the chunks are read ahead up to :data:`_PARALLEL_MIN_CHARS`: a smaller corpus
+    is counted in this process alone, a larger one by this process and ``n_jobs - 1`` workers
+    (:func:`run_parallel`).
+    """
+    parallel = False
+    if n_jobs > 1:
+        # read ahead up to _PARALLEL_MIN_CHARS: a smaller corpus is counted here alone
+        head, size = [], 0
+        for chunk in source:
+            head.append(chunk)
+            size += _chunk_chars(chunk, job[1])
+            if size >= _PARALLEL_MIN_CHARS:
+                parallel = True
+                break
+        source = itertools.chain(head, source)
+        del head
+    if not parallel:
+        for chunk in source:
+            yield _process_chunk(chunk, job)
+    else:
+        logger.debug("%s: counting with this process and %d worker process(es).", caller, n_jobs - 1)
+        if isinstance(job[0], Tokenizer):  # compiled once here, inherited by forked workers
+            job[0].__dict__.get("_compiled") or job[0]._compile()
+        yield from run_parallel(source, job, n_jobs)
+
+
+def run_parallel(source, job, n_jobs: int):
+    """Yield the chunk results of ``source`` in order, counted by this process and
+    ``n_jobs - 1`` workers.
+
+    The first chunk is counted here before the workers start, so that they inherit (by fork)
+    the compiled tokenizer and the classification of the commonest token types. Then a chunk
+    goes to a worker while fewer than ``_CHUNKS_PER_WORKER`` per worker are queued or running;
+    otherwise this process counts it, unless it has already counted its share
+    (``_MAIN_SHARE / n_jobs`` of the chunks: it also merges the results and builds the
+    matrix at the end), in which case it waits for the oldest worker result. At most twice
+    the workers' queue of results wait for an earlier chunk, so memory stays bounded.
+    """
+    first = next(source, None)
+    if first is None:
+        return
+    yield _process_chunk(first, job)
+    window = _CHUNKS_PER_WORKER * (n_jobs - 1)
+    share = _MAIN_SHARE / n_jobs
+    n_chunks, n_here = 1, 1
+    with cf.ProcessPoolExecutor(max_workers=n_jobs - 1, initializer=_init_worker, initargs=(job,)) as pool:
+        pending = deque()  # futures and chunks counted here, in input order
+        busy = 0  # futures in pending that are not known to be done
+        for chunk in source:
+            n_chunks += 1
+            while len(pending) >= 2 * window:  # a slow worker: wait for it
+                yield pending.popleft().result()
+            if busy >= window:
+                busy = sum(1 for f in pending if not f.done())
+            while busy >= window and n_here >= share * n_chunks and pending:
+                # the workers are busy and this process has done its share: wait for a result
+                yield pending.popleft().result()
+                busy = sum(1 for f in pending if not f.done())
+            if busy < window:
+                pending.append(pool.submit(_process_chunk, chunk))
+                busy += 1
+            else:  # the workers have enough: count this chunk here
+                pending.append(_Done(_process_chunk(chunk, job)))
+                n_here += 1
+            while pending and pending[0].done():
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
+def build_csr(blocks, lookup, grow: bool):
+    """Join chunk blocks into CSR arrays over the growing (``grow``) or fixed ``lookup``.
+
+    A block is ``(terms, ids, data, lengths, source)``: with ``source`` None, ``ids`` index
+    ``terms``, the chunk's terms; otherwise ``source`` names a worker, ``ids`` its own term
+    numbering, and ``terms`` the terms it numbered since its previous block (see
+    :func:`_send_block`). Returns int64 arrays ``indices`` (global column ids; duplicates
+    within a row are possible only with a non-injective tokenizer and are summed later),
+    ``data`` and ``lengths``.
+    """
+    ind_parts, dat_parts, len_parts = [], [], []
+    workers = {}  # worker -> global column of each of its term ids
+    for terms, local_ids, data, lengths, source in blocks:
+        if grow:
+            gids = np.fromiter(map(lookup.__getitem__, terms), dtype=np.int64, count=len(terms))
+        else:
+            gids = np.fromiter(map(lookup.get, terms, itertools.repeat(-1)), dtype=np.int64, count=len(terms))
+        if source is not None:
+            known = workers.get(source)
+            if known is not None:
+                gids = np.concatenate((known, gids))
+            workers[source] = gids
+        ind_parts.append(gids[local_ids])
+        dat_parts.append(data)
+        len_parts.append(lengths)
+    indices = np.concatenate(ind_parts) if ind_parts else np.zeros(0, dtype=np.int64)
+    data = np.concatenate(dat_parts) if dat_parts else np.zeros(0, dtype=np.int64)
+    lengths = np.concatenate(len_parts) if len_parts else np.zeros(0, dtype=np.int64)
+    if not grow:  # drop terms outside the fixed vocabulary
+        known = indices >= 0
+        if not known.all():
+            rows = np.repeat(np.arange(lengths.shape[0]), lengths)
+            lengths = np.bincount(rows[known], minlength=lengths.shape[0])
+            indices, data = indices[known], data[known]
+    return indices, data, lengths
