@@ -38,7 +38,6 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_choice, check_encoding, check_int
-from . import _vectorize_pool
 from ._vectorize_pool import _INT32_MAX, _counts_to_block, _resolve_n_jobs, build_csr, count_chunks, pool_size
 from .phrases import PhraseDetector
 from .tokenize import Tokenizer
