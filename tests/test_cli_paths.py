@@ -254,6 +254,16 @@ def test_good_output_paths_still_work(ws, capsys):
     assert not any(n.endswith(".tmp") for n in names), names  # no probe or temporary file left
 
 
+def test_replacing_an_earlier_output_is_said_before_any_work(ws, capsys):
+    assert main(["fit", "c.npz", "-k", "2", "--max-iter", "2", "-o", "m.npz"]) == 0
+    first = (ws / "m.npz").stat().st_mtime_ns
+    assert "will be replaced" not in capsys.readouterr().err  # a new file: nothing to say
+    assert main(["fit", "c.npz", "-k", "3", "--max-iter", "2", "-o", "m.npz", "-q"]) == 0
+    err = capsys.readouterr().err
+    assert "warning: -o/--output 'm.npz' exists and will be replaced." in err  # said, even with -q
+    assert (ws / "m.npz").stat().st_mtime_ns >= first and load(ws / "m.npz").n_components == 3
+
+
 def test_select_k_plot_without_extension_is_png(ws, capsys):
     pytest.importorskip("matplotlib")
     assert main(["select-k", "c.npz", "--k", "2", "--max-iter", "2", "--plot", "curve", "--json", "k.json"]) == 0

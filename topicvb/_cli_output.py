@@ -3,8 +3,11 @@ an unwritable place) and written atomically with the umask's permissions."""
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
+
+logger = logging.getLogger("topicvb.cli")
 
 
 def write_bytes(path, data: bytes) -> None:
@@ -131,7 +134,8 @@ def check_output_paths(args) -> None:
     a model, a vocabulary; compared with :func:`os.path.samefile` when both exist, else by
     resolved path) nor another output of the command; and it must be a regular file or nothing,
     in an existing folder where a file can be created. Raises ValueError, one sentence naming
-    the option and the path. Nothing is read or written, except a probe file created and
+    the option and the path. An existing file that passes (an earlier output) will be replaced: a
+    warning says so before any work, so nothing is overwritten silently. Nothing is read or written, except a probe file created and
     removed at once to learn whether the folder is writable.
     """
     inputs = [(label, getattr(args, attr, None)) for label, attr in getattr(args, "inputs", ())]
@@ -158,6 +162,8 @@ def check_output_paths(args) -> None:
                 raise ValueError(f"Cannot write {shown}: {other_option} writes the same file; give them "
                                  "different names.")
         _check_place(shown, final)
+        if os.path.isfile(final):  # an earlier output: replaced, as by most tools, but said
+            logger.warning("%s exists and will be replaced.", shown)
         seen.append((option, final))
 
 
