@@ -264,6 +264,7 @@ def test_the_package_chooses_the_recommended_estimator():
     assert type(model) is CollapsedLDA and model.learn_priors is True and model.moves is True
     X = make_lda_corpus(120, 40, 3, random_state=0).corpus.X
     result = select_n_topics(X, [2, 3], max_iter=5)
-    assert result.model_name == "CollapsedLDA" and result.criterion == "heldout"  # its bound grows with K
+    assert result.model_name == "CollapsedLDA" and result.criterion == "heldout"
     assert result.best_model.learn_priors is True
-    assert select_n_topics(X, [2], model="batch", max_iter=5).criterion == "elbo"
+    # every model's default is held-out perplexity, the measure of its score (issue #24: GridSearchCV agrees)
+    assert select_n_topics(X, [2], model="batch", max_iter=5).criterion == "heldout"

@@ -103,7 +103,8 @@ def cmd_demo(args):
     with progress.fitting(model) as timer:
         model.fit(corpus.X)
     print(f"{type(model).__name__} with {args.k} topics: {timer.describe(model.n_iter_)} "
-          f"(final bound {model.bound_history_[-1]:.6g}, perplexity {model.perplexity(corpus.X):.1f})")
+          f"(final bound {model.bound_history_[-1]:.6g}, document-completion perplexity of the training documents "
+          f"{model.perplexity(corpus.X):.1f})")
     print()
     print(_topics_text(model, corpus.vocabulary, args.n))
     return 0

@@ -82,6 +82,10 @@ def _update_cell(p, d, w, c, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta
             val *= np.exp(-vd / (2.0 * a * a) - vw / (2.0 * b * b) + vk / (2.0 * z * z))
         new[k] = val
         total += val
+    if not total > 0.0:  # every term underflowed (tiny priors far from this token's counts): no preference
+        for k in range(n_topics):
+            new[k] = 1.0
+        total = float(n_topics)
     change = 0.0
     for k in range(n_topics):
         g_new = new[k] / total
@@ -274,6 +278,10 @@ def _scvb0_chunks(worker, workers, n_chunks, indptr, indices, data, n_phi_t, n_z
                         v = (n_phi_t[w, k] + eta) / (n_z[k] + v_eta) * (n_theta[d, k] + alpha[k])
                         new[k] = v
                         total += v
+                    if not total > 0.0:  # every term underflowed: no preference (as _update_cell)
+                        for k in range(n_topics):
+                            new[k] = 1.0
+                        total = float(n_topics)
                     rho = (tau_theta + t) ** (-kappa_theta)
                     r = 1.0 - (1.0 - rho) ** c if rho < 1.0 else 1.0
                     t += c

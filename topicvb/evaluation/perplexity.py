@@ -12,7 +12,10 @@ measures every model the same way, through its topics and its ``transform`` only
 
        perplexity = exp( - sum_d sum_w c^heldout_dw log sum_k theta_dk phi_kw / N_heldout ).
 
-Lower is better; a model that knows nothing (uniform phi) scores the vocabulary size.
+Lower is better; a model that knows nothing (uniform phi) scores the vocabulary size. Every topicvb
+estimator's ``score(X)`` is the same measure as a mean log-probability per held-out token, with the split
+of ``random_state=0``: ``model.score(X) == -log(heldout_perplexity(model, X))`` (and ``model.perplexity(X)``
+is this perplexity), so ``GridSearchCV`` and :func:`~topicvb.evaluation.select_n_topics` rank models alike.
 """
 
 from __future__ import annotations
@@ -22,15 +25,13 @@ import time
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 
+from .._completion import completion_log_likelihoods, split_cells
 from .._config import threads
 from .._kernels.bounds import lda_topic_bound, topic_expectations
 from .._kernels.estep import e_step
-from .._kernels.plsa import log_likelihood
 from .._validation import check_finite_real, check_int, check_positive_prior, csr_arrays
 from ._common import check_counts, check_model, doc_topic, topic_word
 
@@ -83,13 +84,7 @@ def split_tokens(X, observed_fraction: float = 0.5, random_state=0):
             "split_tokens splits integer counts token by token, but X has non-integer counts. Split the "
             "documents yourself and pass the parts as heldout_perplexity(model, X_observed, X_heldout=...)."
         )
-    rng = check_random_state(random_state)
-    observed = rng.binomial(X.data.astype(np.int64), float(observed_fraction)).astype(np.float64)
-    X_obs = sp.csr_matrix((observed, X.indices.copy(), X.indptr.copy()), shape=X.shape)
-    X_held = sp.csr_matrix((X.data - observed, X.indices.copy(), X.indptr.copy()), shape=X.shape)
-    X_obs.eliminate_zeros()
-    X_held.eliminate_zeros()
-    return X_obs, X_held
+    return split_cells(X, observed_fraction, random_state)
 
 
 def _check_same_documents(X_observed, X_heldout, observed_name: str) -> None:
@@ -127,17 +122,7 @@ def heldout_log_likelihood(model, X_observed, X_heldout, *, n_jobs=None) -> np.n
     X_obs = check_counts(X_observed, model, name="X_observed", caller="heldout_log_likelihood")
     X_held = check_counts(X_heldout, model, name="X_heldout", caller="heldout_log_likelihood")
     _check_same_documents(X_obs, X_held, "X_observed")
-    out = np.zeros(X_obs.shape[0], dtype=np.float64)
-    rows = np.flatnonzero(np.diff(X_held.indptr) > 0)
-    if rows.size == 0:
-        return out
-    theta = doc_topic(model, X_obs[rows])
-    phi_t = np.ascontiguousarray(topic_word(model).T)
-    held = X_held[rows]
-    indptr, indices, data = csr_arrays(held)
-    with threads(n_jobs):
-        out[rows] = log_likelihood(indptr, indices, np.asarray(data, dtype=np.float64), theta, phi_t)
-    return out
+    return completion_log_likelihoods(lambda X: doc_topic(model, X), topic_word(model), X_obs, X_held, n_jobs)
 
 
 def heldout_perplexity(model, X_test, *, observed_fraction: float = 0.5, random_state=0, X_heldout=None,
@@ -245,7 +230,7 @@ def per_word_bound(model, X, *, include_topic_term: bool = True) -> float:
 
     Each document's gamma is inferred with the topics fixed, and the ELBO (Blei, Ng & Jordan 2003;
     Hoffman, Blei & Bach 2010, eq. 3) is divided by the number of tokens of ``X``. With
-    ``include_topic_term=True`` the value is exactly ``model.score(X) / X.sum()``: the document
+    ``include_topic_term=True`` the value is exactly ``model.bound(X) / X.sum()``: the document
     terms plus the topic term (the KL part of the topic-word Dirichlets, which does not depend on
     ``X``), as scikit-learn's ``LatentDirichletAllocation`` does. Set it to False to divide the
     document terms only, which is the per-word bound proper for a test set much smaller than the
@@ -285,7 +270,7 @@ def per_word_bound(model, X, *, include_topic_term: bool = True) -> float:
     n_tokens = float(Xc.sum())
     if n_tokens <= 0:
         raise ValueError("per_word_bound needs at least one token in X; every document is empty.")
-    total = float(model.score(Xc))
+    total = float(model.bound(Xc))
     if not include_topic_term:
         total -= _topic_term(model)
     return total / n_tokens

@@ -7,13 +7,18 @@ when there are test documents, its mean coherence (:func:`~topicvb.evaluation.co
 top words) when a reference corpus is given, and the topic diversity of its top words. The
 criterion picks ``best_k``:
 
-- ``"elbo"``: the largest final bound. For BatchLDA and OnlineLDA this is the ELBO, which
-  penalises superfluous topics through its KL terms. For PLSA, CollapsedLDA and
-  StochasticCollapsedLDA the bound is a training log-likelihood, which grows with K; prefer
-  ``"heldout"`` there. For the mini-batch models (OnlineLDA, StochasticCollapsedLDA) it is
-  recomputed on ``X``, as their ``bound_history_`` holds mini-batch estimates.
-- ``"heldout"``: the smallest held-out perplexity on ``X_test``; without ``X_test``, a seeded
-  ``test_size`` share of the documents of ``X`` is held out and the models are fitted on the rest.
+- ``"heldout"`` (the default for every model): the smallest held-out perplexity on ``X_test``;
+  without ``X_test``, a seeded ``test_size`` share of the documents of ``X`` is held out and the
+  models are fitted on the rest. This is the quantity every topicvb estimator's ``score`` returns
+  (perplexity = exp(-score), the same document-completion split with ``random_state=0``), so
+  ``GridSearchCV(model, {"n_components": candidates})``, which maximises ``score`` on validation
+  folds, ranks the candidates by the same measure and agrees up to the noise of the folds.
+- ``"elbo"``: the largest final training bound (``model.bound``). For BatchLDA and OnlineLDA this
+  is the ELBO, which penalises superfluous topics through its KL terms, but it is a training
+  quantity that no other estimator shares (``GridSearchCV`` does not see it). For PLSA, CollapsedLDA and
+  StochasticCollapsedLDA the bound is a training log-likelihood, which grows with K. For the
+  mini-batch models (OnlineLDA, StochasticCollapsedLDA) it is recomputed on ``X``, as their
+  ``bound_history_`` holds mini-batch estimates.
 - ``"coherence"``: the largest mean coherence in the reference corpus.
 
 The result, a :class:`SelectionResult`, is drawn by :func:`topicvb.plotting.plot_selection`.
@@ -204,11 +209,11 @@ def select_n_topics(X, candidates, model=None, criterion: str | None = None, X_t
         ``"batch"``, ``"collapsed"``, ``"online"``, ``"scvb0"``), a class, or an instance, which
         is cloned (its parameters are kept). None means the recommended estimator,
         ``CollapsedLDA(learn_priors=True)``.
-    criterion : {"elbo", "heldout", "coherence"}, default=None
-        How ``best_k`` is chosen: largest final bound, smallest held-out perplexity, or largest
-        mean coherence in ``reference``. None means ``"elbo"`` for the models whose bound is an
-        ELBO (BatchLDA, OnlineLDA) and ``"heldout"`` for the others, whose training
-        log-likelihood grows with K.
+    criterion : {"heldout", "elbo", "coherence"}, default=None
+        How ``best_k`` is chosen: smallest held-out perplexity, largest final training bound, or
+        largest mean coherence in ``reference``. None means ``"heldout"`` for every model (the
+        measure of the models' ``score``, so ``GridSearchCV`` agrees), falling back to ``"elbo"``,
+        with a logged warning, when ``X`` is too small to hold documents out.
     X_test : {array-like, sparse matrix} of shape (n_test_docs, n_terms), default=None
         Test documents for the held-out perplexity.
     reference : ReferenceCorpus, Corpus, (X, vocabulary) pair or tokenised documents, default=None
@@ -251,9 +256,9 @@ def select_n_topics(X, candidates, model=None, criterion: str | None = None, X_t
     3
     """
     auto = criterion is None
-    if auto:  # the sound default of the model family (its class, from an instance with K = 1)
-        family = type(_make_estimator(model, 1, random_state, n_jobs, model_params)).__name__
-        criterion = "heldout" if family in _LIKELIHOOD_BOUND else "elbo"
+    if auto:  # held-out likelihood, the measure of every model's score (so GridSearchCV agrees)
+        _make_estimator(model, 1, random_state, n_jobs, model_params)  # bad model arguments fail first
+        criterion = "heldout"
     ks, n_top_words, X = _check_options(X, candidates, criterion, reference, coherence_measure, n_top_words)
     try:
         X_train, X_held = _train_and_test(X, X_test, criterion, test_size, random_state)
@@ -336,11 +341,14 @@ def _final_bound(est, X) -> float:
     """The training bound of a fitted model on ``X``.
 
     A mini-batch model (one with ``n_batch_iter_``: OnlineLDA, StochasticCollapsedLDA) records
-    mini-batch estimates in ``bound_history_``, so its bound is recomputed on ``X``.
+    mini-batch estimates in ``bound_history_``, so its bound is recomputed on ``X`` (``bound``; a
+    model without it, e.g. scikit-learn's ``LatentDirichletAllocation``, by its ``score``, which is
+    that bound there).
     """
     history = getattr(est, "bound_history_", None)
     if hasattr(est, "n_batch_iter_") or history is None or not len(history):
-        return float(est.score(X))
+        bound = getattr(est, "bound", None)
+        return float(bound(X) if callable(bound) else est.score(X))
     return float(history[-1])
 
 

@@ -3,7 +3,7 @@
 A model subclass declares what its own parameters accept in ``_parameter_constraints`` (merged with
 the shared ones declared here; checks relating several parameters go in ``_check_param_relations``),
 and implements ``_fit(X)`` returning a dict of fitted attributes, ``_doc_topic(X)`` returning unnormalised
-document-topic weights for new documents, and ``score``.
+document-topic weights for new documents, and ``_score(X)``, the training objective on ``X`` (``bound``).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._completion import completion_log_likelihoods, split_cells
 from ..exceptions import DeadTopicWarning
 from ._checkpoint import fingerprint, load_checkpoint, rng_state_arrays, save_checkpoint
 from .._validation import (MAX_INT, as_csr, check_count_range, check_int, check_matrix_type, check_n_terms,
@@ -277,23 +278,102 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         X = self._validate_counts(X, reset=False, caller="transform")
         return normalised_rows(self._doc_topic(X), self.n_components, self._float)
 
-    def perplexity(self, X):
-        """exp(-score(X) / number of tokens in X); lower is better.
-
-        For the VB models the score is the evidence lower bound, so this is an upper bound on
-        the true perplexity (the definition scikit-learn's ``LatentDirichletAllocation`` uses).
-        """
-        check_is_fitted(self)
-        Xc = self._validate_counts(X, reset=False, caller="perplexity")
-        n_tokens = float(Xc.sum())
-        if n_tokens <= 0:
-            raise ValueError("perplexity needs at least one token in X; every document is empty.")
-        return float(np.exp(-self._score(Xc) / n_tokens))
+    # ------------------------------------------------------------------ score, perplexity, bound
+    # score(X) holds out half of each document's tokens, chosen by this fixed seed (not random_state:
+    # the default random_state=None would make repeated calls disagree, and models fitted with different
+    # seeds would be scored on different tokens), so every model is scored on the same tokens of X.
+    _SCORE_SEED = 0
+    _SCORE_OBSERVED_FRACTION = 0.5
 
     def score(self, X, y=None):
-        """Goodness of fit of ``X`` under the fitted model; higher is better (see subclasses)."""
+        """Held-out log-likelihood per token of ``X`` by document completion; higher is better.
+
+        Each document's tokens are split at random into two halves, by a fixed seed (0), so repeated
+        calls on the same ``X`` agree and every model is scored on the same tokens; the document's
+        topic proportions are inferred from one half (``transform``, with the topics fixed) and the
+        other half is scored under P(w | d) = sum_k theta_dk phi_kw. The result is the mean natural-log
+        probability of a held-out token: a per-word quantity, comparable across numbers of topics and
+        across estimators, so ``GridSearchCV(model, {"n_components": [...]})`` (which maximises
+        ``score`` on the validation folds) chooses K by held-out likelihood. It equals
+        ``-log(topicvb.evaluation.heldout_perplexity(model, X))`` for integer counts; fractional
+        weights are split too (the whole part of a cell token by token, the remainder whole to one
+        half). A document with no held-out token adds nothing; one whose tokens all landed in the
+        held-out half is scored under the empty-document proportions (the prior mean).
+
+        The training objective (an evidence lower bound or a log-likelihood, a total that grows with
+        the number of documents and, for the likelihoods, with K) is :meth:`bound`.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_docs, n_terms)
+            Non-negative term counts over the fitted vocabulary, usually documents not used for fit.
+        y : Ignored
+            Not used, present for API consistency.
+
+        Returns
+        -------
+        float
+            Mean log-probability of a held-out token, <= 0; exp(-score) is :meth:`perplexity`.
+
+        Raises
+        ------
+        ValueError
+            If ``X`` has no token to hold out: every document empty, or too short (one token that the
+            split put in the observed half).
+        """
         check_is_fitted(self)
-        X = self._validate_counts(X, reset=False, caller="score")
+        Xc = self._validate_counts(X, reset=False, caller="score")
+        name = f"{type(self).__name__}.score"
+        if not float(Xc.sum()) > 0:
+            raise ValueError(f"{name} needs at least one token in X; every document is empty.")
+        X_obs, X_held = split_cells(Xc, self._SCORE_OBSERVED_FRACTION, self._SCORE_SEED)
+        n_held = float(X_held.sum())
+        if not n_held > 0:
+            raise ValueError(
+                f"{name} found no held-out token in X: every document is empty or too short for the split (the "
+                "score holds out about half of each document's tokens, chosen by a fixed seed, and scores them given "
+                "the rest). Pass more or longer documents.")
+        ll = completion_log_likelihoods(self.transform, self.topic_word_distribution(), X_obs, X_held,
+                                        getattr(self, "n_jobs", None))
+        return float(np.sum(ll) / n_held)
+
+    def perplexity(self, X):
+        """Held-out perplexity of ``X`` by document completion, exp(-score(X)); lower is better.
+
+        The same split and quantity as :meth:`score`, so the two always rank models alike (as
+        scikit-learn's ``LatentDirichletAllocation.perplexity`` is exp(-score / number of tokens));
+        it equals ``topicvb.evaluation.heldout_perplexity(model, X)`` for integer counts. Unlike
+        scikit-learn's, it is not a bound-based perplexity of the documents themselves: that one is
+        ``exp(-model.bound(X) / X.sum())``.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`score`.
+        """
+        return float(np.exp(-self.score(X)))
+
+    def bound(self, X):
+        """The training objective evaluated on ``X`` with the topics fixed: a total, higher is better.
+
+        For BatchLDA and OnlineLDA the evidence lower bound (what scikit-learn's
+        ``LatentDirichletAllocation.score`` returns); for PLSA, CollapsedLDA and
+        StochasticCollapsedLDA the log-likelihood of ``X`` with each document's topic proportions
+        fitted to the document itself (see each class). It scales with the number of tokens and is
+        optimistic on new documents; to compare models or choose K use :meth:`score`.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_docs, n_terms)
+            Non-negative term counts over the fitted vocabulary.
+
+        Returns
+        -------
+        float
+            The bound (natural log); 0 for documents without tokens.
+        """
+        check_is_fitted(self)
+        X = self._validate_counts(X, reset=False, caller="bound")
         return float(self._score(X))
 
     # ------------------------------------------------------------------ inspection helpers

@@ -71,10 +71,11 @@ class CollapsedInferenceMixin:
         with threads(self.n_jobs):
             return float(np.sum(log_likelihood(indptr, indices, data, theta, phi_t)))
 
-    def score(self, X, y=None):
+    def bound(self, X):
         """Log-likelihood of ``X`` at the point estimates, theta inferred with the topics fixed.
 
-        Higher is better. theta is fitted to the scored documents themselves, so on held-out data
-        this is optimistic; compare models by document completion (``topicvb.evaluation``).
+        A total, higher is better. theta is fitted to the scored documents themselves, so it tends
+        to grow with K and is optimistic on new documents; :meth:`score` (document completion, per
+        token) compares models.
         """
-        return super().score(X, y)
+        return super().bound(X)

@@ -254,11 +254,12 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
             "n_iter_": it,
         }
 
-    def score(self, X, y=None):
-        """Evidence lower bound of ``X`` under the fitted topics; higher is better.
+    def bound(self, X):
+        """Evidence lower bound of ``X`` under the fitted topics; a total, higher is better.
 
         The documents' gamma are inferred with the topics fixed; the value is the sum of the
-        per-document ELBO terms plus the topic term (as scikit-learn's ``score`` does), so it
-        can be compared across models fitted on the same training data.
+        per-document ELBO terms plus the topic term, which is what scikit-learn's
+        ``LatentDirichletAllocation.score`` returns (this package's :meth:`score` is the held-out
+        log-likelihood per token instead). OnlineLDA's ``bound`` is the same quantity.
         """
-        return super().score(X, y)
+        return super().bound(X)

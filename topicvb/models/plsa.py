@@ -340,13 +340,14 @@ class PLSA(TopicModelBase):
         _, ll = self._fold_in(X)
         return float(np.sum(ll))
 
-    def score(self, X, y=None):
-        """Log-likelihood of ``X`` with P(z | d) folded in (topics fixed); higher is better.
+    def bound(self, X):
+        """Log-likelihood of ``X`` with P(z | d) folded in (topics fixed); a total, higher is better.
 
-        Folding-in fits each document's topic proportions to the document itself, so on held-out
-        data this is optimistic; use document completion (``topicvb.evaluation``) to compare models.
+        Folding-in fits each document's topic proportions to the document itself, so this tends
+        to grow with K and is optimistic on new documents; :meth:`score` (document completion, per token)
+        compares models.
         """
-        return super().score(X, y)
+        return super().bound(X)
 
 
 def _checkpoint_arrays(theta, phi_t, history, v_history, best):
