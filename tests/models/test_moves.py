@@ -340,7 +340,7 @@ def test_stochastic_collapsed_fit_reseeds_its_dead_topics(caplog):
     # 16 topics on a corpus drawn from 8: a plain SCVB0 fit of 10 passes leaves dead topics
     X, _ = _corpus(0)
     K = 16
-    short = dict(random_state=0, batch_size=100, max_iter=10, tol=1e-3)
+    short = dict(random_state=0, batch_size=100, max_iter=10, tol=1e-3, init="random")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeadTopicWarning)
         plain = StochasticCollapsedLDA(K, moves=False, **short).fit(X)
