@@ -10,7 +10,8 @@ from scipy.special import digamma, gammaln
 
 import reference as ref
 from topicvb import make_lda_corpus
-from topicvb._kernels.priors import digamma_gain
+from topicvb._config import threads
+from topicvb._kernels.priors import _series_gain, cell_variances, digamma_gain, gain_column_sums
 from topicvb.evaluation import heldout_perplexity
 from topicvb.models import CollapsedLDA
 from topicvb.models._priors import expected_digamma_gain, polya_step, symmetric_polya_step
@@ -27,6 +28,78 @@ def test_digamma_gain_kernel_matches_the_slow_reference():
     want = [ref.moment_matched_digamma_gain(*x) for x in zip(m, v, a)]
     np.testing.assert_allclose(out, want, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(expected_digamma_gain(m, None, a), digamma(m + a) - digamma(a))  # the plug-in
+
+
+@pytest.mark.parametrize("b", [1e-4, 0.01, 0.07, 1.0, 30.0, 1e4])
+def test_series_gain_below_a_mean_of_one_matches_the_slow_reference(b):
+    # the Newton series (m < 1) against the pmf sum of the same law: Poisson (v >= m), binomial with
+    # few trials (v well below m), many trials (v just below m), and one trial (v = 0: Bernoulli(m))
+    rng = np.random.default_rng(4)
+    m = np.concatenate([rng.uniform(0, 1, 40), rng.exponential(0.01, 40), [1e-9, 0.5, 1 - 1e-9]])
+    for v in (m, m * rng.uniform(0, 1, m.shape[0]), m * (1 - 1e-9), np.zeros_like(m)):
+        got = [_series_gain(*x, b) for x in zip(m, v)]
+        want = [ref.moment_matched_digamma_gain(*x, b) for x in zip(m, v)]
+        np.testing.assert_allclose(got, want, rtol=1e-11, atol=0)
+    # closed forms: Bernoulli(m) gives m / b; Binomial(2, p) gives 2 p (1 - p) / b + p^2 (1 / b + 1 / (b + 1))
+    assert _series_gain(0.3, 0.0, b) == pytest.approx(0.3 / b, rel=1e-14)
+    p = 0.35  # m = 2 p = 0.7, v = 2 p (1 - p) = 0.455: N = round(m^2 / (m - v)) = 2
+    assert _series_gain(2 * p, 2 * p * (1 - p), b) == pytest.approx(2 * p * (1 - p) / b + p * p * (1 / b + 1 / (b + 1)),
+                                                                    rel=1e-13)
+
+
+def test_gain_column_sums_match_the_elementwise_sum_whatever_the_thread_count():
+    rng = np.random.default_rng(5)
+    mean = np.concatenate([rng.exponential(0.3, (150, 7)), rng.uniform(0, 30, (53, 7))])
+    mean[::17, 2] = 0.0
+    var = mean * rng.uniform(0, 1, mean.shape)
+    prior = np.array([1e-3, 0.01, 0.05, 0.1, 1.0, 3.0, 40.0])
+    want = np.array([sum(ref.moment_matched_digamma_gain(m, v, prior[k]) for m, v in zip(mean[:, k], var[:, k]))
+                     for k in range(7)])
+    with threads(1):
+        one = gain_column_sums(mean, var, prior)
+    with threads(2):
+        two = gain_column_sums(mean, var, prior)
+    np.testing.assert_array_equal(one, two)
+    np.testing.assert_allclose(one, want, rtol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_cell_variances_match_dense_sums(dtype):
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(6)
+    X = sp.random(40, 30, density=0.2, random_state=7, format="csr", data_rvs=lambda n: rng.integers(1, 5, n))
+    X.data = X.data.astype(dtype)
+    gamma = rng.dirichlet(np.full(6, 0.3), size=X.nnz).astype(dtype)
+    v_dk, v_wk = np.full((40, 6), np.nan), np.full((30, 6), np.nan)
+    cell_variances(X.indptr.astype(np.int64), X.indices.astype(np.int32), X.data, gamma, v_dk, v_wk)
+    g = gamma.astype(np.float64)
+    cell = X.data.astype(np.float64)[:, None] * g * (1 - g)
+    rows = np.repeat(np.arange(40), np.diff(X.indptr))
+    want_d, want_w = np.zeros((40, 6)), np.zeros((30, 6))
+    np.add.at(want_d, rows, cell)
+    np.add.at(want_w, X.indices, cell)
+    np.testing.assert_allclose(v_dk, want_d, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(v_wk, want_w, rtol=1e-12, atol=1e-15)
+
+
+def test_polya_steps_from_expected_counts_match_the_elementwise_formula():
+    # the column-sum kernel inside the steps against expected_digamma_gain summed by NumPy
+    rng = np.random.default_rng(8)
+    counts = rng.exponential(1.0, (90, 5)) * rng.integers(0, 2, (90, 5))
+    counts[:3] *= 40
+    var = counts * rng.uniform(0, 1, counts.shape)
+    lengths = counts.sum(axis=1)
+    alpha = np.array([0.02, 0.1, 0.5, 1.0, 3.0])
+    denom = np.sum(digamma(lengths + alpha.sum()) - digamma(alpha.sum())) + 1.0
+    numer = expected_digamma_gain(counts, var, alpha[None, :]).sum(axis=0)
+    np.testing.assert_allclose(polya_step(alpha, counts, var, lengths, 1.0, 1.0), alpha * numer / denom, rtol=1e-12)
+    topic_term = counts.T[:, :60]  # (K, V) as the model passes it (a transposed view)
+    tv = var.T[:, :60]
+    e, dim = 0.05, 60
+    want = e * expected_digamma_gain(topic_term, tv, e).sum() / (
+        dim * expected_digamma_gain(topic_term.sum(axis=1), tv.sum(axis=1), dim * e).sum() + 1.0)
+    assert symmetric_polya_step(e, topic_term, tv, 1.0, 1.0) == pytest.approx(want, rel=1e-12)
 
 
 @pytest.mark.parametrize("probs, counts", [

@@ -15,8 +15,10 @@ from .special import digamma
 from .workers import run_items
 
 SMALL_MEAN = 8.0  # below this mean: a shifted binomial law of the same mean and variance, summed exactly
-MAX_TERMS = 256  # a cap on that sum; it stops once P(n > j) falls below the unit roundoff
+SERIES_MEAN = 1.0  # below this mean (no shift): that sum by its Newton series (:func:`_series_gain`)
+MAX_TERMS = 256  # a cap on those sums; they stop once the rest is below the unit roundoff
 BLOCK = 1024  # entries per work item
+ROWS = 64  # rows of a (rows, K) array per work item of :func:`gain_column_sums`
 
 
 @njit(cache=True, nogil=True)
@@ -92,6 +94,65 @@ def _small_gain(m, v, b):
     return total
 
 
+@njit(cache=True, nogil=True)
+def _series_gain(m, v, b):
+    """:func:`_small_gain` for 0 < m < 1, without its loop over P(k > j), its shift or exp / log1p.
+
+    Below a mean of one :func:`shifted_law` always picks the shift 0 (its candidates are 0,
+    floor(m - v) = 0 and 1 > m), so k is Poisson(m) (v >= m) or Binomial(N, p), N = max(round(m^2 /
+    (m - v)), 1), p = m / N. Newton's forward-difference series of f(k) = psi(k + b) - psi(b) =
+    sum_{j<k} 1 / (b + j) is f(k) = sum_{i>=1} C(k, i) D^i f(0) with D^i f(0) = (-1)^(i-1) (i-1)! /
+    prod_{j<i} (b + j), and E C(k, i) = C(N, i) p^i (binomial; m^i / i! for Poisson(m)), so
+
+        E f(k) = sum_{i>=1} (-1)^(i-1) t_i,   t_i = (1 / i) prod_{j<i} q_j / (b + j),
+
+    q_j = (N - j) p (binomial: the series ends at i = N) or m (Poisson). For i >= 1 the ratio
+    t_(i+1) / t_i = i q_i / ((i + 1) (b + i)) is at most m / i < 1: the terms alternate and
+    decrease, so the sum is at least t_1 / 2 (no cancellation) and the rest after t_i is below
+    t_(i+1) <= t_i. It stops once t_i is below the unit roundoff of the sum: about as many terms as
+    digits, e.g. 5 for m = 0.01, 14 for m = 0.5 (measured: 25 ns an entry at K = 50 on KOS, against
+    60 ns for the sum over P(k > j); a Horner form with one division was slower, 33 ns).
+    """
+    poisson = v >= m
+    n_trials = 0.0
+    p = 0.0
+    if not poisson:
+        n_trials = max(math.floor(m * m / (m - v) + 0.5), 1.0)
+        p = m / n_trials
+    total = 0.0
+    prod = 1.0
+    j = 0
+    while j < MAX_TERMS:
+        if poisson:
+            prod *= m / (b + j)
+        else:
+            if j >= n_trials:
+                break
+            prod *= (n_trials - j) * p / (b + j)
+        term = prod / (j + 1)
+        if j % 2 == 0:
+            total += term
+        else:
+            total -= term
+        j += 1
+        if term <= 1.1e-16 * total:
+            break
+    return total
+
+
+@njit(cache=True, nogil=True)
+def gain(m, v, b):
+    """E[psi(n + b)] - psi(b) for a count n of mean m and variance v (see :func:`digamma_gain`)."""
+    if m <= 0.0:
+        return 0.0
+    if m < SERIES_MEAN:
+        return _series_gain(m, v, b)
+    if m < SMALL_MEAN:
+        return _small_gain(m, v, b)
+    x = m + b
+    return digamma(x) - digamma(b) + 0.5 * trigamma_prime(x) * v
+
+
 def digamma_gain(mean, var, a, out):
     """out[i] = E[psi(n_i + a_i)] - psi(a_i) for counts of mean ``mean[i]`` and variance ``var[i]``.
 
@@ -100,7 +161,9 @@ def digamma_gain(mean, var, a, out):
     the count's mean and nearly its variance (:func:`shifted_law`; exact for identical indicators), and
     E[psi(s + k + a)] - psi(a) = psi(s + a) - psi(a) + sum_{j >= 0} P(k > j) / (s + a + j), from
     psi(x + k) - psi(x) = sum_{j < k} 1 / (x + j); otherwise the second-order Taylor expansion
-    psi(m + a) - psi(a) + psi''(m + a) v / 2 (next term of order v^2 / m^5).
+    psi(m + a) - psi(a) + psi''(m + a) v / 2 (next term of order v^2 / m^5). Below a mean of one the
+    same law's expectation is summed by :func:`_series_gain` (a few multiply-adds, where the sum over
+    P(k > j) needed exp and log1p and took 50-60 ns an entry).
     """
     arrays = [np.require(x, np.float64, ("C", "W")) for x in (mean, var, a)]  # (one compiled specialisation)
     n_blocks = (out.shape[0] + BLOCK - 1) // BLOCK
@@ -113,13 +176,51 @@ def _gain_blocks(worker, workers, n_blocks, mean, var, a, out):
     n = mean.shape[0]
     for blk in range(worker * n_blocks // workers, (worker + 1) * n_blocks // workers):
         for i in range(blk * BLOCK, min(n, (blk + 1) * BLOCK)):  # (elementwise: no dependence on the threads)
-            m = mean[i]
-            v = var[i]
-            b = a[i]
-            if m <= 0.0:
-                out[i] = 0.0
-            elif m < SMALL_MEAN:
-                out[i] = _small_gain(m, v, b)
-            else:
-                x = m + b
-                out[i] = digamma(x) - digamma(b) + 0.5 * trigamma_prime(x) * v
+            out[i] = gain(mean[i], var[i], a[i])
+
+
+def gain_column_sums(mean, var, a):
+    """sum_i (E[psi(n_ik + a_k)] - psi(a_k)) for each column k: the statistic of Minka's step, with no
+    (rows, K) temporary.
+
+    mean, var : float64 arrays of shape (n, K), C-contiguous; a : float64 (K,). Returns (K,) float64.
+    Blocks of ROWS rows are summed by the threads into their own rows of a (blocks, K) array, which is
+    then summed in a fixed order: the result does not depend on the thread count.
+    """
+    n_blocks = max(1, (mean.shape[0] + ROWS - 1) // ROWS)
+    partial = np.zeros((n_blocks, mean.shape[1]))
+    run_items(_gain_sum_blocks, n_blocks, n_blocks, mean, var, a, partial, work=30 * mean.size)
+    return partial.sum(axis=0)
+
+
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
+def _gain_sum_blocks(worker, workers, n_blocks, mean, var, a, partial):
+    """:func:`gain_column_sums` of the row blocks in this worker's share."""
+    n, n_topics = mean.shape
+    for blk in range(worker * n_blocks // workers, (worker + 1) * n_blocks // workers):
+        for i in range(blk * ROWS, min(n, (blk + 1) * ROWS)):
+            for k in range(n_topics):
+                partial[blk, k] += gain(mean[i, k], var[i, k], a[k])
+
+
+@njit(cache=True, nogil=True)
+def cell_variances(indptr, indices, data, gamma, v_dk, v_wk):
+    """The variances of the mean-field counts, v_dk = sum_w c_dw gamma_dwk (1 - gamma_dwk) and v_wk =
+    sum_d c_dw gamma_dwk (1 - gamma_dwk) (each of a cell's c tokens an independent indicator), in one
+    pass over the cells in document order on one thread (v_wk gathered by scattered adds, each in the
+    order of the documents, as a pass over the term's cells would; reading gamma in its own order
+    costs about a third of that column pass). v_dk, v_wk: float64 (D, K), (V, K), overwritten.
+    """
+    n_topics = gamma.shape[1]
+    v_wk[:] = 0.0
+    for d in range(indptr.shape[0] - 1):
+        for k in range(n_topics):
+            v_dk[d, k] = 0.0
+        for p in range(indptr[d], indptr[d + 1]):
+            c = np.float64(data[p])
+            w = indices[p]
+            for k in range(n_topics):
+                g = np.float64(gamma[p, k])
+                x = c * g * (1.0 - g)
+                v_dk[d, k] += x
+                v_wk[w, k] += x

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import digamma, polygamma
 
-from .._kernels.priors import digamma_gain
+from .._kernels.priors import digamma_gain, gain_column_sums
 
 
 def inverse_digamma(y, n_newton: int = 5):
@@ -99,17 +99,24 @@ def polya_step(alpha, counts, variances, lengths, shape: float = 1.0, rate: floa
     per sweep lets alpha follow the counts instead of racing ahead of them.
     """
     a = np.array(alpha, dtype=np.float64)
-    counts = np.asarray(counts, dtype=np.float64)
     lengths = np.asarray(lengths, dtype=np.float64)
-    keep = lengths > 0
-    if not np.any(keep):
+    if not np.any(lengths > 0):
         return a
-    counts, lengths = counts[keep], lengths[keep]
-    var = None if variances is None else np.asarray(variances, dtype=np.float64)[keep]
     total = a.sum()
+    # (an empty document adds psi(0 + A) - psi(A) = 0 to the denominator and zero gains to the numerator)
     denom = np.sum(digamma(lengths + total) - digamma(total)) + rate
-    numer = np.sum(expected_digamma_gain(counts, var, a[None, :]), axis=0)
+    numer = _gain_sums(counts, variances, a)
     return np.maximum((a * numer + (shape - 1.0)) / denom, 1e-10)
+
+
+def _gain_sums(counts, variances, prior):
+    """sum over the rows of ``counts`` (n, K) of E[psi(n_ik + prior_k)] - psi(prior_k), a (K,) array
+    (:func:`topicvb._kernels.priors.gain_column_sums`; the plug-in when ``variances`` is None)."""
+    counts = np.ascontiguousarray(counts, dtype=np.float64)
+    prior = np.ascontiguousarray(np.broadcast_to(prior, counts.shape[1:]), dtype=np.float64)
+    if variances is None:
+        return np.sum(digamma(counts + prior) - digamma(prior), axis=0)
+    return gain_column_sums(counts, np.ascontiguousarray(variances, dtype=np.float64), prior)
 
 
 def symmetric_polya_step(eta: float, counts, variances, shape: float = 1.0, rate: float = 0.0) -> float:
@@ -127,7 +134,8 @@ def symmetric_polya_step(eta: float, counts, variances, shape: float = 1.0, rate
     var = None if variances is None else np.asarray(variances, dtype=np.float64)
     totals = counts.sum(axis=1)
     total_var = None if var is None else var.sum(axis=1)
-    numer = float(np.sum(expected_digamma_gain(counts, var, e)))
+    # over the (V, K) transpose: the model passes n_wk.T, whose transpose is C-contiguous (no copy)
+    numer = float(np.sum(_gain_sums(counts.T, None if var is None else var.T, e)))
     denom = dim * float(np.sum(expected_digamma_gain(totals, total_var, dim * e)))
     return max((e * numer + (shape - 1.0)) / (denom + rate), 1e-10)
 

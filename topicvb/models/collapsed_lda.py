@@ -12,6 +12,7 @@ from sklearn.utils import check_random_state
 from .._config import threads
 from .._kernels.cvb0 import document_counts, sweep, sweep_documents, term_counts
 from .._kernels.plsa import log_likelihood
+from .._kernels.priors import cell_variances
 from .._kernels.sparse import column_index
 from .._validation import MAX_INT, csr_arrays
 from .._constraints import Boolean, Interval, Options, StrOptions
@@ -249,7 +250,7 @@ class _CVBSweeps:
         self.colptr, self.positions, _ = column_index(self.indptr, self.indices, self.n_terms)
         self.learn_alpha, self.learn_eta = learn_alpha, learn_eta
         lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
-        self.priors = _PriorLearning(self.indptr, self.data, self.colptr, self.positions, lengths, self.second)
+        self.priors = _PriorLearning(self.indptr, self.indices, self.data, lengths, self.second)
         self.cells = Cells(self.indptr, self.indices, self.data) if model.moves else None
 
     def counts(self, gamma):
@@ -324,30 +325,26 @@ HYPER_SHAPE, HYPER_RATE = 1.0, 1.0
 class _PriorLearning:
     """One step per sweep of the learned priors (:func:`._priors.polya_step`), from the expected counts
     and their variances: CVB keeps the variances (v_dk, v_wk); for CVB0 they are computed from the
-    responsibilities when the priors are learned (sum over a row's cells of c gamma (1 - gamma))."""
+    responsibilities when the priors are learned (sum over a row's cells of c gamma (1 - gamma)), both
+    in one pass over the cells (:func:`topicvb._kernels.priors.cell_variances`)."""
 
-    def __init__(self, indptr, data, colptr, positions, lengths, second_order):
-        self.indptr, self.data, self.colptr, self.positions = indptr, data, colptr, positions
+    def __init__(self, indptr, indices, data, lengths, second_order):
+        self.indptr, self.indices, self.data = indptr, indices, data
         self.lengths, self.second_order = lengths, second_order
-        self.scratch = {}
+        self.scratch = None
 
-    def _variances(self, gamma, n_rows, which):
-        if which not in self.scratch:
-            self.scratch[which] = (np.empty((n_rows, gamma.shape[1]), dtype=gamma.dtype),
-                                   np.empty((n_rows, gamma.shape[1]), dtype=gamma.dtype))
-        counts, var = self.scratch[which]
-        if which == "doc":
-            document_counts(self.indptr, self.data, gamma, counts, var, True)
-        else:
-            term_counts(self.colptr, self.positions, self.data, gamma, counts, var, True)
-        return var
+    def _variances(self, gamma, n_docs, n_terms):
+        if self.scratch is None or self.scratch[1].shape[0] != n_terms:
+            self.scratch = (np.empty((n_docs, gamma.shape[1])), np.empty((n_terms, gamma.shape[1])))
+        v_dk, v_wk = self.scratch
+        cell_variances(self.indptr, self.indices, self.data, gamma, v_dk, v_wk)
+        return v_dk, v_wk
 
     def prior_step(self, alpha, eta, gamma, n_dk, n_wk, v_dk, v_wk, learn_alpha, learn_eta):
+        if not self.second_order:
+            v_dk, v_wk = self._variances(gamma, n_dk.shape[0], n_wk.shape[0])
         if learn_alpha:
-            var = v_dk if self.second_order else self._variances(gamma, n_dk.shape[0], "doc")
-            alpha = polya_step(alpha, n_dk, var, self.lengths, HYPER_SHAPE, HYPER_RATE)
+            alpha = polya_step(alpha, n_dk, v_dk, self.lengths, HYPER_SHAPE, HYPER_RATE)
         if learn_eta:
-            var = v_wk if self.second_order else self._variances(gamma, n_wk.shape[0], "term")
-            eta = symmetric_polya_step(eta, n_wk.T, var.T, HYPER_SHAPE, HYPER_RATE)
+            eta = symmetric_polya_step(eta, n_wk.T, v_wk.T, HYPER_SHAPE, HYPER_RATE)
         return alpha, eta
-
