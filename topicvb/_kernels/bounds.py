@@ -276,7 +276,9 @@ def _topic_bounds(worker, workers, n_topics, lam, elog_beta, eta, out):
         out[k] = const + acc - math.lgamma(total)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")  # no ZeroDivisionError branch: the first loop vectorises
+# Inlined into its one caller, _term_blocks (error_model="numpy" there too: the first loop vectorises): a separately
+# compiled level would optimise and generate its callees' machine code once more on a cold first fit.
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _topic_block(lam, w0, w1, psi_total, scratch, ebeta_t, log_scale, elog_sum, rest, b):
     """E[log beta] of terms w0..w1-1 of every topic, into ebeta_t/log_scale and the sums of block b.
 

@@ -245,10 +245,14 @@ def current_objective(g, elog, data, start, end, phinorm, alpha, work):
     return objective_from(g, elog, words, alpha, work)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def fresh_objective(g, elog, et, indices, data, start, end, ebeta_t, block, resident, everything, tmp, alpha, th):
     """The document objective of g, computed from scratch (all topics) into elog and et (tmp: scratch of
-    shape (end - start,) for its phinorm; everything: the topics 0..K-1)."""
+    shape (end - start,) for its phinorm; everything: the topics 0..K-1).
+
+    Inlined into its one caller (the document loop): compiled on its own, it was one more level whose first
+    compilation optimises and generates machine code for everything it calls again (0.5-0.9 s of a cold
+    first fit, ``benchmarks/results/coldstart_notes.md``)."""
     psi_alpha, symmetric, lgw, idx, have, missing = th
     theta_row(g, alpha, psi_alpha, symmetric, elog, et, lgw, idx)
     m = max_of(elog)

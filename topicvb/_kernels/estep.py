@@ -164,26 +164,34 @@ def _doc_updates(worker, workers, n_chunks, indptr, indices, data, ebeta_t, alph
                 n_rows = etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, block, resident,
                                              phinorm, rows, limit, state, alpha, th)
                 prev_objective[d] = current_objective(g, elog, data, start, end, phinorm, alpha, lgw)
-                # (SQUAREM checks its extrapolations here: the document must not end below gamma_prev)
-                n_iter[d], n_rows = ascent(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block,
-                                            resident, phinorm, r, rows, limit, state, alpha, max_iter, tol,
-                                            plain, yes, yes, n_rows, th)
+                safe = yes  # (SQUAREM checks its extrapolations: the document must not end below gamma_prev)
+                ready = yes
             else:
-                n_iter[d], n_rows = ascent(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block,
-                                            resident, phinorm, r, rows, limit, state, alpha, max_iter, tol,
-                                            plain, no, no, n_topics, th)
-            if restarted:  # elog, et and phinorm hold g's values; the previous solution's go to scratch
+                safe = no
+                ready = no
+                n_rows = n_topics
+            n_iter[d] = 0
+            # at most two ascents: from the start, then, for a restarted document whose solution is below
+            # gamma_prev, from gamma_prev (one call site: ascent is inlined, and each site compiles it again)
+            for attempt in range(2):
+                more, n_rows = ascent(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block, resident,
+                                      phinorm, r, rows, limit, state, alpha, max_iter, tol, plain, safe, ready,
+                                      n_rows, th)
+                n_iter[d] += more
+                if attempt == 1 or not restarted:
+                    break
+                # elog, et and phinorm hold g's values; the previous solution's go to scratch
                 fresh = current_objective(g, elog, data, start, end, phinorm, alpha, lgw)
                 old = fresh_objective(gamma_prev[d], elog_prev, et_prev, indices, data, start, end, ebeta_t, block,
-                                       resident, everything, r, alpha, th)
+                                      resident, everything, r, alpha, th)
                 prev_objective[d] = old
-                if old > fresh:  # keep improving the previous solution instead
-                    for k in range(n_topics):
-                        g[k] = gamma_prev[d, k]
-                    more, n_rows = ascent(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block,
-                                           resident, phinorm, r, rows, limit, state, alpha, max_iter, tol,
-                                           plain, yes, no, n_topics, th)
-                    n_iter[d] += more
+                if not old > fresh:
+                    break
+                for k in range(n_topics):  # keep improving the previous solution instead
+                    g[k] = gamma_prev[d, k]
+                safe = yes
+                ready = no
+                n_rows = n_topics
             if n_topics > 65536:  # (topic indices are stored as uint16: more topics keep whole rows)
                 n_rows = n_topics
             counts[d] = n_rows  # et of the active topics, for the statistics (see _documents)

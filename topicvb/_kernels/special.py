@@ -63,6 +63,10 @@ def small_parts(x):
     u = (y - 15) / (y + 15) in (-0.2, 0.15) (twelve terms reach 1e-19). One division gives 1 / p,
     1 / y and u. Also returned: g = lgamma(y) (Stirling's series) and q = prod_{i=1..9} (1 + x / i),
     so that lgamma(x) = g - log x - log 9! - log q.
+
+    Inlined by numba (``inline="always"``) wherever it is called: as a function of its own LLVM does not
+    inline it and the loops over it stop vectorising (``digamma_row`` 9 times slower). Each call site
+    compiles it again, so each caller has one (``digamma``: one call for both of its small-x branches).
     """
     a0, a1, a2, a3, a4 = x, x + 2.0, x + 4.0, x + 6.0, x + 8.0
     n0, n1, n2, n3, n4 = 2.0 * a0 + 1.0, 2.0 * a1 + 1.0, 2.0 * a2 + 1.0, 2.0 * a3 + 1.0, 2.0 * a4 + 1.0
@@ -107,14 +111,15 @@ def small_parts(x):
 def digamma(x):
     """Digamma of a positive float (float64 result); NaN for x <= 0 or NaN input."""
     x = np.float64(x)  # (float() keeps a float32 argument float32 in numba)
-    if 1e-300 < x < 10.0:
-        return small_parts(x)[0]
+    tiny = not (x > 1e-300)
+    if x < 10.0 and x > 0.0:  # (one call of the inlined small_parts: each call site compiles it again)
+        y = x + 1.0 if tiny else x  # 0 < x <= 1e-300: one step of the recurrence (1 / x dominates)
+        dg = small_parts(y)[0]
+        return dg - 1.0 / x if tiny else dg
     if not (x > 0.0):
         return np.nan
     if x == np.inf:
         return np.inf
-    if x < 10.0:  # 0 < x <= 1e-300: one step of the recurrence (1 / x dominates)
-        return small_parts(x + 1.0)[0] - 1.0 / x
     inv = 1.0 / x
     inv2 = inv * inv
     series = inv2 * (_C1 + inv2 * (_C2 + inv2 * (_C3 + inv2 * (_C4 + inv2 * (_C5 + inv2 * (_C6 + inv2 * _C7))))))
