@@ -430,9 +430,9 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
             sys.stderr.write(line + "\n")
             sys.stderr.flush()
 
-    def _converged(self, history) -> bool:
-        """Whether the last change of the objective is an increase of at most ``tol`` relative, and
-        not larger than the change before it.
+    def _converged(self, history, tol=None) -> bool:
+        """Whether the last change of the objective is an increase of at most ``tol`` relative (the
+        parameter's value unless given), and not larger than the change before it.
 
         One-sided: a decrease (beyond rounding) is not convergence, since an objective that went down
         has not settled (a learned prior or a stochastic step overshot). And an objective whose gains
@@ -446,7 +446,7 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         before, prev, cur = history[-3], history[-2], history[-1]
         scale = max(abs(prev), 1e-300)
         change = cur - prev
-        if not -_ROUNDING * scale <= change <= self.tol * scale:
+        if not -_ROUNDING * scale <= change <= (self.tol if tol is None else tol) * scale:
             return False
         return change <= max(prev - before, _ROUNDING * scale)
 

@@ -182,7 +182,7 @@ class StochasticCollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
             n_theta = (np.repeat(lengths[:, None] / K, K, axis=1)).astype(n_phi_t.dtype)
             gamma = np.empty((batch.nnz, K), dtype=n_phi_t.dtype)
             scvb0_documents(indptr, indices, data, n_phi_t, n_z, alpha, eta, n_theta, gamma, int(self.burn_in),
-                            10.0, 0.9)
+                            THETA_OFFSET, THETA_DECAY)
             if batch_tokens > 0:
                 theta, phi_t = point_estimates(n_theta, n_phi_t, alpha, eta)
                 values.append(float(np.sum(log_likelihood(indptr, indices, data, theta, phi_t))) / batch_tokens)
@@ -233,14 +233,7 @@ class StochasticCollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
 
     def _settled(self, means, factor):
         """``_converged`` of the stochastic passes' means with ``tol`` times ``factor``."""
-        if factor == 1.0:
-            return self._converged(means)
-        tol = self.tol
-        try:
-            self.tol = tol * factor
-            return self._converged(means)
-        finally:
-            self.tol = tol
+        return self._converged(means, self.tol * factor)
 
     def partial_fit(self, X, y=None):
         """Update the model with the mini-batches of ``X`` (one pass, in the given order).
@@ -266,6 +259,11 @@ class StochasticCollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
 
 # With ``moves``, the stochastic passes hand over to the batch steps once they settle to HANDOVER x tol.
 HANDOVER = 10.0
+
+# Step sizes of each document's own counts over its passes, (THETA_OFFSET + t) ** -THETA_DECAY with t the
+# document's tokens seen (Foulds et al.'s document schedule).
+THETA_OFFSET = 10.0
+THETA_DECAY = 0.9
 
 # CVB0 passes over each document when its topic counts are inferred for a re-seed.
 INFER_PASSES = 10
@@ -350,7 +348,7 @@ class _Polish:
             n_theta = np.repeat(lengths[:, None] / K, K, axis=1).astype(n_phi_t.dtype)
             gamma = np.empty((batch.nnz, K), dtype=n_phi_t.dtype)
             scvb0_documents(indptr, indices, data, n_phi_t, n_z, alpha, eta, n_theta, gamma, int(model.burn_in),
-                            10.0, 0.9)
+                            THETA_OFFSET, THETA_DECAY)
             theta = (n_theta + alpha) / (lengths + alpha.sum())[:, None]
             value += float(np.sum(log_likelihood(indptr, indices, data, theta, phi_t)))
             colptr, positions, _ = column_index(indptr, indices, V)
