@@ -93,3 +93,21 @@ def test_scvb0_documents_match_reference_for_unit_counts():
     np.testing.assert_allclose(n_theta, n_theta_ref, rtol=1e-12)
     cells = [(d, w) for d in range(5) for w in np.flatnonzero(X[d])]
     np.testing.assert_allclose(gamma, np.array([gammas[c] for c in cells]), rtol=1e-12)
+
+
+def test_a_cell_whose_every_weight_underflows_gets_no_preference():
+    # priors at the validator's floor and a topic-term count of 1e30 elsewhere: every topic's weight for this
+    # token, (n_dk + alpha)(n_wk + eta) / (n_k + V eta) ~ 1e-300 / 1e30, underflows to 0. The reference (the
+    # direct formula, normalised when it can be) then leaves the token's responsibility uniform; the kernels
+    # did the same division by a zero total and gave NaN (numba: ZeroDivisionError in the serial sweep)
+    from topicvb.models._collapsed import infer_doc_counts
+
+    K, V = 3, 4
+    n_wk = np.zeros((V, K))
+    n_wk[0, :] = 1e30
+    alpha, eta = np.full(K, 1e-150), 1e-150
+    X = sp.csr_matrix(np.array([[0.0, 1.0, 0.0, 0.0]]))
+    weights = (0.0 + alpha) * (n_wk[1] + eta) / (n_wk.sum(axis=0) + V * eta)
+    assert np.all(weights == 0.0)  # the case under test: the direct formula has nothing to normalise
+    n_dk = infer_doc_counts(X, n_wk, alpha, eta, max_iter=5, tol=0.0)
+    np.testing.assert_allclose(n_dk, np.full((1, K), 1.0 / K), rtol=1e-12)
