@@ -266,6 +266,25 @@ class PositivePrior(Constraint):
         return f"entry {i} is {float(arr[i])!r}"
 
 
+class PriorMatrix(Constraint):
+    """A 2-D prior matrix (array-like, scipy sparse, or an object with ``__array__`` such as
+    :class:`topicvb.SeededPrior`); its shape and entries are checked in ``fit``, where the number of
+    terms is known (:func:`topicvb._validation.check_topic_word_prior`)."""
+
+    description = "an array of shape (n_components, n_features)"
+
+    def is_satisfied_by(self, value) -> bool:
+        if isinstance(value, (str, bytes, dict, set, frozenset, numbers.Number)) or value is None:
+            return False
+        if hasattr(value, "toarray") and getattr(value, "ndim", None) == 2:  # scipy sparse
+            return True
+        try:
+            arr = np.asarray(value)
+        except Exception:  # ragged, or an object numpy cannot read
+            return False
+        return arr.ndim == 2 and (arr.dtype.kind in "iuf" or (arr.dtype.kind == "O" and arr.size == 0))
+
+
 def make_constraint(entry) -> Constraint:
     """A table entry as a :class:`Constraint`: ``None`` stands for the value None."""
     if entry is None:

@@ -87,6 +87,74 @@ def check_positive_prior(value, name: str, *, allow_none: bool = True, length: i
     return arr
 
 
+def check_topic_word_prior(value, n_components: int, n_features: int):
+    """Check ``topic_word_prior``: ``None``, a positive number, or a matrix of shape
+    ``(n_components, n_features)`` (dense, scipy sparse, or any object with ``__array__``, such as
+    :class:`topicvb.SeededPrior`).
+
+    A matrix entry is a topic's Dirichlet weight on a term: positive (within :data:`PRIOR_RANGE`) or
+    exactly 0, which excludes the term from the topic. Every topic must allow some term and every term
+    some topic. Returns ``None``, a float, or a new C-contiguous float64 array of shape (K, V).
+    """
+    name = "topic_word_prior"
+    if value is None or (isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))):
+        return check_positive_prior(value, name)
+    if sp.issparse(value):
+        arr = np.asarray(value.toarray(), dtype=np.float64)
+    else:
+        try:
+            arr = np.array(value, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must be a positive number or an array of shape (n_components, n_features) = "
+                            f"({n_components}, {n_features}), got {type(value).__name__}.") from None
+    if arr.shape != (n_components, n_features):
+        raise ValueError(f"{name} must be a positive number or an array of shape (n_components, n_features) = "
+                         f"({n_components}, {n_features}), got shape {arr.shape}.")
+    bad = ~np.isfinite(arr) | (arr < 0) | ((arr > 0) & (arr < PRIOR_RANGE[0])) | (arr > PRIOR_RANGE[1])
+    if np.any(bad):
+        k, w = np.unravel_index(int(np.argmax(bad)), arr.shape)
+        raise ValueError(f"{name} must have entries that are 0 (term excluded from the topic) or in "
+                         f"[{PRIOR_RANGE[0]:g}, {PRIOR_RANGE[1]:g}]; entry ({k}, {w}) is {float(arr[k, w])!r}.")
+    empty_rows = np.flatnonzero(arr.sum(axis=1) <= 0)
+    if empty_rows.size:
+        raise ValueError(f"{name} gives topic {int(empty_rows[0])} a zero weight on every term; each topic needs "
+                         "some positive entry.")
+    empty_cols = np.flatnonzero(arr.sum(axis=0) <= 0)
+    if empty_cols.size:
+        raise ValueError(f"{name} excludes term {int(empty_cols[0])} from every topic; each term needs a positive "
+                         "entry in some topic.")
+    return np.ascontiguousarray(arr)
+
+
+def check_topic_labels(labels, n_components: int, name: str = "topic_word_prior.labels"):
+    """Topic names: ``None`` gives ``topic_0``, ``topic_1``, ...; otherwise ``n_components`` distinct,
+    non-empty strings (``None`` entries get the default name of their position). Returns a list."""
+    default = [f"topic_{k}" for k in range(n_components)]
+    if labels is None:
+        return default
+    if isinstance(labels, (str, bytes)):
+        raise TypeError(f"{name} must be a sequence of {n_components} strings, got a single string.")
+    try:
+        labels = list(labels)
+    except TypeError:
+        raise TypeError(f"{name} must be a sequence of {n_components} strings, got {type(labels).__name__}.") from None
+    if len(labels) != n_components:
+        raise ValueError(f"{name} must name each of the {n_components} topics, got {len(labels)} names.")
+    out = []
+    for k, label in enumerate(labels):
+        if label is None:
+            label = default[k]
+        if not isinstance(label, str) or not label.strip():
+            raise ValueError(f"{name}[{k}] must be a non-empty string, got {label!r}.")
+        out.append(label)
+    seen = set()
+    for label in out:
+        if label in seen:
+            raise ValueError(f"{name} names two topics {label!r}; topic names must be distinct.")
+        seen.add(label)
+    return out
+
+
 def check_finite_real(value, name: str, *, min_val=None, max_val=None, include_boundaries="both",
                       allow_none: bool = False):
     """``sklearn.utils.check_scalar`` for a real number that must also be finite.

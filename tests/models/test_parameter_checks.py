@@ -54,7 +54,7 @@ CASES = [  # (classes, parameter, value, exception, message)
      r"doc_topic_prior must be a positive finite number in \[1e-12, 1e\+12\] or a vector of such numbers, or None, "
      r"got 1e\+308\."),
     (ALL, "topic_word_prior", 1e-320, ValueError,
-     r"topic_word_prior must be a positive finite number in \[1e-12, 1e\+12\] or None, got 1e-320\."),
+     r"topic_word_prior must be a positive finite number in \[1e-12, 1e\+12\], an array of shape \(n_components, n_features\) or None, got 1e-320\."),
     (ALL, "doc_topic_prior", [0.1, 1e-300, 0.1], ValueError,
      r"doc_topic_prior must be a positive finite number in \[1e-12, 1e\+12\] or a vector of such numbers, or None, "
      r"got \[0.1, 1e-300, 0.1\]; entry 1 is 1e-300\."),

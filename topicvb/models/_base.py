@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import numbers
 import sys
 import time
 import warnings
@@ -24,9 +25,10 @@ from .._completion import completion_log_likelihoods, split_cells
 from ..exceptions import DeadTopicWarning
 from ._checkpoint import fingerprint, load_checkpoint, rng_state_arrays, save_checkpoint
 from .._validation import (MAX_INT, as_csr, check_count_range, check_int, check_matrix_type, check_n_terms,
-                           check_nonnegative_counts, check_not_single_str, check_positive_prior,
+                           check_nonnegative_counts, check_not_single_str, check_positive_prior, check_topic_labels,
+                           check_topic_word_prior,
                            check_sparse_structure, drop_negligible_counts, user_stacklevel)
-from .._constraints import (N_JOBS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, Interval, Path, PositivePrior, StrOptions,
+from .._constraints import (N_JOBS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, Interval, Path, PositivePrior, PriorMatrix, StrOptions,
                             validate_params)
 
 logger = logging.getLogger("topicvb.models")
@@ -80,7 +82,7 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
     _parameter_constraints: dict = {
         "n_components": [Interval(Integral, 1, MAX_INT)],
         "doc_topic_prior": [PositivePrior(vector=True), None],
-        "topic_word_prior": [PositivePrior(), None],
+        "topic_word_prior": [PositivePrior(), PriorMatrix(), None],
         "max_iter": [Interval(Integral, 1, MAX_INT)],
         "tol": [Interval(Real, 0, None)],
         "random_state": RANDOM_STATE_CONSTRAINT,
@@ -161,14 +163,28 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         check_count_range(X, f"{type(self).__name__}.{caller}")
         return drop_negligible_counts(X)
 
-    def _resolve_priors(self):
-        """Default priors 1 / n_components, as in scikit-learn; alpha as a vector of length K."""
+    def _resolve_priors(self, n_features=None):
+        """Default priors 1 / n_components, as in scikit-learn; alpha as a vector of length K.
+
+        ``eta`` is a float (a symmetric topic-word prior) or, when ``topic_word_prior`` is a matrix, a
+        new float64 array of shape (K, V), V = ``n_features`` (required then); see
+        :func:`topicvb._validation.check_topic_word_prior` for what a matrix may hold.
+        """
         K = self.n_components
         a = check_positive_prior(self.doc_topic_prior, "doc_topic_prior", length=K)
         alpha = np.full(K, 1.0 / K) if a is None else np.broadcast_to(np.asarray(a, dtype=np.float64), (K,)).copy()
-        e = check_positive_prior(self.topic_word_prior, "topic_word_prior")
-        eta = 1.0 / K if e is None else float(e)
+        value = self.topic_word_prior
+        if value is not None and not isinstance(value, (numbers.Real, np.number)) and n_features is None:
+            n_features = self.n_features_in_
+        e = check_topic_word_prior(value, K, n_features)
+        eta = 1.0 / K if e is None else (e if isinstance(e, np.ndarray) else float(e))
         return alpha, eta
+
+    def _topic_labels(self):
+        """The topic names a fit sets as ``topic_labels_``: those of the prior (``topic_word_prior``'s
+        ``labels``, as a :class:`topicvb.SeededPrior` has), else ``topic_0``, ``topic_1``, ..."""
+        return np.asarray(check_topic_labels(getattr(self.topic_word_prior, "labels", None), self.n_components),
+                          dtype=object)
 
     # ------------------------------------------------------------------ fit / transform
     def fit(self, X, y=None, *, resume=False):
@@ -251,12 +267,15 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         saved = dict(self.__dict__)
         try:
             self._check_params()
+            labels = self._topic_labels()  # (checked before the work)
             X = self._validate_counts(X, reset=reset, caller=caller)
             fitted = body(X)
         except BaseException:
             self.__dict__.clear()
             self.__dict__.update(saved)
             raise
+        if "components_" in fitted and "topic_labels_" not in fitted:
+            fitted["topic_labels_"] = labels
         for name, value in fitted.items():
             setattr(self, name, value)
         return self
