@@ -144,3 +144,32 @@ def initial_topics(init, X, n_topics, rng, dtype, *, scale=1.0, centre_weight=0.
     if scale == 1.0:
         return seeded_topics(X, n_topics, rng, dtype, centre_weight=centre_weight)
     return (seeded_topics(X, n_topics, rng, np.float64, centre_weight=centre_weight) * scale).astype(dtype)
+
+
+def prior_informed_start(lam, eta, weight: float = 0.5):
+    """Starting topics that respect a matrix topic-word prior (guided topics, issue #21).
+
+    ``lam`` (K, V): the start the estimator would use (any positive scale); ``eta``: its topic-word
+    prior, a float (returned unchanged: a symmetric prior says nothing about any topic) or a (K, V)
+    matrix. For each topic whose prior row is not constant, the start becomes the mixture
+    ``(1 - weight) lam_k / |lam_k| + weight (eta_k - min eta_k) / |eta_k - min eta_k|`` scaled back to
+    ``|lam_k|``: the words the prior favours carry ``weight`` of the topic's starting mass, so a seeded
+    topic starts on its seed words instead of waiting for the data to find them. Terms a row excludes
+    (weight 0) start at 0 in it. Returns a new array (or ``lam`` itself when nothing changes).
+    """
+    if not isinstance(eta, np.ndarray):
+        return lam
+    eta = np.asarray(eta, dtype=np.float64)
+    lam = np.array(lam, dtype=np.float64)
+    for k in range(lam.shape[0]):
+        row = eta[k]
+        lo = row[row > 0].min() if np.any(row > 0) else 0.0
+        excess = np.where(row > 0, row - lo, 0.0)
+        total = lam[k].sum()
+        if excess.sum() > 0:
+            mixed = (1.0 - weight) * lam[k] / total + weight * excess / excess.sum()
+            lam[k] = mixed * total
+        lam[k, row <= 0] = 0.0
+        if lam[k].sum() <= 0:  # every term the start used is excluded: start uniform over the allowed ones
+            lam[k] = np.where(row > 0, total / np.count_nonzero(row > 0), 0.0)
+    return lam
