@@ -250,6 +250,41 @@ def test_online_global_streams_equal_single_machine_fit(client, corpus, init, le
     np.testing.assert_allclose(got.transform(X[:20]), want.transform(X[:20]), rtol=1e-8)
 
 
+def _guided_prior(n_terms):
+    """A matrix topic-word prior: topic 0 seeded on terms 0-2, term 5 excluded from topic 1."""
+    eta = np.full((K, n_terms), 0.1)
+    eta[0, :3] = 5.0
+    eta[1, 5] = 0.0
+    return eta
+
+
+def test_matrix_prior_global_streams_equal_single_machine_fit(client, corpus):
+    X, parts, paths = corpus
+    eta = _guided_prior(X.shape[1])
+    params = dict(random_state=0, max_iter=12, learn_priors=True, topic_word_prior=eta)
+    want = BatchLDA(K, **params, moves=False).fit(X)
+    got = fit_distributed(BatchLDA(K, **params), paths, client, random_streams="global")
+    _assert_same_fit(got, want)
+    assert got.topic_word_prior_.shape == eta.shape and np.all(got.components_[eta == 0] == 0)
+    assert list(got.topic_labels_) == list(want.topic_labels_)
+    np.testing.assert_allclose(got.transform(X[:20]), want.transform(X[:20]), rtol=1e-8)
+    # transform on the workers reads the matrix prior's zeros too
+    np.testing.assert_allclose(transform_distributed(got, parts[:2], client).compute(), got.transform(
+        sp.vstack(parts[:2], format="csr")), rtol=1e-8, atol=1e-12)
+    params = dict(random_state=0, max_iter=2, batch_size=70, shuffle=False, learn_priors=True, restart_every=1,
+                  topic_word_prior=eta)
+    want = OnlineLDA(K, **params).fit(X[interleaved_order(SIZES)])
+    got = fit_distributed(OnlineLDA(K, **params), parts, client, random_streams="global")
+    _assert_same_online_fit(got, want)
+    assert np.all(got.components_[eta == 0] == 0)
+
+
+def test_matrix_prior_of_the_wrong_shape_is_refused(client, corpus):
+    _, _, paths = corpus
+    with pytest.raises(ValueError, match=r"topic_word_prior must be .*shape \(n_components, n_features\)"):
+        fit_distributed(BatchLDA(K, topic_word_prior=np.ones((K, 3))), paths, client)
+
+
 def _reference_online_partition_streams(parts, batch_size, max_iter, seed=0):
     """OnlineLDA's loop in one process, with the shuffles and restarts of random_streams="partition"."""
     model = OnlineLDA(K, random_state=seed, batch_size=batch_size, init="random")

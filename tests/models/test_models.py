@@ -259,7 +259,7 @@ def test_bad_input_names_the_problem(cls, block_corpus):
         cls(2.5).fit(X)
     with pytest.raises(ValueError, match=r"doc_topic_prior must be a positive finite number in \[1e-12, 1e\+12\] or a vector of such numbers, or None, got -1\."):
         cls(2, doc_topic_prior=-1).fit(X)
-    with pytest.raises(ValueError, match=r"topic_word_prior must be a positive finite number in \[1e-12, 1e\+12\] or None, got 0\."):
+    with pytest.raises(ValueError, match=r"topic_word_prior must be a positive finite number in \[1e-12, 1e\+12\], an array of shape \(n_components, n_features\) or None, got 0\."):
         cls(2, topic_word_prior=0).fit(X)
     with pytest.raises(ValueError, match=r"dtype must be one of \{'float32', 'float64'\}, got 'float16'\."):
         cls(2, dtype="float16").fit(X)

@@ -19,6 +19,11 @@ blocks of terms, what the next mini-batch needs of the new lam: the rescaled exp
 ``topic_expectations`` and the topic part of the ELBO, split as
 ``lda_topic_bound(lam, elog_beta, eta) = lnG(V eta) - V lnG(eta) + eta * elog_sum + rest``
 (``topic_terms``), so that a prior eta learned afterwards still gives the exact bound.
+A matrix topic-word prior eta_kw (guided topics) has its own kernels, :func:`prior_topic_terms` and
+:func:`lda_topic_bound` with a matrix: an entry with eta_kw = 0 excludes term w from topic k (lam_kw
+= 0 there too), is left out of every sum of the topic part, and has E[log beta_kw] = -inf, so its
+exp(E[log beta]) is exactly 0 and the E-step gives it no responsibility.
+
 These kernels work on blocks of TERM_BLOCK terms with all K topics. Their inner loops run over
 the terms of one topic through 1-D views, call no libm function (``special.small_parts`` for the
 common lam < 10, a polynomial exp) and are compiled with ``error_model="numpy"`` (division without a
@@ -251,14 +256,93 @@ def _doc_bounds(worker, workers, n_chunks, indptr, indices, data, gamma, alpha, 
 
 
 def lda_topic_bound(lam, elog_beta, eta):
-    """Topic part of the ELBO for a symmetric topic-word prior ``eta`` (float64 array (K,)).
+    """Topic part of the ELBO per topic (float64 array (K,)), for a symmetric topic-word prior ``eta``
+    (a float) or a matrix one (a float64 array (K, V), entries 0 excluding their term: left out of
+    every sum, as :func:`prior_topic_terms` leaves them).
 
-    lam : float array of shape (K, V); elog_beta : float64 array of shape (K, V); eta : float
+    lam : float array of shape (K, V); elog_beta : float64 array of shape (K, V)
     """
     n_topics = lam.shape[0]
     out = np.empty(n_topics, dtype=np.float64)
+    if isinstance(eta, np.ndarray):
+        eta = np.ascontiguousarray(eta, dtype=np.float64)
+        run_items(_topic_bounds_matrix, n_topics, n_topics, lam, elog_beta, eta, out, work=8 * lam.size)
+        return out
     run_items(_topic_bounds, n_topics, n_topics, lam, elog_beta, float(eta), out, work=8 * lam.size)
     return out
+
+
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
+def _topic_bounds_matrix(worker, workers, n_topics, lam, elog_beta, eta, out):
+    """:func:`lda_topic_bound` with a matrix prior, for the topics in this worker's share: the entries
+    with eta_kw = 0 are left out"""
+    n_terms = lam.shape[1]
+    for k in range(worker * n_topics // workers, (worker + 1) * n_topics // workers):
+        eta_total = 0.0
+        lg_eta = 0.0
+        total = 0.0
+        acc = 0.0
+        for w in range(n_terms):
+            e = eta[k, w]
+            if e > 0.0:
+                lkw = np.float64(lam[k, w])
+                eta_total += e
+                lg_eta += math.lgamma(e)
+                total += lkw
+                acc += (e - lkw) * elog_beta[k, w] + math.lgamma(lkw)
+        out[k] = math.lgamma(eta_total) - lg_eta + acc - math.lgamma(total)
+
+
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
+def _masked_elog_rows(worker, workers, n_topics, lam, eta, totals, elog, elog_sum, rest):
+    """:func:`prior_topic_terms`'s E[log beta] and per-topic sums for the topics in this worker's share"""
+    n_terms = lam.shape[1]
+    for k in range(worker * n_topics // workers, (worker + 1) * n_topics // workers):
+        total = totals[k]
+        psi_total = digamma(total)
+        lg_total = math.lgamma(total)
+        e_sum = 0.0
+        r = 0.0
+        for w in range(n_terms):
+            if eta[k, w] > 0.0:
+                x = np.float64(lam[k, w])
+                dg, lg = digamma_lgamma(x)
+                e = dg - psi_total
+                elog[k, w] = e
+                e_sum += e
+                r += lg - x * e
+            else:
+                elog[k, w] = -np.inf
+        elog_sum[k] = e_sum
+        rest[k] = r - lg_total
+
+
+def prior_topic_terms(lam, eta, ebeta_t, log_scale):
+    """:func:`topic_terms` for a matrix topic-word prior ``eta`` (float64 (K, V), entries 0 excluding their term).
+
+    lam : float array of shape (K, V), positive where eta is and 0 where it is not (as the fits keep it)
+    ebeta_t : float array of shape (V, K), overwritten with exp(E[log beta_kw] - s_w): exactly 0 for an
+        excluded entry (every term must have a topic that allows it, so s_w is finite)
+    log_scale : float64 array of shape (V,), overwritten with s_w = max_k E[log beta_kw]
+    Returns elog_beta (float64 (K, V), -inf at the excluded entries), elog_sum and rest (float64 (K,)):
+    sum_w E[log beta_kw] and sum_w (lnG(lam_kw) - lam_kw E[log beta_kw]) - lnG(sum_w lam_kw), every sum
+    over the allowed terms only. The topic part of the ELBO is then
+    sum_k (lnG(sum_w eta_kw) - sum_w lnG(eta_kw)) + sum_kw eta_kw E[log beta_kw] + sum_k rest_k (allowed entries).
+    The row sums of lam are those of :func:`row_totals` and the digammas those of :func:`topic_expectations`,
+    so with a constant matrix eta the E[log beta], ebeta_t and log_scale are bit for bit those of a float eta.
+    """
+    n_topics, n_terms = lam.shape
+    eta = np.ascontiguousarray(eta, dtype=np.float64)
+    elog = np.empty((n_topics, n_terms), dtype=np.float64)
+    elog_sum = np.empty(n_topics, dtype=np.float64)
+    rest = np.empty(n_topics, dtype=np.float64)
+    totals = row_totals(lam)
+    run_items(_masked_elog_rows, n_topics, n_topics, lam, eta, totals, elog, elog_sum, rest, work=16 * lam.size)
+    n_blocks = _n_blocks(n_terms)
+    workers = n_workers(n_blocks, 4 * lam.size)
+    run_items(_rescaled_blocks, n_blocks, n_blocks, elog, ebeta_t, log_scale,
+              np.empty((workers, 2, TERM_BLOCK), dtype=np.float64), workers=workers)
+    return elog, elog_sum, rest
 
 
 @njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)

@@ -302,16 +302,51 @@ def normalise_columns(counts, offset, fallback):
     """The M-step for P(w | z) in term-major layout, in place: each column of max(counts + offset, 0)
     divided by its sum; a column whose sum is not positive becomes ``fallback`` (1 / V).
 
-    counts : float (V, K), overwritten and returned; offset, fallback : floats. The column sums are
-    taken by blocks of rows in one fixed order, so the result does not depend on the thread count.
+    counts : float (V, K), overwritten and returned; offset, fallback : floats, or both float64 arrays
+    of counts' shape (a matrix topic-word prior: the prior minus one per entry, -inf where the prior
+    excludes the term, and each column's fallback, uniform over the terms its topic allows). The column
+    sums are taken by blocks of rows in one fixed order, so the result does not depend on the thread count.
     """
     n_rows, n_cols = counts.shape
     n_blocks = (n_rows + ROW_BLOCK - 1) // ROW_BLOCK
     parts = np.zeros((n_blocks, n_cols), dtype=np.float64)
+    if isinstance(offset, np.ndarray):
+        run_items(_clamp_blocks_matrix, n_blocks, n_blocks, counts, np.ascontiguousarray(offset, dtype=np.float64),
+                  parts, work=counts.size)
+        scale = _inverse_sums(parts)
+        run_items(_scale_blocks_matrix, n_blocks, n_blocks, counts, scale,
+                  np.ascontiguousarray(fallback, dtype=np.float64), work=counts.size)
+        return counts
     run_items(_clamp_blocks, n_blocks, n_blocks, counts, float(offset), parts, work=counts.size)
     scale = _inverse_sums(parts)
     run_items(_scale_blocks, n_blocks, n_blocks, counts, scale, float(fallback), work=counts.size)
     return counts
+
+
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
+def _clamp_blocks_matrix(worker, workers, n_blocks, counts, offset, parts):
+    """:func:`_clamp_blocks` with an offset per entry (offset (V, K); -inf gives 0)."""
+    n_rows, n_cols = counts.shape
+    for b in range(worker * n_blocks // workers, (worker + 1) * n_blocks // workers):
+        part = parts[b]
+        for w in range(b * ROW_BLOCK, min(n_rows, (b + 1) * ROW_BLOCK)):
+            row = counts[w]
+            off = offset[w]
+            for k in range(n_cols):
+                v = max(row[k] + off[k], 0.0)
+                row[k] = v
+                part[k] += v
+
+
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
+def _scale_blocks_matrix(worker, workers, n_blocks, counts, scale, fallback):
+    """:func:`_scale_blocks` with a fallback per entry (fallback (V, K))"""
+    n_rows, n_cols = counts.shape
+    for b in range(worker * n_blocks // workers, (worker + 1) * n_blocks // workers):
+        for w in range(b * ROW_BLOCK, min(n_rows, (b + 1) * ROW_BLOCK)):
+            row = counts[w]
+            for k in range(n_cols):
+                row[k] = row[k] * scale[k] if scale[k] > 0.0 else fallback[w, k]
 
 
 @njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)

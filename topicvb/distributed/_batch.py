@@ -144,7 +144,7 @@ class DaskCorpusMap:
     def _pass(self, t, topics, alpha, e_step, with_elog_theta):
         """Run E-step t (or only the bound of the current gamma); returns (new gamma futures, LocalStats)."""
         for attempt in range(self.max_repairs + 1):
-            topics_future = self.client.scatter([topics], broadcast=True, hash=False)[0]
+            topics_future = self.client.scatter([topics.local()], broadcast=True, hash=False)[0]
             new_gamma, total = self._submit(t, topics_future, alpha, e_step, with_elog_theta)
             if self.hook is not None:
                 self.hook(t, self.client)

@@ -18,8 +18,8 @@ from .._validation import MAX_INT
 from .._constraints import InstanceOf, Interval, StrOptions, validate_params
 from ..models import BatchLDA, OnlineLDA
 from ..models._priors import learn_flags
-from ..models._start import initial_topics
-from ..models._vb import expectations
+from ..models._start import initial_topics, prior_informed_start
+from ..models._vb import expectations, is_matrix
 from ..models._vb_fit import batch_loop, online_loop
 from ._batch import DaskCorpusMap
 from ._online import DaskMiniBatchMap, interleaved_order
@@ -62,12 +62,18 @@ def _initial_topics(model, client, parts, rng, init_sample_size, total=None):
                           else 1.0)
 
 
+def _guided_start(lam, eta):
+    """The initial topics of a fit with a matrix topic-word prior lean towards the terms its rows favour,
+    as in ``fit`` (:func:`topicvb.models._start.prior_informed_start`); unchanged with a float prior."""
+    return np.ascontiguousarray(prior_informed_start(lam, eta), dtype=lam.dtype) if is_matrix(eta) else lam
+
+
 def _fit_batch(model, client, parts, *, random_streams, kernel_threads, retries, max_repairs, init_sample_size,
                callback, hook):
     """BatchLDA's loop (:func:`topicvb.models._vb_fit.batch_loop`) over a :class:`DaskCorpusMap`."""
     rng = check_random_state(model.random_state)
-    alpha, eta = model._resolve_priors()
-    lam = _initial_topics(model, client, parts, rng, init_sample_size)
+    alpha, eta = model._resolve_priors(parts.n_terms)
+    lam = _guided_start(_initial_topics(model, client, parts, rng, init_sample_size), eta)
     mapper = DaskCorpusMap(model, client, parts, rng, random_streams=random_streams, kernel_threads=kernel_threads,
                            retries=retries, max_repairs=max_repairs, hook=hook)
     learn_alpha, learn_eta = learn_flags(model.learn_priors, type(model).__name__)
@@ -97,8 +103,9 @@ def _fit_online(model, client, parts, *, random_streams, kernel_threads, retries
         raise ValueError(f"total_samples={model.total_samples} is smaller than the {n_docs} documents in "
                          "the partitions; use None or the corpus size.")
     rng = check_random_state(model.random_state)
-    alpha, eta = model._resolve_priors()
-    lam = np.array(_initial_topics(model, client, parts, rng, init_sample_size, total), order="C")
+    alpha, eta = model._resolve_priors(parts.n_terms)
+    lam = np.array(_guided_start(_initial_topics(model, client, parts, rng, init_sample_size, total), eta),
+                   order="C")
     mapper = DaskMiniBatchMap(model, client, parts, rng, total, random_streams=random_streams,
                               kernel_threads=kernel_threads, retries=retries, max_repairs=max_repairs, hook=hook)
     n_workers = max(1, len(client.nthreads()))
@@ -156,7 +163,9 @@ def fit_distributed(model: BatchLDA | OnlineLDA, shards, client: Client | None =
     parameter of the model is honoured except ``n_jobs`` (see ``kernel_threads``),
     ``checkpoint_path`` (a distributed fit does not write checkpoints) and BatchLDA's ``moves``
     (a move needs every cell's responsibilities in one process: the result is that of
-    ``fit(X)`` with ``moves=False``).
+    ``fit(X)`` with ``moves=False``). A matrix ``topic_word_prior`` (guided topics) is used as
+    ``fit`` uses it (its shape must be (n_components, the partitions' number of terms)); the workers
+    receive only exp(E[log beta]), zero at the excluded entries.
 
     An OnlineLDA's mini-batches take from every partition in proportion to its size
     (:func:`interleaved_order`); each costs a broadcast of the topics and a round trip, so choose
@@ -223,6 +232,7 @@ def fit_distributed(model: BatchLDA | OnlineLDA, shards, client: Client | None =
         raise TypeError(f"fit_distributed fits a BatchLDA or an OnlineLDA, got {type(model).__name__}.")
     _check_options(model, random_streams=random_streams, kernel_threads=kernel_threads, retries=retries,
                    max_repairs=max_repairs, init_sample_size=init_sample_size, callback=callback)
+    labels = model._topic_labels()  # (checked before the work, as fit does)
     client, cleanup = resolve_client(client)
     try:
         warm_up_workers(client, (model.dtype,))
@@ -235,6 +245,7 @@ def fit_distributed(model: BatchLDA | OnlineLDA, shards, client: Client | None =
             cleanup()
     if hasattr(model, "feature_names_in_"):
         delattr(model, "feature_names_in_")
+    fitted.setdefault("topic_labels_", labels)  # (as every fit sets them)
     for name, value in fitted.items():
         setattr(model, name, value)
     return model
@@ -276,7 +287,7 @@ def transform_distributed(model, shards, client: Client | None = None, *, kernel
     if parts.n_terms != model.n_features_in_:
         raise ValueError(f"The partitions have {parts.n_terms} terms, but this {type(model).__name__} was fitted on "
                          f"{model.n_features_in_}. Transform with the vectorizer used for fit.")
-    _, ebeta_t, _ = expectations(np.asarray(model.components_))
+    _, ebeta_t, _ = expectations(np.asarray(model.components_), getattr(model, "topic_word_prior_", None))
     topics = client.scatter([ebeta_t], broadcast=True, hash=False)[0]
     alpha = np.asarray(model.doc_topic_prior_, dtype=np.float64)
     hosts = parts.where()

@@ -151,7 +151,7 @@ class DaskMiniBatchMap:
         """Run the local steps of mini-batch t on the workers; returns the reduced LocalStats."""
         client = self.client
         for attempt in range(self.max_repairs + 1):
-            topics_future = client.scatter([topics], broadcast=True, hash=False)[0]
+            topics_future = client.scatter([topics.local()], broadcast=True, hash=False)[0]
             # one task per worker thread at most: the partitions of a reduction group (those of one
             # worker at the start) are dealt out to as many tasks as that worker has threads, so the
             # scheduling cost of a mini-batch does not grow with the partitions; tasks and sums follow

@@ -30,7 +30,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._completion import completion_log_likelihoods, split_cells
 from .._config import threads
-from .._kernels.bounds import lda_topic_bound, topic_expectations
+from .._kernels.bounds import lda_topic_bound, prior_topic_terms, topic_expectations
 from .._kernels.estep import e_step
 from .._validation import check_finite_real, check_int, check_positive_prior, csr_arrays
 from ._common import check_counts, check_model, doc_topic, topic_word
@@ -277,14 +277,19 @@ def per_word_bound(model, X, *, include_topic_term: bool = True) -> float:
 
 
 def _topic_term(model) -> float:
-    """The topic part of the ELBO (independent of the documents)."""
+    """The topic part of the ELBO (independent of the documents); with a matrix topic-word prior (guided
+    topics) the entries it excludes (0) are left out, as in the fit's bound."""
     lam = np.ascontiguousarray(model.components_)
     n_topics, n_terms = lam.shape
     ebeta_t = np.empty((n_terms, n_topics), dtype=lam.dtype)
     log_scale = np.empty(n_terms, dtype=np.float64)
+    eta = model.topic_word_prior_
     with threads(getattr(model, "n_jobs", None)):
+        if isinstance(eta, np.ndarray) and eta.ndim == 2:
+            elog = prior_topic_terms(lam, eta, ebeta_t, log_scale)[0]
+            return float(np.sum(lda_topic_bound(lam, elog, np.asarray(eta, dtype=np.float64))))
         elog = topic_expectations(lam, ebeta_t, log_scale)
-        return float(np.sum(lda_topic_bound(lam, elog, float(model.topic_word_prior_))))
+        return float(np.sum(lda_topic_bound(lam, elog, float(eta))))
 
 
 class FixedTopicModel:

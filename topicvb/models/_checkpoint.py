@@ -18,7 +18,10 @@ import warnings
 import zipfile
 from pathlib import Path
 
+import numbers
+
 import numpy as np
+import scipy.sparse as sp
 
 from .._validation import user_stacklevel
 from ._registry import PROBABILITY_TOLERANCE, ArraySpec, check_state_array
@@ -38,14 +41,43 @@ class Fingerprint(str):
     expected: dict | None = None
 
 
+def _is_array_param(value) -> bool:
+    """Whether a parameter's value is array-valued (a numpy array, a scipy sparse matrix or any object with
+    ``__array__``, such as a :class:`topicvb.SeededPrior`): its repr may be truncated (numpy elides the middle
+    of large arrays with '...'), so :func:`fingerprint` digests its values instead."""
+    if value is None or isinstance(value, (str, bytes, numbers.Number)):
+        return False
+    return isinstance(value, np.ndarray) or sp.issparse(value) or hasattr(value, "__array__")
+
+
+def _array_param_token(value) -> str:
+    """A parameter's array value as a digest of its type, shape, dtype and bytes (as float64 when numeric),
+    plus the ``labels`` an object such as :class:`topicvb.SeededPrior` carries."""
+    arr = value.toarray() if sp.issparse(value) else np.asarray(value)
+    if arr.dtype.kind in "biuf":
+        arr = arr.astype(np.float64)
+    h = hashlib.sha256()
+    h.update(repr((type(value).__name__, arr.shape, str(arr.dtype))).encode())
+    h.update(np.ascontiguousarray(arr).tobytes() if arr.dtype != object else repr(arr.tolist()).encode())
+    labels = getattr(value, "labels", None)
+    if labels is not None:
+        h.update(repr([str(x) for x in labels]).encode())
+    return f"<array {h.hexdigest()}>"
+
+
 def fingerprint(estimator, X) -> str:
     """A digest of the data and of the parameters that shape the fit (not verbosity or threads).
+
+    Parameters are digested by their repr, except array-valued ones (a matrix ``topic_word_prior``, a
+    vector ``doc_topic_prior`` given as an array), digested by their values and labels
+    (:func:`_array_param_token`): a large array's repr is truncated, and two priors that differ only in
+    the elided entries would otherwise share a fingerprint.
 
     Returns a :class:`Fingerprint`: the hex digest, with what a checkpoint must match attached.
     """
     h = hashlib.sha256()
     h.update(type(estimator).__name__.encode())
-    params = {k: v for k, v in estimator.get_params().items()
+    params = {k: (_array_param_token(v) if _is_array_param(v) else v) for k, v in estimator.get_params().items()
               if k not in ("verbose", "n_jobs", "max_iter", "tol", "checkpoint_path", "checkpoint_every")}
     h.update(repr(sorted(params.items(), key=lambda kv: kv[0])).encode())
     h.update(repr((X.shape, X.nnz)).encode())
@@ -66,6 +98,7 @@ def expected_state(estimator, X) -> dict:
     name = next((c.__name__ for c in type(estimator).__mro__ if c.__name__ in CHECKPOINT_ARRAYS),
                 type(estimator).__name__)
     return {"estimator": name,
+            "eta_matrix": _is_array_param(getattr(estimator, "topic_word_prior", None)),
             "dtype": np.dtype(getattr(estimator, "_float", np.float64)),
             "dims": {"K": K, "D": D, "V": V, "N": X.nnz, "Dv": D if second else 0, "Vv": V if second else 0},
             "max_iter": max_iter if isinstance(max_iter, int) else None,
@@ -149,6 +182,9 @@ def load_checkpoint(path, fp: str, *, expected: dict | None = None) -> dict:
 _RNG_ARRAYS = (ArraySpec("rng__keys", (624,), "int", "count"), ArraySpec("rng__scalars", (2,), "int", "count"),
                ArraySpec("rng__gauss", (1,), "float64", "finite"))
 _PRIORS = (ArraySpec("alpha", ("K",), "float64", "positive"), ArraySpec("eta", (), "float64", "positive"))
+# With a matrix topic-word prior (guided topics) eta is that matrix, 0 where a term is excluded from a topic, and
+# the topics lam are 0 there (positive elsewhere): these replace the specs of eta and lam (_matrix_prior_specs).
+_ETA_MATRIX = ArraySpec("eta", ("K", "V"), "float64", "nonnegative")
 _HISTORY = ArraySpec("history", (None,), "float64", "finite")
 _ITERATION = ArraySpec("iteration", (), "int", "count")
 
@@ -224,6 +260,11 @@ def check_checkpoint_arrays(arrays: dict, expected: dict | None = None) -> dict:
     if specs is None:
         raise ValueError("it holds none of the arrays a topicvb fit writes." if name is None else
                          f"{name} writes no checkpoints.")
+    eta_matrix = expected.get("eta_matrix")
+    if eta_matrix is None:  # (no expectation: as the checkpoint holds it)
+        eta_matrix = np.ndim(arrays.get("eta", 0.0)) == 2
+    if eta_matrix and any(spec.name == "eta" for spec in specs):
+        specs = _matrix_prior_specs(specs)
     float_dtype = np.dtype(expected.get("dtype", np.float64))
     dims = {k: v for k, v in expected.get("dims", {}).items() if v is not None}
     missing = [s.name for s in specs if s.required and s.name not in arrays]
@@ -238,10 +279,41 @@ def check_checkpoint_arrays(arrays: dict, expected: dict | None = None) -> dict:
         if spec.name in arrays:
             checked[spec.name] = check_state_array(arrays[spec.name], spec, dims, float_dtype)
     _check_rng(checked)
+    if eta_matrix and "eta" in checked:
+        _check_matrix_prior(checked)
     _check_progress(name, checked, expected.get("max_iter"))
     if name == "CollapsedLDA":
         _check_collapsed_counts(checked, dims, expected.get("n_tokens"), PROBABILITY_TOLERANCE[float_dtype])
     return checked
+
+
+def _matrix_prior_specs(specs) -> tuple:
+    """The specs of a checkpoint of a fit with a matrix topic-word prior: eta (K, V), lam non-negative
+    (:func:`_check_matrix_prior` then checks lam against eta's zeros)."""
+    out = []
+    for spec in specs:
+        if spec.name == "eta":
+            spec = _ETA_MATRIX
+        elif spec.name == "lam":
+            spec = ArraySpec("lam", spec.shape, spec.dtype, "nonnegative", spec.sum_axis, spec.required)
+        out.append(spec)
+    return tuple(out)
+
+
+def _check_matrix_prior(arrays: dict) -> None:
+    """A matrix prior eta: every topic allows some term and every term some topic; lam (when the checkpoint
+    has it) is positive exactly where eta is."""
+    eta = arrays["eta"]
+    positive = eta > 0
+    if not np.all(positive.any(axis=1)) or not np.all(positive.any(axis=0)):
+        raise ValueError("eta must give every topic and every term a positive entry (a matrix topic-word prior).")
+    if "lam" in arrays:
+        lam = arrays["lam"]
+        bad = (lam > 0) != positive
+        if np.any(bad):
+            k, w = np.unravel_index(int(np.argmax(bad)), bad.shape)
+            raise ValueError(f"lam must be positive exactly where eta is; entry ({int(k)}, {int(w)}) is "
+                             f"{lam[k, w].item()!r} where eta is {eta[k, w].item()!r}.")
 
 
 # How many objective values each checkpoint holds after `iteration` iterations (the fits' resumption

@@ -151,25 +151,46 @@ def prior_informed_start(lam, eta, weight: float = 0.5):
 
     ``lam`` (K, V): the start the estimator would use (any positive scale); ``eta``: its topic-word
     prior, a float (returned unchanged: a symmetric prior says nothing about any topic) or a (K, V)
-    matrix. For each topic whose prior row is not constant, the start becomes the mixture
-    ``(1 - weight) lam_k / |lam_k| + weight (eta_k - min eta_k) / |eta_k - min eta_k|`` scaled back to
-    ``|lam_k|``: the words the prior favours carry ``weight`` of the topic's starting mass, so a seeded
-    topic starts on its seed words instead of waiting for the data to find them. Terms a row excludes
-    (weight 0) start at 0 in it. Returns a new array (or ``lam`` itself when nothing changes).
+    matrix. A topic whose prior row is not constant ("seeded") first takes the start row that puts the
+    most mass on the terms its prior favours (rows are exchanged, the seeded topics in order of how
+    clearly they match; a seeded start such as a document cluster of the seed words' theme then starts
+    the seeded topic, instead of sitting in another slot while the seeded topic starts elsewhere). Then
+    each seeded topic's start becomes the mixture ``(1 - weight) lam_k / |lam_k| + weight (eta_k - min
+    eta_k) / |eta_k - min eta_k|``, scaled back to ``|lam_k|``: the favoured terms carry ``weight`` of the
+    topic's starting mass. Terms a row excludes (weight 0) start at 0 in it; every term it allows keeps a
+    positive start. Returns a new array (or ``lam`` itself when ``eta`` is a float).
     """
     if not isinstance(eta, np.ndarray):
         return lam
     eta = np.asarray(eta, dtype=np.float64)
     lam = np.array(lam, dtype=np.float64)
+    excess = np.zeros_like(eta)
+    for k in range(eta.shape[0]):
+        row = eta[k]
+        lo = row[row > 0].min()
+        excess[k] = np.where(row > 0, row - lo, 0.0)
+    seeded = np.flatnonzero(excess.sum(axis=1) > 0)
+    if seeded.size:
+        shares = lam / np.maximum(lam.sum(axis=1, keepdims=True), 1e-300)
+        favour = excess[seeded] / excess[seeded].sum(axis=1, keepdims=True)
+        match = favour @ shares.T  # (seeded, K): start row j's mass on seeded topic's favoured terms
+        order = np.argsort(-match.max(axis=1), kind="stable")
+        free = np.ones(lam.shape[0], dtype=bool)
+        source = np.arange(lam.shape[0])
+        for i in order:
+            j = int(np.argmax(np.where(free, match[i], -np.inf)))
+            free[j] = False
+            source[seeded[i]] = j
+        rest = np.setdiff1d(np.arange(lam.shape[0]), seeded)
+        source[rest] = np.flatnonzero(free)  # the unseeded topics keep the other rows, in order
+        lam = lam[source]
     for k in range(lam.shape[0]):
         row = eta[k]
-        lo = row[row > 0].min() if np.any(row > 0) else 0.0
-        excess = np.where(row > 0, row - lo, 0.0)
         total = lam[k].sum()
-        if excess.sum() > 0:
-            mixed = (1.0 - weight) * lam[k] / total + weight * excess / excess.sum()
-            lam[k] = mixed * total
-        lam[k, row <= 0] = 0.0
-        if lam[k].sum() <= 0:  # every term the start used is excluded: start uniform over the allowed ones
-            lam[k] = np.where(row > 0, total / np.count_nonzero(row > 0), 0.0)
+        if excess[k].sum() > 0:
+            lam[k] = ((1.0 - weight) * lam[k] / total + weight * excess[k] / excess[k].sum()) * total
+        allowed = row > 0
+        lam[k, ~allowed] = 0.0
+        floor = 1e-6 * total / max(1, np.count_nonzero(allowed))
+        lam[k, allowed] = np.maximum(lam[k, allowed], floor)  # (VB takes digamma of the start: no zeros)
     return lam

@@ -28,8 +28,9 @@ from .._validation import MAX_INT, csr_arrays
 from .._constraints import Interval, Options, StrOptions
 from ._priors import learn_flags
 from ._start import initial_gamma, random_start, start_points
-from ._vb import (DocUpdates, TopicArrays, batch_m_step, bound_step, infer, learned_priors,
-                  local_step, make_block, mean_elog_beta, online_local_step, svi_step, topic_arrays, topic_bound)
+from ._vb import (DocUpdates, TopicArrays, batch_m_step, bound_step, infer, is_matrix, learned_priors,
+                  local_step, make_block, mean_elog_beta, online_local_step, prior_scale_step, svi_step,
+                  topic_arrays, topic_bound)
 from ._vb import expectations as lam_expectations
 
 
@@ -71,12 +72,14 @@ def batch_loop(model, mapper, lam, alpha, eta, *, learn_alpha, learn_eta, starte
     evaluates that gamma anyway: when iteration it has converged, E-step it + 1 is discarded, and at
     ``max_iter`` (or on Ctrl-C: ``stop.requested``) a bound-only pass is made. ``on_bound(it, bound)``
     runs after each bound, ``on_m_step(it, lam, alpha, eta, history)`` after each M-step (checkpoints).
+    ``eta`` a float or a (K, V) matrix (:mod:`._vb`); a learned matrix eta is learned by its scale.
 
     Returns (lam, alpha, eta, history, iterations made, converged).
     """
     history = [] if history is None else history
     n_terms, dtype = lam.shape[1], lam.dtype
-    topics = topic_arrays(lam)
+    matrix, shape = is_matrix(eta), None  # (shape: the matrix prior's PriorShape, made when first learned)
+    topics = topic_arrays(lam, eta=eta)
     converged = model._converged(history)
     while not converged:
         final = it >= model.max_iter or (stop is not None and stop.requested)
@@ -94,8 +97,13 @@ def batch_loop(model, mapper, lam, alpha, eta, *, learn_alpha, learn_eta, starte
         mapper.accept()
         it += 1
         lam = batch_m_step(stats.sstats_t, eta, dtype)
-        topics = topic_arrays(lam, out=topics if mapper.reuse_topic_arrays else None)
-        if learn_alpha or learn_eta:  # coordinate ascent on the priors keeps the bound monotone
+        topics = topic_arrays(lam, out=topics if mapper.reuse_topic_arrays else None, eta=eta)
+        if matrix and (learn_alpha or learn_eta):  # alpha as below, and the scale of eta (_vb.prior_scale_step)
+            alpha, _ = learned_priors(alpha, eta, stats.elog_theta / stats.n_docs if learn_alpha else None, 0.0,
+                                      n_terms, learn_alpha, False)
+            if learn_eta:
+                eta, shape = prior_scale_step(eta, shape, topics)
+        elif learn_alpha or learn_eta:  # coordinate ascent on the priors keeps the bound monotone
             alpha, eta = learned_priors(alpha, eta, stats.elog_theta / stats.n_docs if learn_alpha else None,
                                         mean_elog_beta(topics, n_terms), n_terms, learn_alpha, learn_eta)
         if on_m_step is not None:
@@ -151,7 +159,8 @@ def online_pass(model, mapper, state, pass_no, started, learn_alpha, learn_eta):
     lam = state["components_"]
     alpha, eta = state["doc_topic_prior_"], state["topic_word_prior_"]
     n_terms = lam.shape[1]
-    topics = topic_arrays(lam)
+    topics = topic_arrays(lam, eta=eta)
+    shape = None  # a learned matrix eta's PriorShape (see _vb.svi_step)
     bounds = []
     for batch in mapper.batches(pass_no):
         t = state["n_batch_iter_"] + 1
@@ -160,7 +169,8 @@ def online_pass(model, mapper, state, pass_no, started, learn_alpha, learn_eta):
         bounds.append(float(scale * stats.doc_bound + topic_bound(topics, eta, n_terms)))
         out = topics if mapper.reuse_topic_arrays else TopicArrays(np.empty_like(topics.ebeta_t),
                                                                    np.empty_like(topics.log_scale), None, None)
-        alpha, eta, topics = svi_step(lam, alpha, eta, stats, model._rho(t), scale, out, learn_alpha, learn_eta)
+        alpha, eta, topics, shape = svi_step(lam, alpha, eta, stats, model._rho(t), scale, out, learn_alpha,
+                                             learn_eta, shape)
         state["n_batch_iter_"] = t
         state["n_docs_seen_"] += stats.n_docs
         if model.verbose > 1:
@@ -221,7 +231,8 @@ class VBLDAMixin:
     def _infer(self, X, expectations=None):
         """gamma of CSR ``X`` with the fitted topics; ``expectations`` reuses ``_vb.expectations(components_)``."""
         alpha = self.doc_topic_prior_
-        _, ebeta_t, _ = lam_expectations(self.components_) if expectations is None else expectations
+        _, ebeta_t, _ = (lam_expectations(self.components_, self.topic_word_prior_) if expectations is None
+                         else expectations)
         gamma0 = initial_gamma(X, alpha, ebeta_t.dtype)
         with threads(self.n_jobs):
             return infer(*csr_arrays(X), ebeta_t, alpha, gamma0, self._doc_updates())
@@ -231,15 +242,15 @@ class VBLDAMixin:
 
     def _elbo(self, X, gamma, lam, alpha, eta, doc_scale=1.0, expectations=None):
         """ELBO of X given gamma and lam; ``doc_scale`` multiplies the document part (SVI estimates)."""
-        elog, ebeta_t, log_scale = lam_expectations(lam) if expectations is None else expectations
+        elog, ebeta_t, log_scale = lam_expectations(lam, eta) if expectations is None else expectations
         indptr, indices, data = csr_arrays(X)
         with threads(self.n_jobs):
             doc = lda_doc_bound(indptr, indices, data, gamma, alpha, ebeta_t, log_scale)
-            topic = lda_topic_bound(lam, elog, float(eta))
+            topic = lda_topic_bound(lam, elog, eta if is_matrix(eta) else float(eta))
         return float(doc_scale * np.sum(doc) + np.sum(topic))
 
     def _score(self, X):
-        cached = lam_expectations(self.components_)
+        cached = lam_expectations(self.components_, self.topic_word_prior_)
         gamma = self._infer(X, cached)
         return self._elbo(X, gamma, self.components_, self.doc_topic_prior_, self.topic_word_prior_,
                           expectations=cached)

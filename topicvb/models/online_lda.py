@@ -22,8 +22,9 @@ from .._config import threads
 from ._base import CHECKPOINT_CONSTRAINTS, DEAD_SHARE, TopicModelBase
 from ._checkpoint import interruptible, restore_rng
 from ._moves import RESEEDS_PER_PASS, Cells, vb_proposal
-from ._start import initial_topics
+from ._start import initial_topics, prior_informed_start
 from ._priors import learn_flags
+from ._vb import is_matrix
 from ._vb_fit import MiniBatchMap, VBLDAMixin, online_loop, online_pass
 
 logger = logging.getLogger(__name__)
@@ -47,7 +48,10 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
     n_components : int, default=10
         Number of topics.
     doc_topic_prior, topic_word_prior : float, default=None
-        Dirichlet priors alpha and eta; None means 1 / n_components.
+        Dirichlet priors alpha and eta; None means 1 / n_components. ``doc_topic_prior`` may be a
+        vector of length n_components, ``topic_word_prior`` a matrix of shape (n_components,
+        n_features) (guided topics, as in :class:`BatchLDA`: the step blends lam with eta + (D / |B|)
+        sstats_B using the matrix, a 0 entry excludes its term from the topic; no re-seeding then).
     learning_decay : float, default=0.7
         kappa in (0.5, 1]; larger forgets old mini-batches more slowly.
     learning_offset : float, default=10.0
@@ -74,7 +78,8 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
         on that pass. Not in ``partial_fit`` nor :func:`topicvb.distributed.fit_distributed`.
     learn_priors : {False, True, "doc_topic", "topic_word"}, default=False
         Learn alpha and/or eta online: after each mini-batch they move with step rho_t towards the
-        values that maximise the ELBO for the batch's gamma and the current lam.
+        values that maximise the ELBO for the batch's gamma and the current lam (for a matrix eta, its
+        scale: eta <- (1 - rho_t + rho_t s) eta, s the best scale, as :class:`BatchLDA` learns it).
     init : {"seeded", "random"}, default="seeded"
         Initial topics, as in :class:`BatchLDA`: "seeded" clusters the documents of ``fit`` (or of
         the first ``partial_fit`` call) and scales the cluster topics to ``total_samples``; "random"
@@ -167,6 +172,8 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
         """The fitted attributes before the first mini-batch; seeded topics are scaled to ``total``."""
         alpha, eta = self._resolve_priors()
         lam = initial_topics(self.init, X, self.n_components, rng, self._float, scale=total / X.shape[0])
+        if is_matrix(eta):  # guided topics start on the terms their prior favours (excluded terms at 0)
+            lam = np.ascontiguousarray(prior_informed_start(lam, eta), dtype=self._float)
         return {"components_": lam, "doc_topic_prior_": alpha, "topic_word_prior_": eta, "n_batch_iter_": 0,
                 "n_docs_seen_": 0, "n_iter_": 0, "bound_history_": np.zeros(0), "random_state_": rng}
 
@@ -181,8 +188,10 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
         means = []
         doc_gamma = np.empty((X.shape[0], self.n_components), dtype=self._float) if self.restart_every > 1 else None
         if saved is not None:
+            eta = saved["eta"]
             state.update(components_=saved["lam"].astype(self._float), doc_topic_prior_=saved["alpha"],
-                         topic_word_prior_=float(saved["eta"]), n_batch_iter_=int(saved["n_batch_iter"]),
+                         topic_word_prior_=(np.array(eta, dtype=np.float64) if is_matrix(state["topic_word_prior_"])
+                                            else float(eta)), n_batch_iter_=int(saved["n_batch_iter"]),
                          n_docs_seen_=int(saved["n_docs_seen"]), bound_history_=saved["history"])
             means = list(saved["means"])
             if doc_gamma is not None and len(means) > 0:
@@ -196,7 +205,8 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
                               restart_every=self.restart_every)
 
         reseed = None
-        if self.moves and doc_gamma is not None:
+        # (re-seeding with a matrix prior: not yet; _moves.vb_proposal reads eta as a float)
+        if self.moves and doc_gamma is not None and not is_matrix(state["topic_word_prior_"]):
             reseed = _Reseed(self, X, rng, mapper, state, total / X.shape[0])
             if saved is not None and "reseeded" in saved:
                 reseed.last = bool(saved["reseeded"])

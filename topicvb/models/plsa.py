@@ -12,13 +12,13 @@ from sklearn.utils import check_random_state
 
 from .._config import block_rows, threads
 from .._kernels.plsa import fold_in, log_likelihood, normalise_columns, normalise_rows, sweep
-from .._validation import MAX_INT, csr_arrays
+from .._validation import MAX_INT, check_topic_word_prior, csr_arrays
 from .._constraints import Boolean, Interval, StrOptions
 from ._base import CHECKPOINT_CONSTRAINTS, DEAD_SHARE, TopicModelBase
 from ._checkpoint import interruptible, restore_rng
 from ._moves import (MAX_REJECTED, TRIAL_SWEEPS, Cells, Round, count_proposal, expected_counts, hopeless, judge,
                      late_window, product_columns)
-from ._start import seeded_topics
+from ._start import prior_informed_start, seeded_topics
 
 logger = logging.getLogger(__name__)
 
@@ -36,12 +36,14 @@ _CENTRE_WEIGHT = 0.1
 
 
 def _log_prior(theta, phi_t, a1, e1):
-    """sum (alpha - 1) log theta + sum (eta - 1) log phi over the entries that are positive."""
+    """sum (alpha - 1) log theta + sum (eta - 1) log phi over the entries that are positive (``e1`` a float,
+    or a matrix prior's eta_kw - 1 term-major (V, K), 0 where it excludes the term: phi is 0 there)."""
     total = 0.0
     for arr, pm1 in ((theta, a1), (phi_t, e1)):
         if pm1 is None:
             continue
-        pm1 = np.broadcast_to(np.asarray(pm1, dtype=np.float64), arr.shape[1:]) if np.ndim(pm1) else pm1
+        if np.ndim(pm1) == 1:
+            pm1 = np.broadcast_to(np.asarray(pm1, dtype=np.float64), arr.shape[1:])
         with np.errstate(divide="ignore"):
             logs = np.where(arr > 0, np.log(np.where(arr > 0, arr, 1.0)), 0.0)
         total += float(np.sum(logs * pm1))
@@ -79,8 +81,13 @@ class PLSA(TopicModelBase):
         Number of topics (aspects).
     doc_topic_prior : float or array-like of shape (n_components,), default=None
         Dirichlet prior on P(z | d); None means none (maximum likelihood).
-    topic_word_prior : float, default=None
-        Symmetric Dirichlet prior on P(w | z); None means none.
+    topic_word_prior : float or array-like of shape (n_components, n_features), default=None
+        Symmetric Dirichlet prior on P(w | z); None means none. A matrix (dense, sparse, or a
+        :class:`topicvb.SeededPrior`) gives each topic its own prior (guided topics): the M-step
+        offsets each expected count by its own eta_kw - 1 (clamped at zero below 1, as a float prior
+        below 1 is), a 0 entry excludes the term from the topic (P(w | z) exactly 0), and the
+        starting topics lean towards the terms each non-constant row favours. Moves are not tried with
+        a matrix prior.
     beta : float, default=1.0
         Tempering exponent of tempered EM (Hofmann 1999): responsibilities are proportional to
         (P(z | d) P(w | z)) ** beta. 1 is plain EM; values in (0, 1) smooth the fit, and the
@@ -190,12 +197,39 @@ class PLSA(TopicModelBase):
         **CHECKPOINT_CONSTRAINTS,
     }
 
-    def _priors_minus_one(self):
+    def _doc_prior_minus_one(self):
         a = self.doc_topic_prior
+        return None if a is None else np.broadcast_to(np.asarray(a, dtype=np.float64), (self.n_components,)) - 1.0
+
+    def _topic_word_matrix(self):
+        """The matrix topic-word prior (K, V) float64, or None for a float or no prior."""
         e = self.topic_word_prior
-        a1 = None if a is None else np.broadcast_to(np.asarray(a, dtype=np.float64), (self.n_components,)) - 1.0
-        e1 = None if e is None else float(e) - 1.0
-        return a1, e1
+        if e is None or isinstance(e, (Real, np.number)):
+            return None
+        return check_topic_word_prior(e, self.n_components, self.n_features_in_)
+
+    def _priors_minus_one(self):
+        """(alpha - 1, eta - 1): None without the prior; eta - 1 a float, or with a matrix prior the
+        term-major (V, K) eta_kw - 1, 0 at the entries the prior excludes (for the log-prior)."""
+        e = self.topic_word_prior
+        eta = self._topic_word_matrix()
+        if eta is not None:
+            e1 = np.ascontiguousarray(np.where(eta > 0, eta - 1.0, 0.0).T)
+        else:
+            e1 = None if e is None else float(e) - 1.0
+        return self._doc_prior_minus_one(), e1
+
+    def _term_offsets(self, e1):
+        """The M-step's offset of the expected term counts and the fallback of a topic left without mass:
+        floats (eta - 1, or 0 without a prior; 1 / V), or with a matrix prior (V, K) arrays (eta_kw - 1, -inf
+        where a term is excluded; uniform over the terms the topic allows)."""
+        eta = self._topic_word_matrix()
+        if eta is None:
+            return 0.0 if e1 is None else float(e1), 1.0 / self.n_features_in_
+        allowed = eta > 0
+        offset = np.ascontiguousarray(np.where(allowed, eta - 1.0, -np.inf).T)
+        fallback = np.ascontiguousarray((allowed / allowed.sum(axis=1, keepdims=True)).T)
+        return offset, fallback
 
     def _doc_fallback(self):
         a = self.doc_topic_prior
@@ -215,13 +249,17 @@ class PLSA(TopicModelBase):
         return train, valid
 
     def _start(self, X, rng, fallback):
-        """Initial P(z | d) (random, normalised) and term-major P(w | z) (seeded or random)."""
+        """Initial P(z | d) (random, normalised) and term-major P(w | z) (seeded or random; with a
+        matrix topic-word prior leaning towards the terms it favours, 0 where it excludes a term)."""
         K, (D, V) = self.n_components, X.shape
         theta = normalise_rows(rng.random_sample((D, K)) + 0.5, np.zeros(K), fallback).astype(self._float)
         if self.init == "seeded":
             start = seeded_topics(X, K, rng, np.float64, centre_weight=_CENTRE_WEIGHT)
         else:
             start = rng.random_sample((K, V)) + 0.5
+        eta = self._topic_word_matrix()
+        if eta is not None:
+            start = prior_informed_start(start, eta)
         return theta, normalise_columns(np.ascontiguousarray(start.T), 0.0, 1.0 / V).astype(self._float)
 
     def _fit(self, X, resume=False):
@@ -242,13 +280,15 @@ class PLSA(TopicModelBase):
             if "best_theta" in state:
                 best = (float(state["best_value"]), int(state["best_iter"]), state["best_theta"], state["best_phi_t"])
             restore_rng(rng, state)
+        offset_term, fallback_term = self._term_offsets(e1)
         em = _EMSweeps(X, self.n_components, self._float, self.beta, self.update,
                        np.zeros(self.n_components) if a1 is None else np.asarray(a1, dtype=np.float64),
-                       0.0 if e1 is None else float(e1), fallback)
+                       offset_term, fallback, fallback_term)
         started = time.perf_counter()
         converged = False
         theta_b_next = None  # theta ** beta of the new theta, when the alternating step computed it
-        moves = _Moves(self, em, rng) if self.moves and valid is None else None
+        # (moves with a matrix prior: not yet; the proposals of _moves read eta as a float)
+        moves = _Moves(self, em, rng) if self.moves and valid is None and np.ndim(e1) < 2 else None
         with threads(self.n_jobs) as n_parts, interruptible(type(self).__name__) as stop:
             rejected, settled = 0, False
             while True:
@@ -322,7 +362,7 @@ class PLSA(TopicModelBase):
         return lengths @ np.asarray(fitted["doc_topic_"], dtype=np.float64) / max(float(lengths.sum()), 1e-300)
 
     def _fold_in(self, X):
-        a1, _ = self._priors_minus_one()
+        a1 = self._doc_prior_minus_one()
         prior = np.zeros(self.n_components) if a1 is None else np.ascontiguousarray(
             np.broadcast_to(np.asarray(a1, dtype=np.float64), (self.n_components,)))
         theta0 = np.tile(self._doc_fallback(), (X.shape[0], 1)).astype(self._float)
@@ -397,7 +437,7 @@ class _Moves:
             return "done"
         new_dk, new_wk, what = proposal
         theta = normalise_rows(new_dk.astype(model._float), em.offset_doc, em.fallback)
-        phi_t = normalise_columns(np.ascontiguousarray(new_wk, dtype=model._float), em.offset_term, 1.0 / em.n_terms)
+        phi_t = normalise_columns(np.ascontiguousarray(new_wk, dtype=model._float), em.offset_term, em.fallback_term)
         values = []  # the objective after each trial iteration, known one EM half later
         for i in range(TRIAL_SWEEPS):
             theta, phi_t, objective = self.em_iteration(theta, phi_t, n_parts)
@@ -416,10 +456,12 @@ class _EMSweeps:
     """The two halves of a PLSA EM iteration over one matrix (:func:`topicvb._kernels.plsa.sweep`):
     by documents (CSR) for P(z | d), by terms (the same non-zeros in column order) for P(w | z)."""
 
-    def __init__(self, X, n_topics, dtype, beta, update, offset_doc, offset_term, fallback):
+    def __init__(self, X, n_topics, dtype, beta, update, offset_doc, offset_term, fallback, fallback_term=None):
         self.csr = csr_arrays(X)
-        # the M-step: P(z | d) and P(w | z) from expected counts plus these offsets (the priors minus one)
+        # the M-step: P(z | d) and P(w | z) from expected counts plus these offsets (the priors minus one;
+        # offset_term and fallback_term (V, K) arrays with a matrix prior, see PLSA._term_offsets)
         self.update, self.offset_doc, self.offset_term, self.fallback = update, offset_doc, offset_term, fallback
+        self.fallback_term = 1.0 / X.shape[1] if fallback_term is None else fallback_term
         self.n_docs, self.n_terms = X.shape
         # the non-zeros in column order, rows ascending within each column (CSC), for the term sweeps
         Xc = sp.csc_matrix(X)
@@ -457,7 +499,7 @@ class _EMSweeps:
             given = theta
             given_b = new_theta_b = theta ** self.beta if self.is_tempered else theta
         phi_t = normalise_columns(self.phi_counts(phi_t, given, phi_t_b, given_b, n_parts), self.offset_term,
-                                  1.0 / self.n_terms)
+                                  self.fallback_term)
         return theta, phi_t, new_theta_b
 
     def phi_counts(self, phi_t, given, phi_t_b, given_b, n_parts):
