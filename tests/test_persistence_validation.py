@@ -129,7 +129,10 @@ def with_dtype(arr: np.ndarray, dtype: str) -> np.ndarray:
             return arr.astype(bytes)
         if dtype == "object":
             return arr.astype(object)
-        return arr.astype(dtype)
+        try:
+            return arr.astype(dtype)
+        except (TypeError, ValueError):  # the topic names (strings) have no numeric value: numbers of that dtype
+            return np.ones(arr.shape, dtype=dtype)
 
 
 def with_shape(arr: np.ndarray, how: str) -> np.ndarray:
@@ -249,7 +252,10 @@ def test_an_uncorrupted_file_loads_and_round_trips(case_id, saved_dir, tmp_path)
     model = check_load(write(tmp_path / "m.npz", arrays, meta))
     assert model is not None
     for key, value in arrays.items():
-        if key.startswith("attr__"):
+        if key == "attr__topic_labels_":  # stored as a str array, loaded as fit sets it: dtype object
+            assert model.topic_labels_.dtype == object
+            assert model.topic_labels_.tolist() == value.tolist() == ["topic_0", "topic_1", "topic_2"]
+        elif key.startswith("attr__"):
             loaded = getattr(model, key[len("attr__"):])
             assert loaded.dtype == value.dtype
             np.testing.assert_array_equal(loaded, value)
@@ -306,6 +312,8 @@ def _scalar_cases():
 @pytest.mark.parametrize("bad", [float("nan"), float("inf"), -1, "3", None, True, [1], 10**400, 1e308])
 def test_every_scalar_with_a_bad_value_is_refused_naming_file_and_scalar(case_id, key, bad, saved_dir, tmp_path):
     arrays, meta = saved(case_id, saved_dir)
+    if bad is None and entry(CASES[CASE_IDS.index(case_id)][0].class_name).scalar_spec(key).kind == "positive_or_none":
+        return  # None is a valid value of this attribute (PLSA without a topic-word prior)
     meta["scalars"][key] = bad
     with pytest.raises(ValueError, match=rf"bad\.npz.*{key}"):
         persistence.load(write(tmp_path / "bad.npz", arrays, meta))

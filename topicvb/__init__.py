@@ -40,6 +40,9 @@ _EXPORTS = {
     "TopicPipeline": "topicvb.pipeline",
     "make_topic_pipeline": "topicvb.pipeline",
     "document_topics": "topicvb.pipeline",
+    # guided topics: seed words and topic names (a matrix topic_word_prior)
+    "SeededPrior": "topicvb.guided",
+    "seed_topic_prior": "topicvb.guided",
     # saving and loading (a model, or a pipeline with its vectorizer)
     "save": "topicvb.pipeline",
     "load": "topicvb.pipeline",

@@ -9,16 +9,19 @@ and refusing a corpus whose columns are not the model's terms.
 
 from __future__ import annotations
 
+import logging
 import time
 from pathlib import Path
 
-from ._cli_inputs import TextCounter, new_vectorizer, npz_kind, read_corpus
+from ._cli_inputs import TextCounter, new_vectorizer, npz_kind, read_corpus, read_seed_topics
 from ._cli_models import _model
 from ._cli_output import plot_file, write_bytes, write_text
 from ._cli_progress import Progress
 from .datasets._builtin import DOCSTRING_STOP_WORDS
 
 INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
+
+logger = logging.getLogger("topicvb.cli")
 
 
 def _progress(args) -> Progress:
@@ -73,15 +76,25 @@ def _model_and_corpus(args, path):
     return model, vocabulary, corpus
 
 
+def _names(model, n_topics):
+    """Each topic's name for a display: its own (a guided topic's label) after its number, else nothing."""
+    from topicvb._inspection_words import custom_labels, model_labels
+
+    names = custom_labels(model_labels(model, n_topics)) or [f"topic_{k}" for k in range(n_topics)]
+    return [f" {name}" if name != f"topic_{k}" else "" for k, name in enumerate(names)]
+
+
 def _topics_text(model, vocabulary, n):
     lines = []
     prevalence = None
     if hasattr(model, "components_"):
         comp = model.components_.sum(axis=1)
         prevalence = comp / comp.sum()
-    for k, topic in enumerate(model.top_words(n, vocabulary)):
+    words = model.top_words(n, vocabulary)
+    names = _names(model, len(words))
+    for k, topic in enumerate(words):
         share = "" if prevalence is None else f" ({100 * prevalence[k]:4.1f}%)"
-        lines.append(f"topic {k:3d}{share}: " + " ".join(term for term, _ in topic))
+        lines.append(f"topic {k:3d}{names[k]}{share}: " + " ".join(term for term, _ in topic))
     return "\n".join(lines)
 
 
@@ -122,12 +135,46 @@ def cmd_vectorize(args):
     return 0
 
 
+def _seeded_prior(args, seeds, corpus, model):
+    """The topic-word prior of ``fit --seed-topics``: the seed words over the corpus's terms (raw text: a seed
+    word is also looked up as the vectorizer's tokenizer writes it), the model's prior as the base."""
+    from topicvb.guided import DEFAULT_SEED_CONFIDENCE, seed_topic_prior
+
+    vec = args.fitted_vectorizer
+    tokenizer = None
+    if vec is not None:
+        from topicvb.text import Tokenizer
+
+        tokenizer = vec.tokenizer if vec.tokenizer is not None else Tokenizer()
+    base = model.get_params().get("topic_word_prior")  # --topic-word-prior, else None (1/k)
+    confidence = DEFAULT_SEED_CONFIDENCE if args.seed_confidence is None else args.seed_confidence
+    try:
+        prior = seed_topic_prior(corpus.vocabulary, seeds, args.k, seed_confidence=confidence, base_prior=base,
+                                 tokenizer=tokenizer)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"--seed-topics {args.seed_topics}: {exc}") from None
+    _progress(args).status("guided topics: " + ", ".join(
+        f"{label} ({' '.join(words)})" for label, words in prior.seed_topics.items())
+        + f"; seed_confidence {confidence:g}")
+    return prior
+
+
 def cmd_fit(args):
     from topicvb.persistence import save
 
     progress = _progress(args)
+    seeds = None
+    if getattr(args, "seed_topics", None) is not None:  # checked before the corpus is read
+        seeds = read_seed_topics(args.seed_topics, args)
+        if len(seeds) > args.k:
+            raise ValueError(f"--seed-topics {args.seed_topics} names {len(seeds)} topics, more than --k {args.k}; "
+                             f"use -k {len(seeds)} or more.")
+    elif getattr(args, "seed_confidence", None) is not None:
+        logger.warning("--seed-confidence applies only with --seed-topics; ignored.")
     corpus = _read_corpus(args.corpus, args)
     model = _model(args.model, args.k, args)
+    if seeds is not None:
+        model.set_params(topic_word_prior=_seeded_prior(args, seeds, corpus, model))
     with progress.fitting(model) as timer:
         model.fit(corpus.X)
     vec = args.fitted_vectorizer
@@ -161,15 +208,19 @@ def cmd_infer(args):
 
         buf = io.StringIO()
         writer = csv.writer(buf)
-        writer.writerow(["document"] + [f"topic_{k}" for k in range(theta.shape[1])])
+        from topicvb._inspection_words import model_labels
+
+        writer.writerow(["document"] + (model_labels(model, theta.shape[1])
+                                        or [f"topic_{k}" for k in range(theta.shape[1])]))
         for doc, row in zip(ids, theta):
             writer.writerow([doc] + [f"{v:.6g}" for v in row])
         write_text(args.output, buf.getvalue())
         progress.status(f"document-topic proportions of {corpus.n_docs} documents written to {args.output}")
     shown = min(corpus.n_docs, args.show)
+    names = _names(model, theta.shape[1])
     for doc, row in zip(ids[:shown], theta[:shown]):
         top = np.argsort(-row, kind="stable")[: args.top]
-        print(f"{doc}: " + ", ".join(f"topic {k} {100 * row[k]:.0f}%" for k in top))
+        print(f"{doc}: " + ", ".join(f"topic {k}{names[k]} {100 * row[k]:.0f}%" for k in top))
     if shown < corpus.n_docs:
         print(f"... {corpus.n_docs - shown} more (--show N, or --output FILE for all)")
     return 0

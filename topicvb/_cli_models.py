@@ -21,6 +21,8 @@ def option_constraints() -> dict:
     A function, so that importing the command line does not import scikit-learn (a Ctrl-C at start-up
     then reaches :func:`topicvb.cli.main`, which says so in one line).
     """
+    from numbers import Real
+
     from ._constraints import N_JOBS_CONSTRAINT, RANDOM_SEED_MAX, Interval
     from ._validation import MAX_INT
 
@@ -32,6 +34,7 @@ def option_constraints() -> dict:
         "max_features": [Interval(Integral, 1, MAX_INT), None],
         "seed": [Interval(Integral, 0, RANDOM_SEED_MAX)],  # a model's random_state, or a split's
         "n_jobs": N_JOBS_CONSTRAINT,
+        "seed_confidence": [Interval(Real, 0, 1, closed="neither")],  # fit --seed-confidence (topicvb.guided)
     }
 
 
@@ -64,10 +67,12 @@ def check_numeric_options(args) -> None:
     ks = getattr(args, "k", None)
     for k in ks if isinstance(ks, list) else [] if ks is None else [ks]:
         check(k, "n_components (--k)", table["n_components"])
+    from ._constraints import PriorMatrix
+
     for option in MODEL_OPTIONS:
         value = getattr(args, option, None)
-        if value is not None and option in table:
-            check(value, f"{option} ({_flag(option)})", table[option])
+        if value is not None and option in table:  # an option is a number: a matrix prior is no choice here
+            check(value, f"{option} ({_flag(option)})", [c for c in table[option] if not isinstance(c, PriorMatrix)])
 
 
 def _model_names() -> list[str]:

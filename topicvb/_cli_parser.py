@@ -26,6 +26,7 @@ from ._cli_commands import (
 from ._cli_inputs import DEFAULT_ENCODING, DEFAULT_SUBSET, FORMATS, TEXT_DEFAULTS
 from ._cli_models import DEFAULT_MODEL, _model_help, _model_names, model_defaults
 from ._cli_output import model_file, plot_file_name
+from .guided import DEFAULT_SEED_CONFIDENCE
 
 
 def _df(value: str):
@@ -203,15 +204,27 @@ def _add_fit(sub):
                  "(exit status 130); a second one stops at once without saving.",
                  epilog="examples:\n"
                  "  topicvb fit corpus.npz -k 20 -o model.npz\n"
-                 "  topicvb fit texts/ -k 20 -o model.npz --model batch --max-iter 200")
+                 "  topicvb fit texts/ -k 20 -o model.npz --model batch --max-iter 200\n"
+                 "  topicvb fit 20ng -k 20 -o model.npz --seed-topics seeds.json   # seeds.json: "
+                 '{"space": ["nasa", "orbit"], "hockey": ["puck", "goal"]}')
     p.add_argument("corpus", help="a corpus from 'topicvb vectorize' (.npz) or any input it reads")
     p.add_argument("-o", "--output", required=True, help="the model file to write (.npz is appended if missing)")
     _add_model_options(p)
+    g = p.add_argument_group("guided topics", "Give some topics seed words and names; the other topics are found "
+                             "freely (see topicvb.guided).")
+    g.add_argument("--seed-topics", default=None, metavar="FILE",
+                   help='a JSON object of topic label -> list of seed words, such as {"space": ["nasa", "orbit"]}: '
+                   "the labelled topics come first, the others are named topic_k; seed words not in the corpus "
+                   "vocabulary are reported on stderr (default: none)")
+    g.add_argument("--seed-confidence", type=float, default=None, metavar="C",
+                   help=f"the share, in (0, 1), of a seed word's prior pseudo-counts in its seed topic (about "
+                   f"C/(1-C) pseudo-occurrences with the default prior) (default: {DEFAULT_SEED_CONFIDENCE})")
     _add_input_options(p)
     _add_text_options(p)
     _add_output_options(p)
     p.set_defaults(func=cmd_fit, outputs=(("-o/--output", "output", model_file),),
-                   inputs=(("the corpus", "corpus"), ("the --vocab file", "vocab")),
+                   inputs=(("the corpus", "corpus"), ("the --vocab file", "vocab"),
+                           ("the --seed-topics file", "seed_topics")),
                    on_interrupt="no model was saved")
 
 

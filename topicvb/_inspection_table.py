@@ -13,6 +13,8 @@ import os
 
 import numpy as np
 
+from ._inspection_words import custom_labels, default_labels
+
 
 class TopicTable:
     """Topics at a glance: top words with weights, prevalence, coherence and junk flags per topic.
@@ -36,17 +38,30 @@ class TopicTable:
     junk : list of list of str, default=None
         Per topic, the reasons it is flagged as junk (see :func:`topicvb.inspection.junk_topics`); empty lists for
         topics that are not. Flagged topics are marked in ``str()`` and the HTML table.
+    labels : list of str, default=None
+        The topics' names (a model's ``topic_labels_``; None: ``topic_0``, ``topic_1``, ...). When
+        some topic has a name other than its default (a guided topic), ``str()``, the HTML table and
+        the CSV file have a ``label`` column; ``to_dict`` always holds the names.
 
     Attributes
     ----------
     n_topics : int
         Number of topics.
+    labels : list of str
+        The topics' names.
     """
 
     def __init__(self, topics, prevalence=None, coherence=None, coherence_measure: str | None = None,
-                 title: str = "", junk=None):
+                 title: str = "", junk=None, labels=None):
         self.topics = [[(str(w), float(v)) for w, v in t] for t in topics]
         K = len(self.topics)
+        if labels is None:
+            labels = getattr(topics, "labels", None)  # top_words' result knows them
+        if labels is None:
+            labels = default_labels(K)
+        if isinstance(labels, str) or len(labels) != K:
+            raise ValueError(f"TopicTable: labels must have one name per topic ({K}), got {labels!r}.")
+        self.labels = [str(label) for label in labels]
         self.prevalence = None if prevalence is None else np.asarray(prevalence, dtype=np.float64).ravel()
         self.coherence = None if coherence is None else np.asarray(coherence, dtype=np.float64).ravel()
         for name, arr in (("prevalence", self.prevalence), ("coherence", self.coherence)):
@@ -59,6 +74,11 @@ class TopicTable:
                 raise ValueError(f"TopicTable: junk must have one list of reasons per topic ({K}), got {junk!r}.")
             junk = [[str(r) for r in ([reasons] if isinstance(reasons, str) else reasons)] for reasons in junk]
         self.junk = junk
+
+    @property
+    def _shown_labels(self):
+        """The names, when some topic has one of its own (then displays show them), else None."""
+        return custom_labels(self.labels)
 
     def _flag(self, k: int) -> str:
         return "" if self.junk is None else ", ".join(self.junk[k])
@@ -81,13 +101,14 @@ class TopicTable:
     def to_dict(self) -> dict:
         """Plain Python (JSON-serialisable): ``{"title", "coherence_measure", "topics": [...]}``.
 
-        Each topic is ``{"topic": k, "words": [...], "weights": [...], "prevalence": float or None,
-        "coherence": float or None, "junk": list of str or None}``.
+        Each topic is ``{"topic": k, "label": name, "words": [...], "weights": [...], "prevalence": float or
+        None, "coherence": float or None, "junk": list of str or None}``.
         """
         rows = []
         for k, words in enumerate(self.topics):
             rows.append({
                 "topic": k,
+                "label": self.labels[k],
                 "words": [w for w, _ in words],
                 "weights": [v for _, v in words],
                 "prevalence": None if self.prevalence is None else float(self.prevalence[k]),
@@ -100,7 +121,8 @@ class TopicTable:
         """Write the table in long form: one row per (topic, rank).
 
         Columns: ``topic, rank, word, weight, prevalence, coherence, junk`` (prevalence and
-        coherence empty when unknown; junk holds the reasons a topic is flagged, joined by ``;``).
+        coherence empty when unknown; junk holds the reasons a topic is flagged, joined by ``;``),
+        and ``label``, each topic's name, when some topic has a name of its own (a guided topic).
         ``path_or_buffer`` is a path (written as UTF-8) or a text buffer such as
         :class:`io.StringIO`.
         """
@@ -114,17 +136,20 @@ class TopicTable:
 
     def _write_csv(self, fh) -> None:
         writer = csv.writer(fh, lineterminator="\n")
-        writer.writerow(["topic", "rank", "word", "weight", "prevalence", "coherence", "junk"])
+        names = self._shown_labels
+        writer.writerow(["topic", "rank", "word", "weight", "prevalence", "coherence", "junk"]
+                        + (["label"] if names else []))
         for k, words in enumerate(self.topics):
             prev = "" if self.prevalence is None else repr(float(self.prevalence[k]))
             coh = "" if self.coherence is None else repr(float(self.coherence[k]))
             junk = "" if self.junk is None else ";".join(self.junk[k])
             for r, (w, v) in enumerate(words, start=1):
-                writer.writerow([k, r, w, repr(v), prev, coh, junk])
+                writer.writerow([k, r, w, repr(v), prev, coh, junk] + ([names[k]] if names else []))
 
     # ------------------------------------------------------------------ display
     def __str__(self) -> str:
-        head = ["topic"]
+        names = self._shown_labels
+        head = ["topic"] + (["label"] if names else [])
         if self.prevalence is not None:
             head.append("prevalence")
         if self.coherence is not None:
@@ -134,7 +159,7 @@ class TopicTable:
         head.append("top words")
         rows = []
         for k, words in enumerate(self.topics):
-            row = [str(k)]
+            row = [str(k)] + ([names[k]] if names else [])
             if self.prevalence is not None:
                 row.append(f"{100 * self.prevalence[k]:.1f}%")
             if self.coherence is not None:
@@ -146,7 +171,7 @@ class TopicTable:
         widths = [max(len(r[i]) for r in [head] + rows) for i in range(len(head) - 1)]
         lines = [self.title] if self.title else []
         for r in [head] + rows:
-            cells = [c.rjust(wd) for c, wd in zip(r[:-1], widths)]
+            cells = [c.ljust(wd) if names and i == 1 else c.rjust(wd) for i, (c, wd) in enumerate(zip(r[:-1], widths))]
             lines.append("  ".join(cells + [r[-1]]))
         return "\n".join(lines)
 
@@ -157,7 +182,8 @@ class TopicTable:
         if self.title:
             out.append(f'<div style="font-weight:bold;margin-bottom:4px;">{esc(self.title)}</div>')
         out.append('<table style="border-collapse:collapse;">')
-        head = ["topic"]
+        names = self._shown_labels
+        head = ["topic"] + (["label"] if names else [])
         if self.prevalence is not None:
             head.append("prevalence")
         if self.coherence is not None:
@@ -170,6 +196,8 @@ class TopicTable:
         max_prev = float(np.max(self.prevalence)) if self.prevalence is not None and self.prevalence.size else 1.0
         for k, words in enumerate(self.topics):
             cells = [f'<td style="{td}">{k}</td>']
+            if names:
+                cells.append(f'<td style="{td}text-align:left;font-weight:bold;">{esc(names[k])}</td>')
             if self.prevalence is not None:
                 share = float(self.prevalence[k])
                 width = 0 if max_prev <= 0 else round(60 * share / max_prev)

@@ -2,7 +2,8 @@
 
 :func:`top_words` is public in :mod:`topicvb.inspection`; it lives here so that the junk-topic rules
 (:mod:`topicvb._inspection_junk`) can use it without importing the module that also builds the topic
-table from their flags.
+table from their flags. The topics' names (a model's ``topic_labels_``: seed labels of guided topics,
+``topic_k`` otherwise) are read here too (:func:`model_labels`), for every display of topics.
 """
 
 from __future__ import annotations
@@ -12,6 +13,69 @@ import numbers
 import numpy as np
 
 from .evaluation._common import check_counts, check_model, check_positive_int, resolve_vocabulary, topic_word
+
+
+def default_labels(n_topics: int) -> list[str]:
+    """The names of topics without names of their own: ``topic_0``, ``topic_1``, ..."""
+    return [f"topic_{k}" for k in range(n_topics)]
+
+
+def model_labels(model, n_topics: int | None = None) -> list[str] | None:
+    """The model's topic names (``topic_labels_``, which every fit sets), or None for a model without them
+    (loaded from a file written before topic names, a wrapped peer model) or with a count that does not match."""
+    labels = getattr(model, "topic_labels_", None)
+    if labels is None:
+        return None
+    try:
+        labels = [str(label) for label in labels]
+    except TypeError:
+        return None
+    if n_topics is None:
+        n_topics = int(np.shape(model.components_)[0])
+    return labels if len(labels) == n_topics else None
+
+
+def custom_labels(labels) -> list[str] | None:
+    """``labels`` when some topic has a name other than its default ``topic_k`` (a guided topic), else None:
+    displays show a names column only then, so those of unguided models read as before."""
+    if labels is None:
+        return None
+    labels = [str(label) for label in labels]
+    return labels if labels != default_labels(len(labels)) else None
+
+
+class TopicWords(list):
+    """The top words of each topic, as :func:`top_words` returns them: a list (one list of
+    ``(term, P(term | topic))`` per topic) that also knows the topics' names.
+
+    Attributes
+    ----------
+    labels : list of str
+        The name of each topic: the model's ``topic_labels_`` (seed labels for guided topics),
+        ``topic_k`` for a model without names.
+
+    ``words["space"]`` is the topic named ``space``; integer indexing and everything else is that of a list.
+    """
+
+    def __init__(self, topics=(), labels=None):
+        super().__init__(topics)
+        self.labels = default_labels(len(self)) if labels is None else [str(label) for label in labels]
+        if len(self.labels) != len(self):
+            raise ValueError(f"TopicWords: labels has {len(self.labels)} names for {len(self)} topics.")
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            try:
+                return super().__getitem__(self.labels.index(key))
+            except ValueError:
+                raise KeyError(f"no topic is named {key!r}; the topics are {self.labels}.") from None
+        if isinstance(key, slice):
+            return TopicWords(super().__getitem__(key), self.labels[key])
+        return super().__getitem__(key)
+
+    def as_dict(self) -> dict:
+        """``{label: [(term, weight), ...]}`` in topic order."""
+        return dict(zip(self.labels, self))
 
 
 def _term_frequency(model, term_frequency, X, vocabulary, caller):
@@ -84,8 +148,10 @@ def top_words(model, vocabulary=None, n: int = 10, relevance: float | None = Non
 
     Returns
     -------
-    list of list of (str, float)
-        One list per topic of (term, P(term | topic)), best first.
+    TopicWords
+        A list with one list per topic of (term, P(term | topic)), best first; its ``labels`` are
+        the topics' names (the model's ``topic_labels_``, such as the labels of guided topics, else
+        ``topic_0``, ...), and ``words["label"]`` is the topic of that name.
 
     Raises
     ------
@@ -122,4 +188,5 @@ def top_words(model, vocabulary=None, n: int = 10, relevance: float | None = Non
         tf = _term_frequency(model, term_frequency, X, vocabulary, "top_words")
         scores = _relevance(phi, tf, float(relevance))
     order = np.argsort(-scores, axis=1, kind="stable")[:, :n]
-    return [[(terms[j], float(phi[k, j])) for j in order[k]] for k in range(phi.shape[0])]
+    return TopicWords([[(terms[j], float(phi[k, j])) for j in order[k]] for k in range(phi.shape[0])],
+                      model_labels(model, phi.shape[0]))

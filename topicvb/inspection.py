@@ -21,7 +21,7 @@ import numpy as np
 from . import _inspection_junk as _junk
 from ._inspection_junk import is_non_word, junk_topics
 from ._inspection_table import TopicTable
-from ._inspection_words import top_words
+from ._inspection_words import TopicWords, top_words
 from .evaluation._common import doc_topic as _doc_topic
 from .evaluation._common import (
     check_counts,
@@ -38,6 +38,7 @@ logger = logging.getLogger(__name__)
 
 __all__ = [
     "TopicTable",
+    "TopicWords",
     "is_non_word",
     "junk_topics",
     "representative_documents",
@@ -123,6 +124,9 @@ def summary(model, X=None, vocabulary=None, n: int = 10, coherence=None, *, rele
             term_frequency=None, coherence_measure: str = "c_npmi") -> TopicTable:
     """A :class:`TopicTable` of the model's topics: top words, prevalence, coherence and junk flags.
 
+    The topics are named by the model's ``topic_labels_`` (the labels of guided topics, see
+    :mod:`topicvb.guided`); the table shows the names when some topic has one other than ``topic_k``.
+
     Topics that :func:`junk_topics` flags (at least half of the 10 top words non-words, or more
     than half of the tokens in 10 or fewer documents; the document rule needs ``X``) get their
     reasons in the table's ``junk`` column.
@@ -183,7 +187,7 @@ def summary(model, X=None, vocabulary=None, n: int = 10, coherence=None, *, rele
         else:
             result = _coherence(words, as_reference(coherence), measure=coherence_measure)
             scores, measure = result.per_topic, result.measure
-    return TopicTable(words, prevalence, scores, measure, title=type(model).__name__, junk=junk)
+    return TopicTable(words, prevalence, scores, measure, title=type(model).__name__, junk=junk, labels=words.labels)
 
 
 #: Default floor of the topic-word probabilities handed to pyLDAvis (see :func:`to_pyldavis`).

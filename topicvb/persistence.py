@@ -19,16 +19,24 @@ summing to 1, counters non-negative integers), so that a loaded model cannot pro
 internal error. Every refusal is a ``ValueError`` naming the file and the attribute. Ordinary
 pickling of the estimators also works, for scikit-learn workflows.
 
-The format (version 2; version 1 files, which have no vectorizer record, still load):
+The format (version 3; version 2 files, which have no topic names, and version 1 files, which also
+have no vectorizer record, still load, and their models have no ``topic_labels_``):
 
 ``meta``
     A JSON record: ``format`` ("topicvb-model"), ``version``, ``class`` (the estimator's name),
     ``params`` (its ``get_params()``; values that are not plain JSON, such as a ``RandomState``,
-    are stored as null), ``scalars`` (fitted scalar attributes such as ``n_iter_``) and, when a
-    :class:`topicvb.text.Vectorizer` is saved with the model, ``vectorizer`` (its parameters, its
-    tokenizer's parameters and its learned phrases).
+    are stored as null, except a matrix ``topic_word_prior``, below), ``scalars`` (fitted scalar
+    attributes such as ``n_iter_``) and, when a :class:`topicvb.text.Vectorizer` is saved with the
+    model, ``vectorizer`` (its parameters, its tokenizer's parameters and its learned phrases).
 ``attr__<name>``
-    Each fitted array attribute of the model (``components_``, ``bound_history_``, ...).
+    Each fitted array attribute of the model (``components_``, ``bound_history_``, ...), the topic
+    names ``topic_labels_`` as a string array, and ``topic_word_prior_`` when the prior is a matrix.
+``param__topic_word_prior``
+    A matrix ``topic_word_prior`` parameter (a :class:`topicvb.SeededPrior`, an array, a sparse
+    matrix: stored dense); its ``params`` entry is then a JSON object ``{"array":
+    "param__topic_word_prior", "type": "SeededPrior" or "ndarray", ...}`` holding a SeededPrior's
+    labels, seed words, ``seed_confidence``, ``base_prior``, missing and excluded words, so the loaded
+    model's parameter is an equal :class:`~topicvb.SeededPrior` (or the dense array) and refits alike.
 ``vocabulary``
     The column terms (optional).
 ``vectorizer__doc_freq``, ``vectorizer__term_freq``
@@ -37,6 +45,7 @@ The format (version 2; version 1 files, which have no vectorizer record, still l
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import zipfile
@@ -50,7 +59,8 @@ from .models import _registry
 __all__ = ["FORMAT", "FORMAT_VERSION", "ModelRecord", "load", "read", "save"]
 
 FORMAT = "topicvb-model"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
+_PRIOR_ARRAY = "param__topic_word_prior"  # a matrix topic_word_prior parameter
 
 _SCALAR_TYPES = (bool, int, float, str, type(None))
 _VECTORIZER_PARAMS = ("min_df", "max_df", "max_features", "input", "encoding", "chunk_size", "n_jobs", "verbose")
@@ -251,17 +261,48 @@ def _check_saveable(model) -> None:
     raise TypeError(f"save expects a topicvb model ({', '.join(sorted(_registry.class_names()))}), got {name}.{hint}")
 
 
+def _prior_record(value):
+    """``(JSON record, dense float64 array)`` of a matrix ``topic_word_prior`` (None, None for a number)."""
+    import numbers
+
+    import scipy.sparse as sp
+
+    from .guided import SeededPrior
+
+    if value is None or (isinstance(value, (numbers.Real, np.number)) and not isinstance(value, bool)):
+        return None, None
+    if isinstance(value, SeededPrior):
+        record = {"array": _PRIOR_ARRAY, "type": "SeededPrior", "labels": list(value.labels),
+                  "seed_topics": value.seed_topics, "seed_confidence": value.seed_confidence,
+                  "base_prior": value.base_prior, "missing": value.missing, "exclude": value.exclude}
+        return record, np.array(value.matrix, dtype=np.float64)
+    try:
+        arr = np.asarray(value.toarray() if sp.issparse(value) else value, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None, None
+    if arr.ndim != 2:
+        return None, None
+    return {"array": _PRIOR_ARRAY, "type": "ndarray"}, arr
+
+
 def _model_state(model):
     """The JSON metadata (class, parameters, fitted scalars) and the fitted arrays of a model."""
-    params = {}
+    params, arrays = {}, {}
     for key, value in model.get_params().items():
+        if key == "topic_word_prior":
+            record, matrix = _prior_record(value)
+            if record is not None:
+                params[key], arrays[_PRIOR_ARRAY] = record, matrix
+                continue
         value = _plain(value)
         params[key] = value if _jsonable(value) else None  # e.g. a RandomState: not reproducible from a file
-    arrays, scalars = {}, {}
+    scalars = {}
     for key, value in vars(model).items():
         if not key.endswith("_") or key.startswith("_") or key == "random_state_":
             continue
-        if isinstance(value, np.ndarray) and value.dtype != object:
+        if key == "topic_labels_" and value is not None:
+            arrays["attr__" + key] = np.asarray([str(v) for v in value], dtype=str)
+        elif isinstance(value, np.ndarray) and value.dtype != object:
             arrays["attr__" + key] = value
         elif isinstance(value, (np.generic, int, float)) and not isinstance(value, bool):
             scalars[key] = value.item() if isinstance(value, np.generic) else value
@@ -365,10 +406,52 @@ def _read(path: Path):
 
 
 # The arrays of a model file besides the fitted attributes (``attr__<name>``) and the metadata.
-_OTHER_ARRAYS = ("vocabulary", "vectorizer__doc_freq", "vectorizer__term_freq")
+_OTHER_ARRAYS = ("vocabulary", "vectorizer__doc_freq", "vectorizer__term_freq", _PRIOR_ARRAY)
 
 
-def _new_model(meta, path: Path):
+def _rebuild_prior(record, arrays, n_components, where: str):
+    """The ``topic_word_prior`` parameter of a file's JSON record (a matrix stored as an array)."""
+    from ._validation import check_topic_word_prior
+    from .guided import SeededPrior
+
+    def bad(why):
+        return ValueError(f"{where!r} has an invalid or inconsistent parameter: topic_word_prior {why}.")
+
+    if record.get("array") != _PRIOR_ARRAY or _PRIOR_ARRAY not in arrays:
+        raise bad(f"names no stored matrix (expected the array {_PRIOR_ARRAY!r} in the file)")
+    arr = arrays[_PRIOR_ARRAY]
+    if arr.dtype not in (np.float32, np.float64) or arr.ndim != 2:
+        raise bad(f"must be a 2-D float array, got dtype {arr.dtype} and shape {arr.shape}")
+    try:
+        matrix = check_topic_word_prior(arr, n_components, arr.shape[1])
+    except (TypeError, ValueError) as exc:
+        raise bad(f"is not a valid prior matrix ({exc})") from None
+    kind = record.get("type")
+    if kind == "ndarray":
+        return matrix
+    if kind != "SeededPrior":
+        raise bad(f"has an unknown type {_registry._show(kind)} (expected 'SeededPrior' or 'ndarray')")
+    try:
+        words = {}
+        for key in ("seed_topics", "missing", "exclude"):
+            value = record.get(key) or {}
+            if not isinstance(value, dict) or not all(
+                    isinstance(v, list) and all(isinstance(w, str) for w in v) for v in value.values()):
+                raise ValueError(f"its {key} must map labels to lists of words")
+            words[key] = value
+        numbers_ = {}
+        for key in ("seed_confidence", "base_prior"):
+            value = record.get(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                      or not np.isfinite(value)):
+                raise ValueError(f"its {key} must be a finite number or null, got {_registry._show(value)}")
+            numbers_[key] = value
+        return SeededPrior(matrix, record.get("labels"), **words, **numbers_)
+    except (TypeError, ValueError) as exc:
+        raise bad(f"is not a valid SeededPrior ({exc})") from None
+
+
+def _new_model(meta, path: Path, arrays=None):
     """The registry entry and an unfitted estimator with the file's parameters, checked as ``fit`` checks them."""
     from sklearn.utils import check_random_state
 
@@ -381,8 +464,18 @@ def _new_model(meta, path: Path):
     cls = entry.cls
     valid = set(cls().get_params())
     params = {k: v for k, v in meta.get("params", {}).items() if k in valid}
+    matrix_prior = isinstance(params.get("topic_word_prior"), dict)
+    if _PRIOR_ARRAY in (arrays or {}) and not matrix_prior:
+        raise ValueError(f"{where!r} holds the array {_PRIOR_ARRAY!r} but its topic_word_prior parameter does not "
+                         "refer to it.")
+    if matrix_prior:  # a matrix prior, stored as an array
+        n_components = params.get("n_components", cls().n_components)
+        if isinstance(n_components, bool) or not isinstance(n_components, int) or not 1 <= n_components <= 2**31:
+            raise ValueError(f"{where!r} has an invalid or inconsistent parameter: n_components is "
+                             f"{_registry._show(n_components)}.")
+        params["topic_word_prior"] = _rebuild_prior(params["topic_word_prior"], arrays or {}, n_components, where)
     for key, value in params.items():  # what no parameter of a fitted model holds, whatever fit's checks say
-        if not _plain_number(value):
+        if not (matrix_prior and key == "topic_word_prior") and not _plain_number(value):
             raise ValueError(f"{where!r} has an invalid or inconsistent parameter: {key} is "
                              f"{_registry._show(value)} (not finite, or an integer beyond {_registry.MAX_INT}).")
     model = cls(**params)
@@ -437,8 +530,11 @@ def _fitted_state(entry, model, meta, arrays, path: Path) -> dict:
                 raise ValueError(f"{key} must be an array (attr__{key}), got {type(value).__name__} in the "
                                  "scalars record.")
             state[key] = _registry.check_state_scalar(value, spec, float_dtype)
-        for key, value in stored.items():
+        for key, value in list(stored.items()):
             spec = entry.array_spec(key)
+            if spec is not None and value.ndim == 0 and entry.scalar_spec(key) is not None:
+                spec = None  # topic_word_prior_: a number written as a 0-d array (a matrix has 2 axes)
+                del stored[key]
             if spec is None:  # a scalar written as a 0-d array
                 if value.ndim != 0 or value.dtype.kind not in "iuf":
                     raise ValueError(f"{key} must be a single number, got an array of shape {value.shape} and dtype "
@@ -446,7 +542,10 @@ def _fitted_state(entry, model, meta, arrays, path: Path) -> dict:
                 value = value.item()
                 state[key] = _registry.check_state_scalar(value, entry.scalar_spec(key), float_dtype)
         dims = {"K": model.n_components, "V": state.get("n_features_in_")}
+        matrix_prior = "topic_word_prior_" in stored
         for spec in entry.arrays:  # in the registry's order: components_ first
+            if spec.values == "zero_or_positive" and spec.name == "components_" and not matrix_prior:
+                spec = dataclasses.replace(spec, values="positive")  # zeros only where a matrix prior excludes a term
             if spec.name in stored:
                 state[spec.name] = _registry.check_state_array(stored[spec.name], spec, dims, float_dtype)
     except ValueError as exc:
@@ -465,10 +564,40 @@ def _check_model(model, entry, path: Path) -> None:
 def _rebuild_model(meta, arrays, path: Path):
     """The registry entry and the estimator a file's record describes, with its fitted attributes set
     (each one checked; whether all the needed ones are there is :func:`_check_model`'s job)."""
-    entry, model = _new_model(meta, path)
-    for key, value in _fitted_state(entry, model, meta, arrays, path).items():
+    entry, model = _new_model(meta, path, arrays)
+    state = _fitted_state(entry, model, meta, arrays, path)
+    _check_prior_state(model, state, path)
+    for key, value in state.items():
         setattr(model, key, value)
     return entry, model
+
+
+def _check_prior_state(model, state: dict, path: Path) -> None:
+    """With a matrix prior: the parameter's width is the model's, every topic and term keeps a positive
+    prior entry, and the LDA topics are 0 exactly where the fitted prior excludes a term (so a loaded model
+    never takes the log of a zero it does not expect); with a number, the LDA topics are positive."""
+    where = str(path)
+    V = state.get("n_features_in_")
+    param = model.topic_word_prior
+    if V is not None and param is not None and np.ndim(param) == 2 and np.shape(param)[1] != V:
+        raise ValueError(f"{where!r} has inconsistent shapes: the topic_word_prior parameter has {np.shape(param)[1]} "
+                         f"terms, but the model was fitted on {V}.")
+    prior, comp = state.get("topic_word_prior_"), state.get("components_")
+    if isinstance(prior, np.ndarray):
+        if not (np.all(np.any(prior > 0, axis=1)) and np.all(np.any(prior > 0, axis=0))):
+            raise ValueError(f"{where!r} has inconsistent values: topic_word_prior_ leaves a topic or a term with no "
+                             "positive entry.")
+    spec = _registry.entry_of(model).array_spec("components_")
+    if comp is None or spec is None or spec.values != "zero_or_positive":  # PLSA: probabilities, zeros allowed
+        return
+    if not isinstance(prior, np.ndarray):  # a number: _fitted_state checked that every LDA topic weight is positive
+        return
+    mismatch = (comp == 0) != (prior == 0)
+    if np.any(mismatch):
+        k, w = np.unravel_index(int(np.argmax(mismatch)), comp.shape)
+        raise ValueError(f"{where!r} has inconsistent values: components_ entry ({k}, {w}) is {comp[k, w].item()!r} "
+                         f"but topic_word_prior_ there is {prior[k, w].item()!r}; an LDA topic is 0 exactly where its "
+                         "prior excludes the term.")
 
 
 def _check_vocabulary(arrays, n_features, path: Path):

@@ -33,6 +33,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from . import persistence
+from .guided import DEFAULT_SEED_CONFIDENCE
 
 __all__ = ["TopicPipeline", "document_topics", "load", "make_topic_pipeline", "save"]
 
@@ -94,18 +95,92 @@ class TopicPipeline(Pipeline):
     ``transform`` and :meth:`document_topics` return document-topic proportions; ``score`` is the
     model's score on the texts' counts.
 
+    With ``seed_topics`` (guided topics, :mod:`topicvb.guided`), ``fit`` fits the vectorizer first,
+    builds the prior of the seed words over its vocabulary
+    (:func:`topicvb.guided.seed_topic_prior`, with the vectorizer's tokenizer to find a seed word
+    written differently, and the model's own ``topic_word_prior``, a number or None, as the base),
+    sets it as the model's ``topic_word_prior`` and then fits the model, whose ``topic_labels_``
+    are the seed labels. Each fit rebuilds the prior (a :class:`~topicvb.guided.SeededPrior` left
+    on the model by an earlier fit is replaced); an array ``topic_word_prior`` together with
+    ``seed_topics`` is refused.
+
     Parameters
     ----------
     steps : list of (str, estimator)
         The first steps turn texts into counts (a :class:`topicvb.text.Vectorizer`); the last is
         a topicvb model.
-    memory, verbose, transform_input :
+    transform_input, memory, verbose :
         As for :class:`sklearn.pipeline.Pipeline`.
+    seed_topics : dict of str to list of str, default=None
+        Topic label -> seed words (see :func:`topicvb.guided.seed_topic_prior`).
+    seed_confidence : float in (0, 1), default=0.9
+        The share of a seed word's prior pseudo-counts in its seed topics.
+
+    Attributes
+    ----------
+    seeded_prior_ : SeededPrior
+        The prior the last fit built (with ``seed_topics`` only); its ``missing`` lists the seed
+        words that are not in the vocabulary.
 
     See Also
     --------
     make_topic_pipeline, document_topics, topicvb.save, topicvb.load
     """
+
+    def __init__(self, steps, *, transform_input=None, memory=None, verbose=False, seed_topics=None,
+                 seed_confidence=DEFAULT_SEED_CONFIDENCE):
+        super().__init__(steps, transform_input=transform_input, memory=memory, verbose=verbose)
+        self.seed_topics = seed_topics
+        self.seed_confidence = seed_confidence
+
+    # ------------------------------------------------------------------ guided topics
+    def _seeded_fit(self, X, y, params, method: str):
+        """Fit the text steps, build and set the seeded prior, then call the model's ``method`` (fit or
+        fit_transform) on the counts; returns what that call returns."""
+        from .guided import SeededPrior, seed_topic_prior
+        from .text import Tokenizer, Vectorizer
+
+        text_steps, model = _parts(self, f"TopicPipeline.{method}")
+        names = [name for name, _ in self.steps]
+        step_params: dict = {name: {} for name in names}
+        for key, value in params.items():
+            name, sep, param = key.partition("__")
+            if not sep or name not in step_params:
+                raise ValueError(f"TopicPipeline.{method} does not accept the {key!r} parameter; pass parameters to "
+                                 f"a step as stepname__parameter, with a step name among {names}.")
+            step_params[name][param] = value
+        base = model.topic_word_prior
+        if isinstance(base, SeededPrior):
+            base = base.base_prior  # the prior of an earlier fit: rebuilt with the same base
+        elif base is not None and not (isinstance(base, (int, float, np.number)) and not isinstance(base, bool)):
+            raise ValueError("TopicPipeline: the model's topic_word_prior is a matrix, and seed_topics would replace "
+                             "it; give either seed_topics or a matrix topic_word_prior.")
+        text_params = {f"{name}__{k}": v for name in names[:-1] for k, v in step_params[name].items()}
+        Xt = text_steps.fit_transform(X, y, **text_params)
+        self.steps[:-1] = text_steps.steps  # with memory, the fitted steps are clones
+        first = self.steps[0][1]
+        tokenizer = None
+        if isinstance(first, Vectorizer):
+            tokenizer = first.tokenizer if first.tokenizer is not None else Tokenizer()
+        prior = seed_topic_prior(self._vocabulary(), self.seed_topics, model.n_components,
+                                 seed_confidence=self.seed_confidence, base_prior=base, tokenizer=tokenizer)
+        model.set_params(topic_word_prior=prior)
+        self.seeded_prior_ = prior
+        return getattr(model, method)(Xt, y, **step_params[names[-1]])
+
+    def fit(self, X, y=None, **params):
+        """Fit the vectorizer and the model on raw texts (see :class:`sklearn.pipeline.Pipeline`); with
+        ``seed_topics``, the model's prior is built from the fitted vectorizer's vocabulary in between."""
+        if self.seed_topics is None:
+            return super().fit(X, y, **params)
+        self._seeded_fit(X, y, params, "fit")
+        return self
+
+    def fit_transform(self, X, y=None, **params):
+        """Fit on raw texts and return their topic proportions (see :meth:`fit`)."""
+        if self.seed_topics is None:
+            return super().fit_transform(X, y, **params)
+        return self._seeded_fit(X, y, params, "fit_transform")
 
     @property
     def vectorizer(self):
@@ -164,7 +239,8 @@ class TopicPipeline(Pipeline):
         return save(self, path)
 
 
-def make_topic_pipeline(vectorizer=None, model=None) -> TopicPipeline:
+def make_topic_pipeline(vectorizer=None, model=None, *, seed_topics=None,
+                        seed_confidence: float = DEFAULT_SEED_CONFIDENCE) -> TopicPipeline:
     """A :class:`TopicPipeline` with steps ``("vectorizer", vectorizer)`` and ``("model", model)``.
 
     Parameters
@@ -174,11 +250,26 @@ def make_topic_pipeline(vectorizer=None, model=None) -> TopicPipeline:
     model : topicvb model, default=None
         ``None`` uses the recommended estimator, ``CollapsedLDA(learn_priors=True)``
         (:func:`topicvb.models._registry.recommended_estimator`).
+    seed_topics : dict of str to list of str, default=None
+        Guided topics: topic label -> seed words, such as ``{"space": ["nasa", "orbit"]}``. ``fit``
+        builds the model's prior from them over the fitted vectorizer's vocabulary
+        (:func:`topicvb.guided.seed_topic_prior`); the model's ``topic_labels_`` are the labels (then
+        ``topic_k`` for the free topics). Checked here, so a malformed dict fails before any fit.
+    seed_confidence : float in (0, 1), default=0.9
+        The share of a seed word's prior pseudo-counts in its seed topics (see :mod:`topicvb.guided`).
 
     Returns
     -------
     TopicPipeline
         Unfitted unless both parts were already fitted.
+
+    Examples
+    --------
+    >>> from topicvb import BatchLDA, make_topic_pipeline
+    >>> pipe = make_topic_pipeline(model=BatchLDA(3, random_state=0),
+    ...                            seed_topics={"fruit": ["apple", "pear"], "vehicles": ["car", "truck"]})
+    >>> pipe.seed_topics["fruit"]
+    ['apple', 'pear']
     """
     from .models._base import TopicModelBase
     from .models._registry import recommended_estimator
@@ -194,7 +285,16 @@ def make_topic_pipeline(vectorizer=None, model=None) -> TopicPipeline:
     if not callable(getattr(vectorizer, "transform", None)):
         raise TypeError(f"make_topic_pipeline: vectorizer must have a transform() method (like "
                         f"topicvb.text.Vectorizer), got {type(vectorizer).__name__}.")
-    return TopicPipeline([("vectorizer", vectorizer), ("model", model)])
+    if seed_topics is not None:
+        from .guided import _check_confidence, _word_lists
+
+        pairs = _word_lists(seed_topics, "seed_topics")
+        if isinstance(model.n_components, int) and len(pairs) > model.n_components:
+            raise ValueError(f"seed_topics has {len(pairs)} labels but the model has only n_components="
+                             f"{model.n_components} topics; use at least {len(pairs)} topics or fewer labels.")
+        _check_confidence(seed_confidence)
+    return TopicPipeline([("vectorizer", vectorizer), ("model", model)], seed_topics=seed_topics,
+                         seed_confidence=seed_confidence)
 
 
 # ---------------------------------------------------------------------------- saving and loading
@@ -269,7 +369,9 @@ def load(path, *, return_vocabulary: bool = False):
     -------
     model or TopicPipeline, or (that, vocabulary)
         The fitted model; a fitted :class:`TopicPipeline` (vectorizer + model) when the file was
-        saved with a vectorizer, so ``load(path).document_topics(["some text"])`` works.
+        saved with a vectorizer, so ``load(path).document_topics(["some text"])`` works. A model
+        with guided topics keeps its :class:`~topicvb.guided.SeededPrior` and ``topic_labels_``; its
+        pipeline gets the seed words back as ``seed_topics``, so a refit seeds the new vocabulary.
 
     Raises
     ------
@@ -280,5 +382,20 @@ def load(path, *, return_vocabulary: bool = False):
         inconsistent shapes or values, or lacking a fitted attribute the model needs.
     """
     record = persistence.read(path)
-    result = record.model if record.vectorizer is None else make_topic_pipeline(record.vectorizer, record.model)
+    if record.vectorizer is None:
+        result = record.model
+    else:
+        result = make_topic_pipeline(record.vectorizer, record.model, **_seeds_of(record.model))
     return (result, record.vocabulary) if return_vocabulary else result
+
+
+def _seeds_of(model) -> dict:
+    """The pipeline parameters that rebuild a loaded model's seeded prior at a refit (none for another prior)."""
+    from .guided import SeededPrior
+
+    prior = model.topic_word_prior
+    if not isinstance(prior, SeededPrior) or not prior.seed_topics or prior.seed_confidence is None:
+        return {}
+    seeds = {label: prior.seed_topics[label] + prior.missing.get(label, [])
+             for label in prior.labels if label in prior.seed_topics}
+    return {"seed_topics": seeds, "seed_confidence": prior.seed_confidence}

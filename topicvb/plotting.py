@@ -217,17 +217,24 @@ def plot_top_words(model_or_topics, vocabulary=None, *, n: int = 10, topics=None
     Returns
     -------
     ndarray of matplotlib.axes.Axes
-        One Axes per topic drawn.
+        One Axes per topic drawn, titled ``topic k``, and ``topic k: label`` for a topic with a name
+        of its own (a guided topic: the model's ``topic_labels_``, a TopicTable's or top_words' labels).
     """
+    from ._inspection_words import custom_labels
+
     plt = _pyplot()
     if hasattr(model_or_topics, "components_"):
         from .inspection import top_words
 
         words = top_words(model_or_topics, vocabulary, n, relevance, X=X)
+        names = words.labels
     elif hasattr(model_or_topics, "topics") and hasattr(model_or_topics, "to_dict"):
         words = [t[:n] for t in model_or_topics.topics]
+        names = getattr(model_or_topics, "labels", None)
     else:
+        names = getattr(model_or_topics, "labels", None)
         words = [list(t)[:n] for t in model_or_topics]
+    names = custom_labels(names) if names is not None and len(names) == len(words) else None
     chosen = list(range(len(words))) if topics is None else [int(k) for k in topics]
     for k in chosen:
         if not 0 <= k < len(words):
@@ -255,7 +262,7 @@ def plot_top_words(model_or_topics, vocabulary=None, *, n: int = 10, topics=None
         ax.set_yticks(y)
         ax.set_yticklabels(labels)
         ax.invert_yaxis()
-        ax.set_title(f"topic {k}")
+        ax.set_title(f"topic {k}: {names[k]}" if names and names[k] != f"topic_{k}" else f"topic {k}")
         ax.set_xlabel("P(word | topic)")
     return flat[: len(chosen)]
 
@@ -280,9 +287,14 @@ def plot_doc_topic_heatmap(doc_topic, *, ax=None, X=None, max_docs: int | None =
     Returns
     -------
     matplotlib.axes.Axes
+        The topic axis names the topics (``k: label``) when a model with guided topics is given.
     """
+    from ._inspection_words import custom_labels, model_labels
+
     _pyplot()
+    names = None
     if hasattr(doc_topic, "components_"):
+        names = custom_labels(model_labels(doc_topic))
         if X is None:
             raise ValueError("plot_doc_topic_heatmap needs X when given a model (to compute its transform).")
         from .evaluation._common import check_counts, check_model, doc_topic as _doc_topic
@@ -305,6 +317,9 @@ def plot_doc_topic_heatmap(doc_topic, *, ax=None, X=None, max_docs: int | None =
     ax.set_xlabel("topic")
     ax.set_ylabel("document (sorted by dominant topic)" if sort else "document")
     ax.set_xticks(np.arange(theta.shape[1]))
+    if names is not None and len(names) == theta.shape[1]:
+        ax.set_xticklabels([str(k) if name == f"topic_{k}" else f"{k}: {name}" for k, name in enumerate(names)],
+                           rotation=45, ha="right")
     ax.set_title("Document-topic proportions")
     return ax
 

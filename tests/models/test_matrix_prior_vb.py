@@ -222,13 +222,13 @@ def _seed_matrix(data, V, strength):
     return eta, seeds
 
 
-# The VB fits start from random topics here: with the document-cluster start (init="seeded") the seeded topic
-# may start on a cluster of another theme while its own theme has a cluster slot of its own, a local optimum
-# the fit keeps (random_state=4 on this corpus); see the report on _start.prior_informed_start.
+# With their default start (init="seeded"): the seeded topic takes the document-cluster row that matches its
+# seed words' documents (_start.prior_informed_start); before it did, random_state=4 left the seeded topic on
+# another theme's cluster while its own theme had a cluster slot of its own.
 @pytest.mark.parametrize("make", [
-    lambda eta: BatchLDA(K, random_state=4, init="random", max_iter=200, tol=0, topic_word_prior=eta),
-    lambda eta: BatchLDA(K, random_state=4, init="random", max_iter=100, topic_word_prior=eta, learn_priors=True),
-    lambda eta: OnlineLDA(K, random_state=4, init="random", max_iter=20, batch_size=50, topic_word_prior=eta),
+    lambda eta: BatchLDA(K, random_state=4, max_iter=200, tol=0, topic_word_prior=eta),
+    lambda eta: BatchLDA(K, random_state=4, max_iter=100, topic_word_prior=eta, learn_priors=True),
+    lambda eta: OnlineLDA(K, random_state=4, max_iter=20, batch_size=50, topic_word_prior=eta),
     lambda eta: PLSA(K, random_state=4, max_iter=200, topic_word_prior=eta + 1.0),
 ], ids=["batch", "batch-learned", "online", "plsa"])
 @pytest.mark.parametrize("strength", [3.0, 20.0])

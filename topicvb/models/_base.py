@@ -415,8 +415,9 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
 
         Returns
         -------
-        list of list of (str, float)
-            One list per topic, most probable term first.
+        TopicWords
+            A list with one list of ``(term, probability)`` per topic, most probable term first; its
+            ``labels`` are the topics' names (``topic_labels_``), and ``words["space"]`` is the topic so named.
         """
         check_is_fitted(self)
         check_int(n, "n", min_val=1)
@@ -434,7 +435,10 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         probs = self.topic_word_distribution()
         n = min(int(n), probs.shape[1])
         order = np.argsort(-probs, axis=1, kind="stable")[:, :n]
-        return [[(vocabulary[j], float(probs[k, j])) for j in order[k]] for k in range(probs.shape[0])]
+        from .._inspection_words import TopicWords, model_labels  # (the inspection layer imports the models)
+
+        return TopicWords([[(vocabulary[j], float(probs[k, j])) for j in order[k]] for k in range(probs.shape[0])],
+                          model_labels(self, probs.shape[0]))
 
     # ------------------------------------------------------------------ progress
     def _report(self, it: int, bound: float, previous: float | None, started: float) -> None:

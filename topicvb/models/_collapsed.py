@@ -18,8 +18,24 @@ from .._validation import MAX_INT, csr_arrays
 from .._constraints import Interval
 
 
+def term_major(eta):
+    """A topic-word prior as the collapsed code keeps it: a float as is, a (K, V) matrix as a new
+    C-contiguous term-major (V, K) float64 array."""
+    if isinstance(eta, np.ndarray) and eta.ndim == 2:
+        return np.ascontiguousarray(eta.T, dtype=np.float64)
+    return eta
+
+
+def topic_major(eta_t):
+    """The inverse of :func:`term_major`, as the estimators expose the prior (``topic_word_prior_``)."""
+    if isinstance(eta_t, np.ndarray) and eta_t.ndim == 2:
+        return np.ascontiguousarray(eta_t.T)
+    return eta_t
+
+
 def point_estimates(n_dk, n_wk, alpha, eta):
-    """theta_hat (D, K) and phi_hat term-major (V, K) from expected counts plus priors."""
+    """theta_hat (D, K) and phi_hat term-major (V, K) from expected counts plus priors; ``eta`` a float
+    or a term-major (V, K) matrix (phi_hat_kw = (n_wk + eta_wk) / (n_k + sum_w eta_wk), 0 where both are 0)."""
     theta = n_dk + alpha[None, :]
     theta /= theta.sum(axis=1, keepdims=True)
     phi_t = n_wk + eta
@@ -29,7 +45,8 @@ def point_estimates(n_dk, n_wk, alpha, eta):
 
 def infer_doc_counts(X, n_wk, alpha, eta, max_iter, tol):
     """Expected document-topic counts n_dk of CSR ``X`` by CVB0 updates of its cells with the topic-term
-    counts ``n_wk`` (V, K) fixed (the collapsed models' ``transform``)."""
+    counts ``n_wk`` (V, K) fixed (the collapsed models' ``transform``); ``eta`` a float or a term-major
+    (V, K) matrix."""
     K = n_wk.shape[1]
     dtype = n_wk.dtype
     indptr, indices, data = csr_arrays(X)
@@ -40,7 +57,8 @@ def infer_doc_counts(X, n_wk, alpha, eta, max_iter, tol):
     empty = np.empty((0, K), dtype=dtype)
     document_counts(indptr, data, gamma, n_dk, empty, False)
     sweep_documents(indptr, indices, data, gamma, n_dk, n_wk, n_k, empty, empty, np.zeros(K, dtype=dtype),
-                    np.asarray(alpha, dtype=np.float64), float(eta), False, True, int(max_iter), float(tol))
+                    np.asarray(alpha, dtype=np.float64), eta if isinstance(eta, np.ndarray) else float(eta), False,
+                    True, int(max_iter), float(tol))
     return n_dk
 
 
@@ -57,7 +75,7 @@ class CollapsedInferenceMixin:
         """CVB0 updates of new documents' cells with the fitted topic counts fixed; returns n_dk."""
         n_wk = np.ascontiguousarray((self.components_ - self.topic_word_prior_).T, dtype=self._float)
         with threads(self.n_jobs):
-            return infer_doc_counts(X, n_wk, self.doc_topic_prior_, self.topic_word_prior_,
+            return infer_doc_counts(X, n_wk, self.doc_topic_prior_, term_major(self.topic_word_prior_),
                                     self.transform_max_iter, self.mean_change_tol)
 
     def _doc_topic(self, X):

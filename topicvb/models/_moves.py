@@ -22,6 +22,13 @@ birth, merge and delete moves that are kept only when the objective improves (Br
    settling fit's next gains): otherwise the state is restored exactly. The objective on the fit's
    path is therefore never lowered by a move.
 
+With a matrix topic-word prior (guided topics) ``eta`` is a (K, V) topic-major array wherever these
+functions take it. A topic whose prior row is not constant (a seeded topic, or one with excluded terms)
+keeps its slot and identity: it is never freed (deleted or merged away), never merged into and never
+split, so its counts change only by an accepted move of other topics (a deleted dead topic's tokens are
+shared among all the others in proportion, which keeps every excluded pair at 0). The other topics'
+rows are constant, c_k: the proposals price them with that value as their symmetric eta.
+
 The functions here are pure NumPy over the responsibilities of the CSR cells: CollapsedLDA keeps
 them, ``gamma`` (n_nonzero, K) (:func:`propose`); PLSA and BatchLDA keep expected counts and compute
 a topic's responsibilities when asked (:func:`product_columns`, :func:`propose_counts`,
@@ -63,6 +70,27 @@ MIN_CELL_MASS = 0.05
 # sub-model's sweeps when ranking.
 RANK_DOCS = 100
 RANK_SWEEPS = 8
+
+
+def topic_priors(eta, n_topics):
+    """(each topic's prior value (K,), which topics are fixed in place (K,) bool) for a float ``eta`` or a
+    (K, V) matrix: a topic whose row is not constant is fixed (:mod:`._moves`: never freed, merged into or
+    split); a constant row's value is its symmetric eta (a fixed row's largest value, never used)."""
+    if not (isinstance(eta, np.ndarray) and eta.ndim == 2):
+        return np.full(n_topics, float(eta)), np.zeros(n_topics, dtype=bool)
+    eta = np.asarray(eta, dtype=np.float64)
+    top = eta.max(axis=1)
+    return top, top > eta.min(axis=1)
+
+
+def _topic_eta(eta, values, k):
+    """Topic k's symmetric eta: ``eta`` itself for a scalar prior (the scalar code's exact value)."""
+    return float(values[k]) if isinstance(eta, np.ndarray) else eta
+
+
+def _pair_eta(eta, values, a, b):
+    """The symmetric eta that prices a pair of topics (their mean for a matrix prior)."""
+    return 0.5 * float(values[a] + values[b]) if isinstance(eta, np.ndarray) else eta
 
 
 def topic_shares(gamma, data):
@@ -128,9 +156,12 @@ def slots_to_free(cells, column, shares, n_wk, n_terms, alpha, eta, dead_share, 
     pair; cost :func:`merge_cost`). ``column(k)`` gives topic k's responsibilities over the cells,
     ``shares`` the topics' shares of the tokens. Near-duplicates: the MERGE_CANDIDATES pairs with the
     largest cosine similarity of their expected topic-term counts (columns of ``n_wk``, (V, K)); with
-    ``merges`` False, the dead topics only."""
+    ``merges`` False, the dead topics only. ``eta``: a float or a (K, V) matrix, whose fixed topics
+    (:func:`topic_priors`) are neither freed nor merged into; a slot is offered only while some other
+    topic can be split to re-seed it."""
     K = shares.shape[0]
-    dead = [int(k) for k in np.argsort(shares, kind="stable") if shares[k] < dead_share / K]
+    values, fixed = topic_priors(eta, K)
+    dead = [int(k) for k in np.argsort(shares, kind="stable") if shares[k] < dead_share / K and not fixed[k]]
     out = [(0.0, k, -1) for k in dead]
     if K >= 3 and merges:
         counts = np.asarray(n_wk, dtype=np.float64)
@@ -139,14 +170,20 @@ def slots_to_free(cells, column, shares, n_wk, n_terms, alpha, eta, dead_share, 
         sim[np.tril_indices(K)] = -np.inf
         sim[dead, :] = -np.inf
         sim[:, dead] = -np.inf
+        sim[fixed, :] = -np.inf
+        sim[:, fixed] = -np.inf
         pairs = []
         for flat in np.argsort(-sim, axis=None, kind="stable")[:MERGE_CANDIDATES]:
             a, b = divmod(int(flat), K)
             if np.isfinite(sim[a, b]):
                 small, large = (a, b) if shares[a] <= shares[b] else (b, a)
-                cost = merge_cost(cells, column(a), column(b), n_terms, 0.5 * (alpha[a] + alpha[b]), eta)
+                cost = merge_cost(cells, column(a), column(b), n_terms, 0.5 * (alpha[a] + alpha[b]),
+                                  _pair_eta(eta, values, a, b))
                 pairs.append((cost, small, large))
         out += sorted(pairs)
+    if np.any(fixed):  # (a slot needs a topic to split: one not fixed, not the slot, not merged into)
+        free = set(np.flatnonzero(~fixed).tolist())
+        out = [entry for entry in out if free - {entry[1], entry[2]}]
     return out
 
 
@@ -226,16 +263,23 @@ def best_split(cells, column, skip, n_terms, alpha, eta, rng, final_column=None,
     """The topic (not in ``skip``) whose split gains most, ranked on a sample of each topic's
     documents, and its split fitted on all of them: (topic, positions, fraction, gain).
     ``final_column(k)``, when given, is the column the chosen topic is split from (default ``column``);
-    ``ranking``, a dict topic -> ranking gain, keeps the gains for the next proposal of the round."""
+    ``ranking``, a dict topic -> ranking gain, keeps the gains for the next proposal of the round.
+    ``eta``: a float or a (K, V) matrix, whose fixed topics (:func:`topic_priors`) are not split; None
+    when no topic is left to split."""
+    values, fixed = topic_priors(eta, alpha.shape[0])
     gains = np.full(alpha.shape[0], -np.inf)
     ranking = {} if ranking is None else ranking
-    for k in range(alpha.shape[0]):
-        if k not in skip:
-            if k not in ranking:
-                ranking[k] = split_topic(cells, column(k), n_terms, alpha[k], eta, rng, RANK_DOCS, RANK_SWEEPS)[2]
-            gains[k] = ranking[k]
+    candidates = [k for k in range(alpha.shape[0]) if k not in skip and not fixed[k]]
+    if not candidates:
+        return None
+    for k in candidates:
+        if k not in ranking:
+            ranking[k] = split_topic(cells, column(k), n_terms, alpha[k], _topic_eta(eta, values, k), rng, RANK_DOCS,
+                                     RANK_SWEEPS)[2]
+        gains[k] = ranking[k]
     k = int(np.argmax(gains))
-    keep, fraction, gain = split_topic(cells, (final_column or column)(k), n_terms, alpha[k], eta, rng)
+    keep, fraction, gain = split_topic(cells, (final_column or column)(k), n_terms, alpha[k],
+                                       _topic_eta(eta, values, k), rng)
     return k, keep, fraction, gain
 
 
@@ -246,12 +290,16 @@ def propose(cells, gamma, n_terms, alpha, eta, slot, into, rng, column=None, ran
     ``column(k)``, when given, reads topic k's responsibilities faster than ``gamma[:, k]`` (from a
     transposed copy); the topics are ranked on the columns before the slot is freed (a merge does not
     change the topics that may be split; a deletion shifts them by the dead topic's few tokens). The
-    topic a near-duplicate was merged into is not split: that would only re-divide the pair.
+    topic a near-duplicate was merged into is not split: that would only re-divide the pair. None when
+    no topic is left to split (``eta`` a matrix whose other topics are all fixed).
     """
     new = gamma.copy()
     free_slot(new, slot, into)
-    k, keep, fraction, gain = best_split(cells, column or (lambda j: gamma[:, j]), (slot, into), n_terms, alpha,
-                                         eta, rng, lambda j: new[:, j], ranking)
+    found = best_split(cells, column or (lambda j: gamma[:, j]), (slot, into), n_terms, alpha, eta, rng,
+                       lambda j: new[:, j], ranking)
+    if found is None:
+        return None
+    k, keep, fraction, gain = found
     mass = new[keep, k]
     new[keep, k] = mass * fraction
     new[keep, slot] = mass * (1.0 - fraction)
@@ -263,13 +311,15 @@ def propose_counts(cells, column, n_dk, n_wk, n_terms, alpha, eta, slot, into, r
     BatchLDA): ``column(k)`` computes topic k's responsibilities over the cells from the model's
     state; ``n_dk`` (D, K) and ``n_wk`` (V, K) are its expected counts. Returns new counts
     (n_dk, n_wk), the split topic and its gain. A deleted (dead) topic's counts are dropped, its few
-    tokens left to the next E-step."""
+    tokens left to the next E-step. None when no topic is left to split."""
+    found = best_split(cells, column, (slot, into) + tuple(skip), n_terms, alpha, eta, rng, ranking=ranking)
+    if found is None:
+        return None
+    k, keep, fraction, gain = found
     n_dk, n_wk = n_dk.copy(), n_wk.copy()
     if into >= 0:
         n_dk[:, into] += n_dk[:, slot]
         n_wk[:, into] += n_wk[:, slot]
-    k, keep, fraction, gain = best_split(cells, column, (slot, into) + tuple(skip), n_terms, alpha, eta, rng,
-                                         ranking=ranking)
     moved = cells.data[keep] * column(k)[keep] * (1.0 - fraction)
     n_dk[:, slot] = np.bincount(cells.rows[keep], weights=moved, minlength=n_dk.shape[0])
     n_wk[:, slot] = np.bincount(cells.indices[keep], weights=moved, minlength=n_wk.shape[0])
@@ -306,8 +356,9 @@ def expected_counts(cells, column, n_topics, n_docs, n_terms):
 def priced_proposal(cells, column, shares, n_wk, alpha, eta, candidate, dead_share, log, owner, build, round_=None,
                     dead_only=False):
     """The ``candidate``-th proposal (slots cheapest first, :func:`slots_to_free`), in whatever form
-    ``build(slot, into)`` makes it in (it returns (proposal, split topic, gain)): (proposal, description),
-    or None when no candidate is left or the split's gain does not pay for the freed slot (PRICE_SLACK).
+    ``build(slot, into)`` makes it in (it returns (proposal, split topic, gain), or None when no topic can
+    be split): (proposal, description), or None when no candidate is left or the split's gain does not pay
+    for the freed slot (PRICE_SLACK). ``eta``: a float or a (K, V) matrix (:func:`topic_priors`).
     ``shares`` are the topics' shares of the tokens, ``n_wk`` (V, K) their expected term counts;
     ``round_`` (a :class:`Round`) keeps the slots for the round's next candidate; ``dead_only`` frees dead
     topics only (the stochastic fits' re-seeding, which has no objective to judge a merge by)."""
@@ -319,7 +370,11 @@ def priced_proposal(cells, column, shares, n_wk, alpha, eta, candidate, dead_sha
     if candidate >= len(slots):
         return None
     cost, slot, into = slots[candidate]
-    proposal, target, gain = build(slot, into)
+    built = build(slot, into)
+    if built is None:
+        log.info("%s: no move (no topic to split for slot %d)", owner, slot)
+        return None
+    proposal, target, gain = built
     what = describe(slot, into, cost, target, gain)
     if gain <= PRICE_SLACK * cost:
         log.info("%s: no move (%s)", owner, what)
@@ -338,8 +393,11 @@ def count_proposal(cells, column, n_dk, n_wk, alpha, eta, candidate, dead_share,
     skip = () if largest is None else tuple(int(k) for k in np.argsort(-shares, kind="stable")[largest:])
 
     def build(slot, into):
-        new_dk, new_wk, target, gain = propose_counts(cells, column, n_dk, n_wk, n_wk.shape[0], alpha, eta, slot,
-                                                      into, rng, skip, round_.gains)
+        found = propose_counts(cells, column, n_dk, n_wk, n_wk.shape[0], alpha, eta, slot, into, rng, skip,
+                               round_.gains)
+        if found is None:
+            return None
+        new_dk, new_wk, target, gain = found
         return (new_dk, new_wk), target, gain
 
     found = priced_proposal(cells, column, shares, n_wk, alpha, eta, candidate, dead_share, log, owner, build,
@@ -386,7 +444,8 @@ def hopeless(history, values, n_sweeps):
 
 def vb_proposal(cells, lam, gamma, alpha, eta, candidate, dead_share, rng, log, owner, round_=None, dead_only=False):
     """:func:`count_proposal` for batch VB: the responsibilities are proportional to exp E[log theta_dk]
-    exp E[log beta_kw], the expected counts are gamma - alpha and lambda - eta. Returns the proposal's
+    exp E[log beta_kw], the expected counts are gamma - alpha and lambda - eta (``eta`` a float or a (K, V)
+    matrix; an excluded pair, lambda_kw = eta_kw = 0, has responsibility 0). Returns the proposal's
     (lambda (K, V), gamma (D, K), description) in their dtypes, or None."""
     from scipy.special import digamma
 
@@ -397,7 +456,10 @@ def vb_proposal(cells, lam, gamma, alpha, eta, candidate, dead_share, rng, log, 
     term_weights = np.exp(elog_beta_t - elog_beta_t.max(axis=1, keepdims=True))
     column = product_columns(cells, doc_weights, term_weights)
     n_dk = np.maximum(np.asarray(gamma, dtype=np.float64) - alpha, 0.0)
-    n_wk = np.maximum(np.asarray(lam, dtype=np.float64).T - eta, 0.0)
+    if isinstance(eta, np.ndarray):
+        n_wk = np.maximum(np.asarray(lam, dtype=np.float64) - eta, 0.0).T
+    else:
+        n_wk = np.maximum(np.asarray(lam, dtype=np.float64).T - eta, 0.0)
     proposal = count_proposal(cells, column, n_dk, n_wk, alpha, eta, candidate, dead_share, rng, log, owner,
                               round_=round_, dead_only=dead_only)
     if proposal is None:

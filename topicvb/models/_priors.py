@@ -14,7 +14,9 @@ Two settings occur:
   a_k <- a_k sum_d [psi(n_dk + a_k) - psi(a_k)] / sum_d [psi(N_d + sum a) - psi(sum a)]
   (Minka eq. 55; Asuncion et al. 2009 use it for CVB0), and likewise for a symmetric eta. The counts
   are random under the mean-field distribution, so the step takes E[psi(n_dk + a_k)]
-  (:func:`expected_digamma_gain`), one step per sweep (:func:`polya_step`).
+  (:func:`expected_digamma_gain`), one step per sweep (:func:`polya_step`). A matrix prior eta = s b
+  (guided topics) keeps its shape b and learns its scale s by the same fixed point for the scale
+  (:func:`scaled_polya_step`).
 """
 
 from __future__ import annotations
@@ -138,6 +140,46 @@ def symmetric_polya_step(eta: float, counts, variances, shape: float = 1.0, rate
     numer = float(np.sum(_gain_sums(counts.T, None if var is None else var.T, e)))
     denom = dim * float(np.sum(expected_digamma_gain(totals, total_var, dim * e)))
     return max((e * numer + (shape - 1.0)) / (denom + rate), 1e-10)
+
+
+def scaled_polya_step(scale: float, base, counts, variances, shape: float = 1.0, rate: float = 0.0) -> float:
+    """:func:`symmetric_polya_step` for a matrix prior eta = s b whose scale s is learned and shape b kept
+    (guided topics): one step of Minka's fixed point for the scale of the Polya likelihood of the
+    topic-term counts,
+
+        s <- s sum_kw b_kw E[psi(n_kw + s b_kw) - psi(s b_kw)] / sum_k B_k E[psi(n_k + s B_k) - psi(s B_k)],
+
+    B_k = sum_w b_kw, with the expectation over the counts' mean-field law as in the symmetric step and
+    the Gamma(shape, rate) hyperprior on u = s m, m the mean of b's positive entries (the typical prior
+    value, the quantity the symmetric step's hyperprior is on): with u in place of s and b / m in place
+    of b the step reads
+
+        u <- (sum_kw eta_kw E[psi(n_kw + eta_kw) - psi(eta_kw)] + shape - 1)
+             / (sum_k E_k E[psi(n_k + E_k) - psi(E_k)] / u + rate),   E_k = sum_w eta_kw,
+
+    which for a constant b is the symmetric step (so a constant matrix learns what a scalar does).
+    Entries with b_kw = 0 (excluded terms, whose counts are 0) add nothing.
+
+    base : (V, K) float64, b term-major; counts : (V, K), n_wk; variances : (V, K) or None (the plug-in).
+    Returns the new scale s.
+    """
+    base = np.asarray(base, dtype=np.float64)
+    counts = np.asarray(counts, dtype=np.float64)
+    var = None if variances is None else np.asarray(variances, dtype=np.float64)
+    eta = scale * base
+    positive = base > 0
+    mean_base = float(base[positive].mean())
+    u = scale * mean_base
+    if np.all(positive):
+        gains = expected_digamma_gain(counts, var, eta)
+        numer = float(np.sum(eta * gains))
+    else:
+        gains = expected_digamma_gain(counts[positive], None if var is None else var[positive], eta[positive])
+        numer = float(np.sum(eta[positive] * gains))
+    totals = eta.sum(axis=0)
+    denom = float(np.sum(totals * expected_digamma_gain(counts.sum(axis=0), None if var is None else var.sum(axis=0),
+                                                        totals))) / u
+    return max((numer + (shape - 1.0)) / (denom + rate), 1e-10) / mean_base
 
 
 def learn_flags(value, owner: str):

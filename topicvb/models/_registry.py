@@ -45,13 +45,16 @@ class ArraySpec:
         One entry per axis: ``"K"`` (n_components), ``"V"`` (n_features_in_, the terms), ``"D"``
         (documents), ``"N"`` (non-zeros of X), another symbol bound by the first array that uses it, an
         int, or None (any length). ``()`` is a 0-d array.
-    dtype : {"model", "float64", "int"}
+    dtype : {"model", "float64", "int", "str"}
         ``"model"``: float32 or float64 in the file, cast to the model's float dtype; ``"float64"``:
-        float32 or float64, cast to float64; ``"int"``: an integer dtype, cast to int64.
-    values : {"finite", "positive", "nonnegative", "probabilities", "count"}
+        float32 or float64, cast to float64; ``"int"``: an integer dtype, cast to int64; ``"str"``: a
+        unicode string array, returned with dtype object (``values`` is then ``"labels"``).
+    values : {"finite", "positive", "zero_or_positive", "nonnegative", "probabilities", "count", "labels"}
         ``"finite"``: finite reals; ``"positive"``: within :data:`VALUE_LIMITS` of the model's dtype;
-        ``"nonnegative"``: 0 or within the limits; ``"probabilities"``: in [0, 1], summing to 1 along
-        ``sum_axis``; ``"count"``: integers in [0, :data:`MAX_INT`].
+        ``"zero_or_positive"``: exactly 0 or within the limits (a matrix topic-word prior, where 0
+        excludes a term from a topic, and the LDA topics fitted with one); ``"nonnegative"``: 0 or at
+        most the upper limit; ``"probabilities"``: in [0, 1], summing to 1 along ``sum_axis``;
+        ``"count"``: integers in [0, :data:`MAX_INT`]; ``"labels"``: distinct, non-empty strings.
     sum_axis : int, default=1
         The axis along which ``"probabilities"`` sum to 1 (1: rows, 0: columns).
     required : bool, default=True
@@ -71,8 +74,10 @@ class ScalarSpec:
     """A fitted scalar attribute of a saved model (the ``scalars`` record of its metadata).
 
     ``kind`` is ``"count"`` (an int in [0, :data:`MAX_INT`]), ``"features"`` (an int of at least 1),
-    ``"positive"`` (a real number within :data:`VALUE_LIMITS`) or ``"array_or_none"`` (None here; an
-    array, described by the entry's :class:`ArraySpec` of the same name, otherwise).
+    ``"positive"`` (a real number within :data:`VALUE_LIMITS`), ``"positive_or_none"`` (the same, or
+    None) or ``"array_or_none"`` (None here; an array, described by the entry's :class:`ArraySpec` of
+    the same name, otherwise). An attribute with both a ScalarSpec and an ArraySpec (``topic_word_prior_``:
+    a number, or a matrix) may be stored as either.
     """
 
     name: str
@@ -84,10 +89,17 @@ class ScalarSpec:
 # topics and the objective's history.
 _COMMON_SCALARS = (ScalarSpec("n_features_in_", "features"), ScalarSpec("n_iter_", "count"))
 _HISTORY = ArraySpec("bound_history_", (None,), "float64", "finite")
+# The topic names every fit sets (topicvb.models._base): files written before them have none.
+_LABELS = ArraySpec("topic_labels_", ("K",), "str", "labels", required=False)
+# A matrix topic-word prior (issue #21): topic_word_prior_ is then a (K, V) array, 0 where a term is excluded
+# from a topic, and the LDA topics components_ are 0 exactly there (topicvb.persistence checks that they agree).
+_PRIOR_MATRIX = ArraySpec("topic_word_prior_", ("K", "V"), "float64", "zero_or_positive", required=False)
 _LDA_ARRAYS = (
-    ArraySpec("components_", ("K", "V"), "model", "positive"),
+    ArraySpec("components_", ("K", "V"), "model", "zero_or_positive"),
     ArraySpec("doc_topic_prior_", ("K",), "float64", "positive"),
+    _PRIOR_MATRIX,
     _HISTORY,
+    _LABELS,
 )
 _LDA_SCALARS = _COMMON_SCALARS + (ScalarSpec("topic_word_prior_", "positive"),)
 _STREAM_SCALARS = (ScalarSpec("n_batch_iter_", "count"), ScalarSpec("n_docs_seen_", "count"))
@@ -96,8 +108,11 @@ _PLSA_ARRAYS = (
     ArraySpec("doc_topic_", ("D", "K"), "model", "probabilities", sum_axis=1, required=False),
     _HISTORY,
     ArraySpec("validation_history_", (None,), "float64", "finite", required=False),
+    _PRIOR_MATRIX,
+    _LABELS,
 )
-_PLSA_SCALARS = _COMMON_SCALARS + (ScalarSpec("validation_history_", "array_or_none", required=False),)
+_PLSA_SCALARS = _COMMON_SCALARS + (ScalarSpec("validation_history_", "array_or_none", required=False),
+                                   ScalarSpec("topic_word_prior_", "positive_or_none", required=False))
 
 
 @dataclass(frozen=True)
@@ -273,6 +288,8 @@ def check_state_array(value, spec: ArraySpec, dims: dict, float_dtype) -> np.nda
     name, float_dtype = spec.name, np.dtype(float_dtype)
     if not isinstance(value, np.ndarray):
         raise ValueError(f"{name} must be an array, got {type(value).__name__}.")
+    if spec.dtype == "str":
+        return _check_labels(value, spec, dims)
     if spec.dtype == "int":
         if value.dtype.kind not in "iu":
             raise ValueError(f"{name} must hold integers, got dtype {value.dtype}.")
@@ -299,6 +316,11 @@ def check_state_array(value, spec: ArraySpec, dims: dict, float_dtype) -> np.nda
         if np.any(bad):
             raise ValueError(f"{name} must be positive, from {low:g} to {high:g} for a {float_dtype} model; "
                              f"{_first_bad(arr, bad, value)}.")
+    elif spec.values == "zero_or_positive":
+        bad = (arr != 0) & ((arr < low) | (arr > high))
+        if np.any(bad):
+            raise ValueError(f"{name} must hold 0 or positive values from {low:g} to {high:g} for a {float_dtype} "
+                             f"model; {_first_bad(arr, bad, value)}.")
     elif spec.values == "nonnegative":
         bad = (arr < 0) | (arr > high)
         if np.any(bad):
@@ -318,6 +340,22 @@ def check_state_array(value, spec: ArraySpec, dims: dict, float_dtype) -> np.nda
                 raise ValueError(f"{name} must hold probability distributions (each {what} summing to 1); {what} "
                                  f"{i} sums to {sums[i].item()!r}.")
     return arr
+
+
+def _check_labels(value: np.ndarray, spec: ArraySpec, dims: dict) -> np.ndarray:
+    """Topic names: a unicode array of distinct, non-empty strings, returned with dtype object."""
+    name = spec.name
+    if value.dtype.kind != "U":
+        raise ValueError(f"{name} must hold strings, got dtype {value.dtype}.")
+    _check_shape(value, spec, dims)
+    labels = value.tolist()
+    for i, label in enumerate(labels if value.ndim == 1 else []):
+        if not label.strip():
+            raise ValueError(f"{name} must hold non-empty names; entry {i} is {_show(label)}.")
+    if value.ndim == 1 and len(set(labels)) != len(labels):
+        dup = next(label for i, label in enumerate(labels) if label in labels[:i])
+        raise ValueError(f"{name} must hold distinct names; {_show(dup)} appears more than once.")
+    return np.asarray(labels, dtype=object)
 
 
 def _check_shape(value, spec: ArraySpec, dims: dict) -> None:
@@ -365,7 +403,9 @@ def check_state_scalar(value, spec: ScalarSpec, float_dtype):
         if not low <= value <= MAX_INT:
             raise ValueError(f"{name} must be an integer from {low} to {MAX_INT}, got {_show(value)}.")
         return int(value)
-    if spec.kind == "positive":
+    if spec.kind == "positive_or_none" and value is None:
+        return None
+    if spec.kind in ("positive", "positive_or_none"):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ValueError(f"{name} must be a positive number, got {type(value).__name__} {_show(value)}.")
         low, high = value_limits(float_dtype)

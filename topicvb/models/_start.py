@@ -146,19 +146,38 @@ def initial_topics(init, X, n_topics, rng, dtype, *, scale=1.0, centre_weight=0.
     return (seeded_topics(X, n_topics, rng, np.float64, centre_weight=centre_weight) * scale).astype(dtype)
 
 
-def prior_informed_start(lam, eta, weight: float = 0.5):
+def _favoured_profiles(excess, X):
+    """Per seeded topic (rows of ``excess``, the prior's weight above its floor), a term profile to start
+    from: the favoured terms themselves, and, with the training matrix ``X``, the word profile of the
+    documents that use them, X^T (X f) (each document weighted by its favoured-term content), in equal
+    parts. Rows sum to 1."""
+    favour = excess / excess.sum(axis=1, keepdims=True)
+    if X is None:
+        return favour
+    X = sp.csr_matrix(X, dtype=np.float64)
+    lengths = np.asarray(X.sum(axis=1)).ravel()
+    uses = np.asarray((X @ favour.T) > 0, dtype=np.float64)  # (D, S): the documents that use the terms
+    shares = sp.diags(1.0 / np.maximum(lengths, 1e-300)) @ X  # each document's term shares
+    prof = np.asarray((shares.T @ uses).T)  # (S, V): the mean term shares of those documents (unnormalised)
+    totals = prof.sum(axis=1, keepdims=True)
+    prof = np.where(totals > 0, prof / np.where(totals > 0, totals, 1.0), favour)
+    return 0.5 * favour + 0.5 * prof
+
+
+def prior_informed_start(lam, eta, X=None, weight: float = 0.9):
     """Starting topics that respect a matrix topic-word prior (guided topics, issue #21).
 
     ``lam`` (K, V): the start the estimator would use (any positive scale); ``eta``: its topic-word
     prior, a float (returned unchanged: a symmetric prior says nothing about any topic) or a (K, V)
-    matrix. A topic whose prior row is not constant ("seeded") first takes the start row that puts the
-    most mass on the terms its prior favours (rows are exchanged, the seeded topics in order of how
-    clearly they match; a seeded start such as a document cluster of the seed words' theme then starts
-    the seeded topic, instead of sitting in another slot while the seeded topic starts elsewhere). Then
-    each seeded topic's start becomes the mixture ``(1 - weight) lam_k / |lam_k| + weight (eta_k - min
-    eta_k) / |eta_k - min eta_k|``, scaled back to ``|lam_k|``: the favoured terms carry ``weight`` of the
-    topic's starting mass. Terms a row excludes (weight 0) start at 0 in it; every term it allows keeps a
-    positive start. Returns a new array (or ``lam`` itself when ``eta`` is a float).
+    matrix; ``X``: the training counts, when the estimator has them. A topic whose prior row is not
+    constant ("seeded") starts mostly (``weight``) on a profile of its favoured terms: those terms and,
+    with ``X``, the words of the documents that use them (:func:`_favoured_profiles`); the pseudo-counts
+    of a seed prior are small next to a real corpus's counts, so where a seeded topic starts decides
+    which theme it ends up holding. The rest of its start is the start row that best matches that
+    profile (rows are exchanged, the seeded topics in order of how clearly they match, so that a
+    data-driven start row of the seed words' theme is not left to a free topic that would compete
+    with the seeded one). Terms a row excludes (weight 0) start at 0 in it; every term it allows keeps
+    a positive start. Returns a new array (or ``lam`` itself when ``eta`` is a float).
     """
     if not isinstance(eta, np.ndarray):
         return lam
@@ -171,9 +190,9 @@ def prior_informed_start(lam, eta, weight: float = 0.5):
         excess[k] = np.where(row > 0, row - lo, 0.0)
     seeded = np.flatnonzero(excess.sum(axis=1) > 0)
     if seeded.size:
+        profiles = _favoured_profiles(excess[seeded], X)
         shares = lam / np.maximum(lam.sum(axis=1, keepdims=True), 1e-300)
-        favour = excess[seeded] / excess[seeded].sum(axis=1, keepdims=True)
-        match = favour @ shares.T  # (seeded, K): start row j's mass on seeded topic's favoured terms
+        match = profiles @ shares.T  # (seeded, K): how well start row j matches each seeded profile
         order = np.argsort(-match.max(axis=1), kind="stable")
         free = np.ones(lam.shape[0], dtype=bool)
         source = np.arange(lam.shape[0])
@@ -184,12 +203,12 @@ def prior_informed_start(lam, eta, weight: float = 0.5):
         rest = np.setdiff1d(np.arange(lam.shape[0]), seeded)
         source[rest] = np.flatnonzero(free)  # the unseeded topics keep the other rows, in order
         lam = lam[source]
+        for i, k in enumerate(seeded):
+            total = lam[k].sum()
+            lam[k] = ((1.0 - weight) * lam[k] / total + weight * profiles[i]) * total
     for k in range(lam.shape[0]):
-        row = eta[k]
+        allowed = eta[k] > 0
         total = lam[k].sum()
-        if excess[k].sum() > 0:
-            lam[k] = ((1.0 - weight) * lam[k] / total + weight * excess[k] / excess[k].sum()) * total
-        allowed = row > 0
         lam[k, ~allowed] = 0.0
         floor = 1e-6 * total / max(1, np.count_nonzero(allowed))
         lam[k, allowed] = np.maximum(lam[k, allowed], floor)  # (VB takes digamma of the start: no zeros)

@@ -206,7 +206,7 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
         dtype = self._float
         lam = initial_topics(self.init, X, self.n_components, rng, dtype)
         if is_matrix(eta):  # guided topics start on the terms their prior favours (excluded terms at 0)
-            lam = prior_informed_start(lam, eta).astype(dtype)
+            lam = prior_informed_start(lam, eta, X).astype(dtype)
         gamma, history, it = None, [], 0  # no previous solution in the first E-step
         save, state = self._checkpointer(X, resume)
         if state is not None:

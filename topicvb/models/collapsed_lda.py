@@ -10,19 +10,19 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .._config import threads
-from .._kernels.cvb0 import document_counts, sweep, sweep_documents, term_counts
+from .._kernels.cvb0 import document_counts, matrix_prior, sweep, sweep_documents, sweep_matrix, term_counts
 from .._kernels.plsa import log_likelihood
 from .._kernels.priors import cell_variances
 from .._kernels.sparse import column_index
 from .._validation import MAX_INT, csr_arrays
 from .._constraints import Boolean, Interval, Options, StrOptions
 from ._base import CHECKPOINT_CONSTRAINTS, DEAD_SHARE, TopicModelBase
-from ._collapsed import CollapsedInferenceMixin, point_estimates
+from ._collapsed import CollapsedInferenceMixin, point_estimates, topic_major
 from ._checkpoint import interruptible, restore_rng
 from ._moves import (MAX_REJECTED, TRIAL_SWEEPS, Cells, Round, hopeless, judge, late_window, priced_proposal,
                      propose, topic_shares)
-from ._priors import learn_flags, polya_step, symmetric_polya_step
-from ._start import seeded_topics
+from ._priors import learn_flags, polya_step, scaled_polya_step, symmetric_polya_step
+from ._start import prior_informed_start, seeded_topics
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +41,8 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
     ``bound_history_`` holds, after every sweep (an accepted move's trial sweeps included), the
     training log-likelihood at the current point
     estimates, sum_dw c_dw log sum_k theta_hat_dk phi_hat_kw with
-    theta_hat_dk = (n_dk + alpha_k) / (N_d + sum alpha) and phi_hat_kw = (n_kw + eta) / (n_k + V eta).
+    theta_hat_dk = (n_dk + alpha_k) / (N_d + sum alpha) and phi_hat_kw = (n_kw + eta) / (n_k + V eta)
+    (with a matrix prior, (n_kw + eta_kw) / (n_k + sum_w eta_kw)).
     It is a monitoring quantity, not a bound, and CVB0 does not guarantee it increases.
 
     Parameters
@@ -50,8 +51,14 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         Number of topics.
     doc_topic_prior : float or array-like of shape (n_components,), default=None
         Dirichlet prior on document-topic proportions (alpha); None means 1 / n_components.
-    topic_word_prior : float, default=None
-        Symmetric Dirichlet prior on topic-term distributions (eta); None means 1 / n_components.
+    topic_word_prior : float or array-like of shape (n_components, n_features), default=None
+        Dirichlet prior on topic-term distributions (eta): a number (symmetric; None means
+        1 / n_components) or a matrix, one prior row per topic (dense, scipy sparse, or a
+        :class:`topicvb.SeededPrior`), for guided topics: the updates use eta_kw in place of eta and
+        sum_w eta_kw in place of V eta, and a 0 excludes the term from the topic (its probability
+        there is exactly 0). The start puts half of a topic's mass on the terms its row favours
+        (:func:`topicvb.models._start.prior_informed_start`), and ``moves`` never free, merge into or
+        split a topic whose row is not constant.
     variant : {"cvb0", "cvb"}, default="cvb0"
         Zeroth-order updates (Asuncion et al.) or the second-order Gaussian correction with
         variance terms (Teh, Newman & Welling).
@@ -67,7 +74,8 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         for CVB0), with the expectation E[psi(n + a)] over the counts' mean-field distribution
         rather than psi(E[n] + a) (the plug-in inflates the priors, which then inflate each other),
         and a weak Gamma(1, 1) hyperprior on each value; the results are in ``doc_topic_prior_``
-        and ``topic_word_prior_``.
+        and ``topic_word_prior_``. A matrix ``topic_word_prior`` keeps its shape and learns its scale
+        (the same fixed point for the scale, :func:`topicvb.models._priors.scaled_polya_step`).
     prior_burn_in : int, default=10
         Sweeps before the priors are first learned: right after the random start the expected
         counts are nearly uniform, and their maximum-likelihood alpha is huge and self-sustaining.
@@ -109,8 +117,10 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
     Attributes
     ----------
     components_ : ndarray of shape (n_components, n_features)
-        Expected topic-term counts plus the prior eta.
-    doc_topic_prior_, topic_word_prior_, bound_history_, n_iter_, n_features_in_
+        Expected topic-term counts plus the prior eta (0 where a matrix prior excludes a term).
+    topic_word_prior_ : float or ndarray of shape (n_components, n_features)
+        The prior eta: a float, or the matrix (times its learned scale with ``learn_priors``).
+    doc_topic_prior_, bound_history_, n_iter_, n_features_in_
         As in :class:`topicvb.BatchLDA`.
 
     References
@@ -161,18 +171,18 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         alpha, eta = self._resolve_priors()
         dtype = self._float
         learn_alpha, learn_eta = learn_flags(self.learn_priors, type(self).__name__)
-        cvb = _CVBSweeps(self, X, learn_alpha, learn_eta)
+        cvb = _CVBSweeps(self, X, learn_alpha, learn_eta, eta)
         save, state = self._checkpointer(X, resume)
         started = time.perf_counter()
         with threads(self.n_jobs), interruptible(type(self).__name__) as stop:
             if state is None:
                 start = _seeded_responsibilities if self.init == "seeded" else _random_responsibilities
-                current = cvb.counts(start(X, rng, self.n_components, dtype))
-                current.update(alpha=alpha, eta=eta)
+                current = cvb.counts(start(X, rng, self.n_components, dtype, eta))
+                current.update(alpha=alpha, **cvb.prior_state(1.0 if cvb.base_t is not None else eta))
                 history = []
             else:  # the in-place counts are restored as they were, not recomputed, for exact resumption
                 current = {k: state[k].astype(dtype) for k in ("gamma", "n_dk", "n_wk", "v_dk", "v_wk")}
-                current.update(alpha=state["alpha"], eta=float(state["eta"]))
+                current.update(alpha=state["alpha"], **cvb.prior_state(cvb.saved_prior(state)))
                 history = list(state["history"])
                 restore_rng(rng, state)
             logger.info("%s: responsibilities take %.1f MiB (%d non-zeros x %d topics, %s)", type(self).__name__,
@@ -199,7 +209,7 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
                     history.append(cvb.advance(current, it))
                     rejected = 0
                 save(it, {**{k: current[k] for k in ("gamma", "n_dk", "n_wk", "v_dk", "v_wk", "alpha")},
-                          "eta": np.array(current["eta"]), "history": np.asarray(history)}, rng)
+                          **cvb.prior_arrays(current), "history": np.asarray(history)}, rng)
                 self._report(it, history[-1], history[-2] if len(history) > 1 else None, started)
                 converged = cvb.settled(history, it)
                 ever_converged = ever_converged or converged
@@ -208,18 +218,19 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         if not stop.requested:
             self._warn_not_converged(it, ever_converged)
         return {
-            "components_": np.ascontiguousarray((current["n_wk"] + current["eta"]).T),
+            "components_": np.ascontiguousarray((current["n_wk"] + current["eta"]).T, dtype=current["n_wk"].dtype),
             "doc_topic_prior_": current["alpha"],
-            "topic_word_prior_": current["eta"],
+            "topic_word_prior_": topic_major(current["eta"]),
             "bound_history_": np.asarray(history),
             "n_iter_": it,
         }
 
 
-def _seeded_responsibilities(X, rng, n_topics, dtype):
-    """q(z_dw = k) proportional to lam_kw of the seeded start (:func:`._start.seeded_topics`); filled in
+def _seeded_responsibilities(X, rng, n_topics, dtype, eta=None):
+    """q(z_dw = k) proportional to lam_kw of the seeded start (:func:`._start.seeded_topics`, shaped by a
+    matrix prior ``eta`` (K, V): :func:`._start.prior_informed_start`, 0 on excluded pairs); filled in
     blocks of cells, so that no float64 n_nonzero x K temporary exists."""
-    lam = seeded_topics(X, n_topics, rng, np.float64)
+    lam = prior_informed_start(seeded_topics(X, n_topics, rng, np.float64), eta, X)
     weights = np.ascontiguousarray((lam / lam.sum(axis=1, keepdims=True)).T)  # (V, K)
     indices = X.indices
     gamma = np.empty((indices.shape[0], n_topics), dtype=dtype)
@@ -229,13 +240,17 @@ def _seeded_responsibilities(X, rng, n_topics, dtype):
     return gamma
 
 
-def _random_responsibilities(X, rng, n_topics, dtype):
+def _random_responsibilities(X, rng, n_topics, dtype, eta=None):
     """Dirichlet(1) draws that break the symmetry; drawn in blocks so that no float64 n_nonzero x K
-    temporary exists (the stream, and so the result, is the same as one big draw)."""
+    temporary exists (the stream, and so the result, is the same as one big draw). A matrix prior
+    ``eta`` (K, V) sets the pairs it excludes to 0."""
     n_cells = X.nnz
+    allowed = np.ascontiguousarray((eta > 0).T) if isinstance(eta, np.ndarray) else None  # (V, K)
     gamma = np.empty((n_cells, n_topics), dtype=dtype)
     for start in range(0, n_cells, 1 << 18):
         block = rng.standard_gamma(1.0, size=(min(1 << 18, n_cells - start), n_topics)) + 1e-3
+        if allowed is not None:
+            block *= allowed[X.indices[start:start + block.shape[0]]]
         gamma[start:start + block.shape[0]] = block / block.sum(axis=1, keepdims=True)
     return gamma
 
@@ -243,9 +258,10 @@ def _random_responsibilities(X, rng, n_topics, dtype):
 class _CVBSweeps:
     """CollapsedLDA's fit on one matrix: sweeps of a state (the responsibilities ``gamma``, the counts
     ``n_dk``, ``n_wk`` and CVB's variances ``v_dk``, ``v_wk``, the priors ``alpha``, ``eta``; a dict),
-    the stopping test and the moves (:mod:`._moves`)."""
+    the stopping test and the moves (:mod:`._moves`). A matrix prior is kept term-major, ``eta`` (V, K) =
+    ``scale`` times the given matrix ``base_t`` (the scale is what ``learn_priors`` learns)."""
 
-    def __init__(self, model, X, learn_alpha, learn_eta):
+    def __init__(self, model, X, learn_alpha, learn_eta, eta):
         self.model, self.owner = model, type(model).__name__
         self.second = model.variant == "cvb"
         self.dtype = model._float
@@ -254,8 +270,37 @@ class _CVBSweeps:
         self.colptr, self.positions, _ = column_index(self.indptr, self.indices, self.n_terms)
         self.learn_alpha, self.learn_eta = learn_alpha, learn_eta
         lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
-        self.priors = _PriorLearning(self.indptr, self.indices, self.data, lengths, self.second)
+        self.prior_learning = _PriorLearning(self.indptr, self.indices, self.data, lengths, self.second)
         self.cells = Cells(self.indptr, self.indices, self.data) if model.moves else None
+        self.base_t = np.ascontiguousarray(eta.T, dtype=np.float64) if isinstance(eta, np.ndarray) else None
+
+    def prior_state(self, value):
+        """The state's topic-word prior entries for ``value``: the float eta, or a matrix prior's scale."""
+        if self.base_t is None:
+            return {"eta": value}
+        return {"eta": self.base_t if value == 1.0 else value * self.base_t, "scale": value}
+
+    def prior_arrays(self, state):
+        """The checkpoint's arrays of the topic-word prior: "eta", the float or the (K, V) matrix, and for a
+        matrix its scale "eta_scale" (the matrix is the parameter times it: resumption recomputes it)."""
+        if self.base_t is None:
+            return {"eta": np.array(state["eta"])}
+        return {"eta": topic_major(state["eta"]), "eta_scale": np.array(state["scale"])}
+
+    def saved_prior(self, arrays):
+        """The value :meth:`prior_state` takes, from a checkpoint's arrays (:meth:`prior_arrays`)."""
+        if self.base_t is None:
+            return float(arrays["eta"])
+        if "eta_scale" in arrays:
+            return float(arrays["eta_scale"])
+        eta = np.asarray(arrays["eta"], dtype=np.float64).T  # (a checkpoint without the scale: its ratio)
+        w, k = np.unravel_index(int(np.argmax(self.base_t)), self.base_t.shape)
+        return float(eta[w, k] / self.base_t[w, k])
+
+    @staticmethod
+    def priors(state):
+        """The prior entries of ``state`` (for a new state with other counts)."""
+        return {k: state[k] for k in ("alpha", "eta", "scale") if k in state}
 
     def counts(self, gamma):
         """A state for ``gamma``: its counts (and variances) recomputed."""
@@ -273,15 +318,20 @@ class _CVBSweeps:
         alpha, eta, second = state["alpha"], state["eta"], self.second
         n_k = n_wk.sum(axis=0)
         v_k = v_wk.sum(axis=0) if second else np.zeros(self.n_topics, dtype=self.dtype)
-        if self.model.topic_update == "sequential":
+        if self.model.topic_update == "sequential" and self.base_t is not None:
+            sweep_matrix(self.indptr, self.indices, self.data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha,
+                         *matrix_prior(eta, self.n_terms, self.n_topics), second)
+        elif self.model.topic_update == "sequential":
             sweep(self.indptr, self.indices, self.data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta, second)
         else:
             sweep_documents(self.indptr, self.indices, self.data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha,
                             eta, second, False, 1, 0.0)
             term_counts(self.colptr, self.positions, self.data, gamma, n_wk, v_wk, second)
         if (self.learn_alpha or self.learn_eta) and it > self.model.prior_burn_in:
-            state["alpha"], state["eta"] = self.priors.prior_step(alpha, eta, gamma, n_dk, n_wk, v_dk, v_wk,
-                                                                  self.learn_alpha, self.learn_eta)
+            value = state.get("scale", eta)
+            state["alpha"], value = self.prior_learning.prior_step(alpha, value, gamma, n_dk, n_wk, v_dk, v_wk,
+                                                                   self.learn_alpha, self.learn_eta, self.base_t)
+            state.update(self.prior_state(value))
         theta, phi_t = point_estimates(n_dk, n_wk, state["alpha"], state["eta"])
         return float(np.sum(log_likelihood(self.indptr, self.indices, self.data, theta, phi_t)))
 
@@ -298,13 +348,14 @@ class _CVBSweeps:
         if candidate == 0:  # a new round (the state is the one the last round's rejected proposals restored)
             self.round = Round()
 
+        eta = topic_major(state["eta"])  # (the moves take a matrix prior topic-major)
+
         def build(slot, into):
-            return propose(self.cells, g, V, state["alpha"], state["eta"], slot, into, rng, by_topic.__getitem__,
+            return propose(self.cells, g, V, state["alpha"], eta, slot, into, rng, by_topic.__getitem__,
                            self.round.gains)
 
         return priced_proposal(self.cells, by_topic.__getitem__, topic_shares(g, self.data), state["n_wk"],
-                               state["alpha"], state["eta"], candidate, DEAD_SHARE, logger, self.owner, build,
-                               self.round)
+                               state["alpha"], eta, candidate, DEAD_SHARE, logger, self.owner, build, self.round)
 
     def try_move(self, state, history, it, candidate, rng):
         """The state after an accepted move and its objectives; None when the proposal was rejected,
@@ -313,7 +364,7 @@ class _CVBSweeps:
         if found is None:  # no candidate left, or (later candidates cost more) none worth a trial
             return "done"
         gamma, what = found
-        trial = {**self.counts(gamma), "alpha": state["alpha"], "eta": state["eta"]}
+        trial = {**self.counts(gamma), **self.priors(state)}
         values = []
         while len(values) < TRIAL_SWEEPS and not hopeless(history, values, TRIAL_SWEEPS):
             values.append(self.advance(trial, it + len(values) + 1))
@@ -344,11 +395,14 @@ class _PriorLearning:
         cell_variances(self.indptr, self.indices, self.data, gamma, v_dk, v_wk)
         return v_dk, v_wk
 
-    def prior_step(self, alpha, eta, gamma, n_dk, n_wk, v_dk, v_wk, learn_alpha, learn_eta):
+    def prior_step(self, alpha, eta, gamma, n_dk, n_wk, v_dk, v_wk, learn_alpha, learn_eta, base_t=None):
+        """(alpha, eta) after one step; with a matrix prior (``base_t``, (V, K)) ``eta`` is its scale."""
         if not self.second_order:
             v_dk, v_wk = self._variances(gamma, n_dk.shape[0], n_wk.shape[0])
         if learn_alpha:
             alpha = polya_step(alpha, n_dk, v_dk, self.lengths, HYPER_SHAPE, HYPER_RATE)
-        if learn_eta:
+        if learn_eta and base_t is None:
             eta = symmetric_polya_step(eta, n_wk.T, v_wk.T, HYPER_SHAPE, HYPER_RATE)
+        elif learn_eta:
+            eta = scaled_polya_step(eta, base_t, n_wk, v_wk, HYPER_SHAPE, HYPER_RATE)
         return alpha, eta

@@ -173,7 +173,7 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
         alpha, eta = self._resolve_priors()
         lam = initial_topics(self.init, X, self.n_components, rng, self._float, scale=total / X.shape[0])
         if is_matrix(eta):  # guided topics start on the terms their prior favours (excluded terms at 0)
-            lam = np.ascontiguousarray(prior_informed_start(lam, eta), dtype=self._float)
+            lam = np.ascontiguousarray(prior_informed_start(lam, eta, X), dtype=self._float)
         return {"components_": lam, "doc_topic_prior_": alpha, "topic_word_prior_": eta, "n_batch_iter_": 0,
                 "n_docs_seen_": 0, "n_iter_": 0, "bound_history_": np.zeros(0), "random_state_": rng}
 

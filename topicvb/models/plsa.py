@@ -259,7 +259,7 @@ class PLSA(TopicModelBase):
             start = rng.random_sample((K, V)) + 0.5
         eta = self._topic_word_matrix()
         if eta is not None:
-            start = prior_informed_start(start, eta)
+            start = prior_informed_start(start, eta, X)
         return theta, normalise_columns(np.ascontiguousarray(start.T), 0.0, 1.0 / V).astype(self._float)
 
     def _fit(self, X, resume=False):

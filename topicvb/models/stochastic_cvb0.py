@@ -17,8 +17,8 @@ from .._validation import MAX_INT, csr_arrays
 from .._constraints import MAX_TOTAL_TOKENS, Boolean, Interval, StrOptions
 from ._base import DEAD_SHARE, TopicModelBase
 from ._checkpoint import interruptible
-from ._collapsed import CollapsedInferenceMixin, infer_doc_counts, point_estimates
-from ._start import seeded_topics
+from ._collapsed import CollapsedInferenceMixin, infer_doc_counts, point_estimates, term_major
+from ._start import prior_informed_start, seeded_topics
 from ._moves import (MAX_REJECTED, RESEED_LARGEST, RESEEDS_PER_PASS, TRIAL_SWEEPS, Cells, Round, count_proposal,
                      hopeless, judge, late_window, product_columns)
 
@@ -48,7 +48,10 @@ class StochasticCollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
     n_components : int, default=10
         Number of topics.
     doc_topic_prior, topic_word_prior : float, default=None
-        alpha and eta; None means 1 / n_components.
+        alpha and eta; None means 1 / n_components. ``topic_word_prior`` may also be a matrix of shape
+        (n_components, n_features), as in :class:`CollapsedLDA` (guided topics: eta_kw and sum_w eta_kw
+        in the updates, 0 excludes a term from a topic, the start shaped by the prior, topics whose
+        prior row is not constant never freed, merged into, split or re-seeded by ``moves``).
     learning_decay : float, default=0.7
         kappa in (0.5, 1].
     learning_offset : float, default=10.0
@@ -103,7 +106,9 @@ class StochasticCollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
     Attributes
     ----------
     components_ : ndarray of shape (n_components, n_features)
-        Expected topic-term counts N_phi plus eta.
+        Expected topic-term counts N_phi plus eta (0 where a matrix prior excludes a term).
+    topic_word_prior_ : float or ndarray of shape (n_components, n_features)
+        The prior eta.
     bound_history_ : ndarray
         Per-token log-likelihood of each mini-batch at the point estimates before its update, then
         (``fit`` with ``moves``) that of the whole corpus at each batch step's starting point.
@@ -161,6 +166,8 @@ class StochasticCollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
             n_phi = seeded_topics(X, K, rng, np.float64).T
         else:  # random initial counts (Foulds et al. initialise N_phi randomly)
             n_phi = rng.gamma(1.0, 1.0, size=(V, K))
+        if isinstance(eta, np.ndarray):  # guided topics: the start shaped by the prior, 0 on excluded pairs
+            n_phi = prior_informed_start(n_phi.T, eta, X).T
         n_phi *= total_tokens / max(float(n_phi.sum()), 1e-300)  # carrying the corpus's tokens
         return {"components_": np.ascontiguousarray(n_phi.T + eta).astype(self._float), "doc_topic_prior_": alpha,
                 "topic_word_prior_": eta, "total_tokens_": float(total_tokens), "n_batch_iter_": 0,
@@ -168,7 +175,9 @@ class StochasticCollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
 
     def _run_batches(self, X, order, state):
         alpha, eta = state["doc_topic_prior_"], state["topic_word_prior_"]
-        n_phi_t = np.ascontiguousarray(np.maximum(state["components_"] - eta, 0.0).T)
+        dtype = state["components_"].dtype
+        n_phi_t = np.ascontiguousarray(np.maximum(state["components_"] - eta, 0.0).T, dtype=dtype)
+        eta_t = term_major(eta)  # (a matrix prior term-major, as the kernels take it)
         total_tokens = state["total_tokens_"]
         K, V = self.n_components, X.shape[1]
         values = []
@@ -181,10 +190,10 @@ class StochasticCollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
             n_z = n_phi_t.sum(axis=0)
             n_theta = (np.repeat(lengths[:, None] / K, K, axis=1)).astype(n_phi_t.dtype)
             gamma = np.empty((batch.nnz, K), dtype=n_phi_t.dtype)
-            scvb0_documents(indptr, indices, data, n_phi_t, n_z, alpha, eta, n_theta, gamma, int(self.burn_in),
+            scvb0_documents(indptr, indices, data, n_phi_t, n_z, alpha, eta_t, n_theta, gamma, int(self.burn_in),
                             THETA_OFFSET, THETA_DECAY)
             if batch_tokens > 0:
-                theta, phi_t = point_estimates(n_theta, n_phi_t, alpha, eta)
+                theta, phi_t = point_estimates(n_theta, n_phi_t, alpha, eta_t)
                 values.append(float(np.sum(log_likelihood(indptr, indices, data, theta, phi_t))) / batch_tokens)
                 colptr, positions, _ = column_index(indptr, indices, V)
                 hat = np.empty((V, K), dtype=n_phi_t.dtype)
@@ -193,7 +202,7 @@ class StochasticCollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
                 n_phi_t = ((1.0 - rho) * n_phi_t + rho * (total_tokens / batch_tokens) * hat).astype(n_phi_t.dtype)
             state["n_batch_iter_"] = t
             state["n_docs_seen_"] += batch.shape[0]
-        state["components_"] = np.ascontiguousarray(n_phi_t.T + eta)
+        state["components_"] = np.ascontiguousarray(n_phi_t.T + eta, dtype=dtype)
         state["bound_history_"] = np.concatenate([state["bound_history_"], values])
         return values
 
@@ -290,14 +299,15 @@ class _Reseed:
     def _reseed_one(self, it):
         model, state = self.model, self.state
         alpha, eta = state["doc_topic_prior_"], state["topic_word_prior_"]
+        eta_t = term_major(eta)
         n_wk = np.maximum(state["components_"] - eta, 0.0).T / self.scale  # (V, K), the tokens of X
         totals = n_wk.sum(axis=0)
         K = totals.shape[0]
         if not np.any(totals < DEAD_SHARE / K * totals.sum()):
             return False
         # (a few passes per document: the proposal needs the documents' rough topic shares only)
-        n_dk = infer_doc_counts(self.X, n_wk.astype(model._float), alpha, eta, INFER_PASSES, model.mean_change_tol)
-        theta, phi_t = point_estimates(n_dk.astype(np.float64), np.asarray(n_wk, dtype=np.float64), alpha, eta)
+        n_dk = infer_doc_counts(self.X, n_wk.astype(model._float), alpha, eta_t, INFER_PASSES, model.mean_change_tol)
+        theta, phi_t = point_estimates(n_dk.astype(np.float64), np.asarray(n_wk, dtype=np.float64), alpha, eta_t)
         column = product_columns(self.cells, theta, phi_t)
         proposal = count_proposal(self.cells, column, n_dk.astype(np.float64), np.asarray(n_wk, dtype=np.float64),
                                   alpha, eta, 0, DEAD_SHARE, self.rng, logger, type(model).__name__,
@@ -333,10 +343,13 @@ class _Polish:
         """One batch step from ``n_phi_t`` (V, K, scaled to the corpus): (its objective, the new counts,
         the documents' counts n_theta (D, K))."""
         model, X = self.model, self.X
-        alpha, eta = self.state["doc_topic_prior_"], self.state["topic_word_prior_"]
+        alpha, eta = self.state["doc_topic_prior_"], term_major(self.state["topic_word_prior_"])
         K, V = n_phi_t.shape[1], X.shape[1]
         n_z = n_phi_t.sum(axis=0)
-        phi_t = (n_phi_t + eta) / (n_z + V * eta)
+        if isinstance(eta, np.ndarray):  # a matrix prior, term-major
+            phi_t = (n_phi_t + eta) / (n_z + eta.sum(axis=0))
+        else:
+            phi_t = (n_phi_t + eta) / (n_z + V * eta)
         hat = np.zeros((V, K))
         part = np.empty((V, K), dtype=n_phi_t.dtype)
         n_theta_all = np.empty((X.shape[0], K))
@@ -362,7 +375,7 @@ class _Polish:
         (iterations, whether the steps settled)."""
         model, state = self.model, self.state
         eta = state["topic_word_prior_"]
-        current = np.ascontiguousarray(np.maximum(state["components_"] - eta, 0.0).T)
+        current = np.ascontiguousarray(np.maximum(state["components_"] - eta, 0.0).T, dtype=state["components_"].dtype)
         history, settled, rejected, n_moves = [], False, 0, 0
         value, following, n_theta = self.step(current)  # the objective of the stochastic fit
         history.append(value)
@@ -392,7 +405,7 @@ class _Polish:
             self._report(it, history, started)
         if n_moves:
             logger.info("%s: %d move(s) accepted", self.owner, n_moves)
-        state["components_"] = np.ascontiguousarray(evaluated[0].T + eta)
+        state["components_"] = np.ascontiguousarray(evaluated[0].T + eta, dtype=evaluated[0].dtype)
         state["bound_history_"] = np.concatenate([state["bound_history_"], np.asarray(history) / max(float(self.cells.data.sum()), 1e-300)])
         return it, settled
 
@@ -406,7 +419,7 @@ class _Polish:
         alpha, eta = state["doc_topic_prior_"], state["topic_word_prior_"]
         n_phi_t, n_theta = evaluated
         n_wk = np.asarray(n_phi_t, dtype=np.float64) / self.scale
-        theta, phi_t = point_estimates(n_theta, n_wk, alpha, eta)
+        theta, phi_t = point_estimates(n_theta, n_wk, alpha, term_major(eta))
         column = product_columns(self.cells, theta, phi_t)
         if candidate == 0:
             self.round = Round()

@@ -26,6 +26,7 @@ from ..evaluation._common import (
     resolve_vocabulary,
     topic_word,
 )
+from .._inspection_words import custom_labels
 from ..inspection import junk_topics, representative_documents, summary, top_words
 from ._template import CSS, JS
 
@@ -174,15 +175,20 @@ def _documents(reps_k, texts, doc_ids) -> list[dict]:
 
 
 def _topic_entries(phi, cands, compact, prevalence, n_tokens, coh, table, reps, texts, doc_ids, junk) -> list[dict]:
-    """The page record of every topic: place on the map, prevalence, terms, coherence, documents."""
+    """The page record of every topic: name, place on the map, prevalence, terms, coherence, documents.
+
+    ``label`` is the topic's name when it has one of its own (a guided topic's label), else None
+    (the page then calls it "Topic k", as it calls every topic of a model without names)."""
     dist = js_distances(phi)
     coords = pcoa(dist, 2)
+    names = custom_labels(table.labels)
     topics = []
     for k in range(phi.shape[0]):
         idx = sorted(cands[k], key=lambda j: (-phi[k, j], j))
         others = [j for j in np.argsort(dist[k], kind="stable") if j != k]
         topics.append({
             "topic": k,
+            "label": names[k] if names and names[k] != f"topic_{k}" else None,
             "prevalence": _finite(prevalence[k]),
             "tokens": _finite(prevalence[k] * n_tokens),
             "x": _finite(coords[k, 0]),
@@ -278,8 +284,9 @@ def _static_table(data: dict) -> str:
         width = round(60 * t["prevalence"] / max_prev)
         flag = (f' <span class="junk" title="{esc(_JUNK_NOTE)}">{esc(", ".join(t["junk"]))}</span>'
                 if t["junk"] else "")
+        name = f' <span class="label">{esc(t["label"])}</span>' if t.get("label") else ""
         cells = [
-            f'<td class="num nowrap">{k}{flag}</td>',
+            f'<td class="num nowrap">{k}{name}{flag}</td>',
             f'<td class="num nowrap">{_fmt_pct(t["prevalence"])}<span class="pbar" style="width:{width}px"></span></td>',
         ]
         if measure:

@@ -42,6 +42,7 @@ h3 { font-size: 12px; margin: 10px 0 4px; font-weight: 650; text-transform: uppe
 .topic-label.outside.selected { fill: #b44a20; }
 .leader { stroke: #7a8696; stroke-width: .8; }
 .topic-circle.junk { stroke-dasharray: 3 2; }
+table.summary .label { font-weight: 600; color: #1d2b3a; }
 .junk { color: #b42318; background: #fdecea; border-radius: 3px; padding: 0 4px; font-size: 11px; font-weight: 600;
   white-space: nowrap; }
 .map-caption { margin: 4px 0 0; color: var(--muted); font-size: 11px; }
@@ -129,6 +130,8 @@ JS = r"""
 
   const topics = data.topics;
   const K = topics.length;
+  // "Topic 3", or "Topic 3 \u00b7 space" for a topic with a name of its own (a guided topic)
+  const topicName = (k) => "Topic " + k + (topics[k].label ? " \u00b7 " + topics[k].label : "");
   const TINY = 1e-300;
   const logP = data.term_prob.map((p) => Math.log(Math.max(p, TINY)));
   const state = { selected: 0, shown: 0, lambda: data.default_lambda };
@@ -188,8 +191,8 @@ JS = r"""
       const t = topics[k];
       const c = svg("circle", { "class": "topic-circle" + (t.junk && t.junk.length ? " junk" : ""), "data-topic": k, cx: fmt(px(t.x), 2), cy: fmt(py(t.y), 2),
         r: fmt(radius[k], 2), tabindex: 0, role: "button",
-        "aria-label": "Topic " + k + ", " + pct(t.prevalence) + " of tokens" });
-      c.appendChild(svg("title", null, "Topic " + k + " \u2014 " + pct(t.prevalence) + " of tokens\n" +
+        "aria-label": topicName(k) + ", " + pct(t.prevalence) + " of tokens" });
+      c.appendChild(svg("title", null, topicName(k) + " \u2014 " + pct(t.prevalence) + " of tokens\n" +
         t.top_words.slice(0, 6).join(", ")));
       c.addEventListener("mouseenter", () => show(k));
       c.addEventListener("mouseleave", () => show(state.selected));
@@ -266,7 +269,7 @@ JS = r"""
     const next = el("button", { type: "button", title: "next topic" }, "\u25b6");
     topicSelect = el("select", { "aria-label": "topic" });
     for (let k = 0; k < K; k++) {
-      topicSelect.appendChild(el("option", { value: k }, "Topic " + k + " (" + pct(topics[k].prevalence) + ")"));
+      topicSelect.appendChild(el("option", { value: k }, topicName(k) + " (" + pct(topics[k].prevalence) + ")"));
     }
     prev.addEventListener("click", () => select((state.selected + K - 1) % K));
     next.addEventListener("click", () => select((state.selected + 1) % K));
@@ -343,12 +346,12 @@ JS = r"""
   function renderInfo(k) {
     const t = topics[k];
     infoPanel.textContent = "";
-    infoPanel.appendChild(el("h2", null, "Topic " + k));
+    infoPanel.appendChild(el("h2", null, topicName(k)));
     const dl = el("dl", { "class": "stats" });
     const add = (name, value) => { dl.appendChild(el("dt", null, name)); dl.appendChild(el("dd", null, value)); };
     add("Prevalence", pct(t.prevalence) + " of tokens (\u2248 " + fmtCount(t.tokens) + "), " + ordinal(prevRank[k]) + " of " + K);
     if (data.coherence_measure) add("Coherence", data.coherence_measure + " " + fmt(t.coherence, 3) + ", " + ordinal(cohRank[k]) + " of " + K);
-    if (t.nearest) add("Nearest topic", "topic " + t.nearest.topic + " (JS distance " + fmt(t.nearest.distance, 3) + ")");
+    if (t.nearest) add("Nearest topic", "topic " + t.nearest.topic + (topics[t.nearest.topic].label ? " \u00b7 " + topics[t.nearest.topic].label : "") + " (JS distance " + fmt(t.nearest.distance, 3) + ")");
     if (t.junk && t.junk.length) {
       dl.appendChild(el("dt", null, "Flag"));
       const dd = el("dd");

@@ -1,0 +1,260 @@
+"""Guided topics benchmark (issue #21): seeded topics on 20 Newsgroups against tomotopy's word priors.
+
+Run from the repository root::
+
+    python benchmarks/bench_guided.py                      # -> results/guided.md, .json
+    python benchmarks/bench_guided.py --quick              # smoke run (fewer sweeps), writes nothing
+
+Corpus: 20 Newsgroups by-date (the shared corpora), the vectorizer settings of ``common`` (tokens of
+>= 3 letters, English stop words, min_df 5, max_df 0.5; vocabulary from the training split); empty
+training documents are dropped (tomotopy cannot hold them). K = 20 topics.
+
+Seeds: 2-5 words for each of 6 newsgroups (``SEEDS``, chosen from the group names and common
+knowledge of their subjects before any fit, not tuned). ``topicvb.guided.seed_topic_prior`` turns
+them into a (K, V) topic-word prior (``--seed-confidence``); seeded topic i is the i-th group.
+
+Systems, each with ``random_state`` / seed 0:
+
+* ``topicvb seeded``: the recommended estimator (``recommended_estimator()``) with that prior;
+* ``topicvb unseeded``: the same estimator without a prior;
+* ``tomotopy seeded``: ``tomotopy.LDAModel`` (collapsed Gibbs, alpha 1/K fixed, ``eta`` = the prior's
+  base value) with ``set_word_prior`` giving every seed word the same prior column as the matrix (the
+  same prior mass), ``--tomotopy-iters`` sweeps on 2 threads;
+* ``topicvb seeded, 10x iterations``: the seeded estimator with ``max_iter`` ten times its default and
+  ``tol=0`` (do the seeds hold as iterations grow?).
+
+Metrics (the same evaluator for every system: a ``FixedTopicModel`` holding the system's topic-word
+matrix and document-topic prior infers each test document's topic proportions):
+
+* capture: for each seeded group, the share of its test documents whose largest topic is the group's
+  seeded topic; for the unseeded fit, the best topic for that group (the topic that is the largest for
+  most of the group's test documents, chosen after the fact: a generous baseline); the mean over the 6;
+* seed words in top 10: the share of each seeded topic's seed words among its 10 most probable words;
+* held-out perplexity by document completion (``common.DocCompletion``, half of each test document
+  observed, seed 0) and NPMI of the top 10 words (document co-occurrence in the training matrix);
+* wall time of the fit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import common  # noqa: E402
+
+K = 20
+SEED = 0
+SEEDS = {
+    "space": ("sci.space", ["space", "nasa", "orbit", "shuttle", "launch"]),
+    "hockey": ("rec.sport.hockey", ["hockey", "nhl", "puck", "goalie"]),
+    "crypto": ("sci.crypt", ["encryption", "clipper", "crypto", "keys"]),
+    "medicine": ("sci.med", ["doctor", "disease", "patients", "medical"]),
+    "guns": ("talk.politics.guns", ["gun", "guns", "firearms", "weapons"]),
+    "graphics": ("comp.graphics", ["graphics", "image", "images", "polygon"]),
+}
+OUT = Path(__file__).resolve().parent / "results" / "guided.md"
+
+
+def log(msg: str) -> None:
+    print(f"[guided] {msg}", file=sys.stderr, flush=True)
+
+
+def load():
+    """Train and test matrices, labels (group names), vocabulary; empty training documents dropped."""
+    from topicvb.datasets import load_20newsgroups
+
+    vec = common._make_vectorizer("topicvb")
+    train = load_20newsgroups("train", vectorizer=vec, download_if_missing=False)
+    test = load_20newsgroups("test", vectorizer=common._Frozen(vec), download_if_missing=False)
+    Xtr, Xte = sp.csr_matrix(train.X, dtype=np.float64), sp.csr_matrix(test.X, dtype=np.float64)
+    names = list(train.label_names)
+    ytr = np.array([names[i] for i in train.labels])
+    yte = np.array([list(test.label_names)[i] for i in test.labels])
+    keep = np.diff(Xtr.indptr) > 0
+    vocab = [str(t) for t in vec.get_feature_names_out()]
+    return Xtr[keep], ytr[keep], Xte, yte, vocab
+
+
+def tomotopy_seeded(X, prior, base, iters):
+    """tomotopy LDAModel with the seed words' prior columns set by ``set_word_prior``; returns (phi, seconds)."""
+    import tomotopy as tp
+    from bench_peers import tomotopy_fit
+
+    t0 = time.perf_counter()
+    mdl = tp.LDAModel(k=K, alpha=1.0 / K, eta=base, seed=SEED)
+    mdl.optim_interval = 0
+    mdl.burn_in = 0
+    counts = X.data.astype(np.int64)
+    for d in range(X.shape[0]):
+        s, e = X.indptr[d], X.indptr[d + 1]
+        mdl.add_doc(np.repeat(X.indices[s:e], counts[s:e]).astype(str).tolist())
+    special = np.flatnonzero(np.any(prior != base, axis=0))
+    for w in special:
+        mdl.set_word_prior(str(int(w)), [float(v) for v in prior[:, w]])
+    mdl.train(iters, workers=2)
+    seconds = time.perf_counter() - t0
+    return tomotopy_fit(mdl, X.shape[1]).phi, np.full(K, 1.0 / K), seconds
+
+
+def capture(theta, y_test, groups, slots=None):
+    """Per group: share of its test documents whose largest topic is its slot (or its best topic)."""
+    top = np.argmax(theta, axis=1)
+    out, used = {}, {}
+    for label, group in groups.items():
+        mine = top[y_test == group]
+        if slots is None:
+            counts = np.bincount(mine, minlength=theta.shape[1])
+            k = int(np.argmax(counts))
+        else:
+            k = slots[label]
+        out[label] = float(np.mean(mine == k)) if mine.size else float("nan")
+        used[label] = k
+    return out, used
+
+
+def evaluate(name, phi, alpha, seconds, data, scorer, slots=None):
+    from topicvb.evaluation import FixedTopicModel, coherence
+    from topicvb.inspection import top_words
+
+    Xtr, ytr, Xte, yte, vocab = data
+    phi = np.asarray(phi, dtype=np.float64)
+    phi = phi / phi.sum(axis=1, keepdims=True)
+    theta = FixedTopicModel(phi, doc_topic_prior=alpha, max_iter=100, tol=1e-3).transform(Xte)
+    groups = {label: group for label, (group, _) in SEEDS.items()}
+    shares, used = capture(theta, yte, groups, slots)
+    index = {w: i for i, w in enumerate(vocab)}
+    in_top = {}
+    for label, (_, words) in SEEDS.items():
+        top10 = set(np.argsort(-phi[used[label]])[:10].tolist())
+        known = [index[w] for w in words if w in index]
+        in_top[label] = sum(i in top10 for i in known) / max(1, len(known))
+    model = FixedTopicModel(phi, doc_topic_prior=alpha, max_iter=100, tol=1e-3)
+    words = [[w for w, _ in t] for t in top_words(model, vocab, 10)]
+    npmi = float(coherence(words, data_reference(Xtr, vocab), measure="c_npmi").mean)
+    row = {"system": name, "capture": shares, "mean_capture": float(np.mean(list(shares.values()))),
+           "topics": used, "seeds_in_top10": in_top, "mean_seeds_in_top10": float(np.mean(list(in_top.values()))),
+           "perplexity": float(scorer(phi, alpha)), "npmi": npmi, "seconds": seconds}
+    log(f"{name}: mean capture {row['mean_capture']:.3f}, seeds in top 10 {row['mean_seeds_in_top10']:.2f}, "
+        f"perplexity {row['perplexity']:.1f}, NPMI {npmi:.3f}, {seconds:.1f} s")
+    return row
+
+
+_REFERENCE = {}
+
+
+def data_reference(X, vocab):
+    """The document co-occurrence reference of the training matrix (built once)."""
+    from topicvb.evaluation import ReferenceCorpus
+
+    if "ref" not in _REFERENCE:
+        _REFERENCE["ref"] = ReferenceCorpus(X=X, vocabulary=vocab)
+    return _REFERENCE["ref"]
+
+
+ESTIMATOR = None  # None: the recommended estimator; else a class name of topicvb (--estimator)
+
+
+def fit_topicvb(X, prior, **params):
+    import topicvb
+    from topicvb.models._registry import recommended_estimator
+
+    if ESTIMATOR is None:
+        model = recommended_estimator(n_components=K, random_state=SEED, **params)
+    else:
+        model = getattr(topicvb, ESTIMATOR)(n_components=K, random_state=SEED, **params)
+    if prior is not None:
+        model.set_params(topic_word_prior=prior)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(X)
+    seconds = time.perf_counter() - t0
+    return model, seconds
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed-confidence", type=float, default=None,
+                    help="seed_topic_prior's seed_confidence (default: its default)")
+    ap.add_argument("--tomotopy-iters", type=int, default=1000)
+    ap.add_argument("--long-factor", type=int, default=10, help="max_iter multiple of the long seeded fit")
+    ap.add_argument("--quick", action="store_true", help="100 tomotopy sweeps, no long fit; writes nothing")
+    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--estimator", default=None, help="a topicvb class name instead of the recommended estimator")
+    ap.add_argument("--no-tomotopy", action="store_true", help="leave tomotopy out (with --quick)")
+    args = ap.parse_args(argv)
+    global ESTIMATOR
+    ESTIMATOR = args.estimator
+    from topicvb.guided import seed_topic_prior
+
+    data = load()
+    Xtr, ytr, Xte, yte, vocab = data
+    log(f"20 Newsgroups: {Xtr.shape[0]} training documents, {Xte.shape[0]} test, {Xtr.shape[1]} terms")
+    seeds = {label: words for label, (_, words) in SEEDS.items()}
+    options = {} if args.seed_confidence is None else {"seed_confidence": args.seed_confidence}
+    prior = seed_topic_prior(vocab, seeds, K, **options)
+    matrix = np.asarray(prior, dtype=np.float64)
+    base = float(np.median(matrix))
+    slots = {label: list(prior.labels).index(label) for label in seeds}
+    scorer = common.DocCompletion(Xte, seed=SEED)
+    rows = []
+
+    model, seconds = fit_topicvb(Xtr, prior)
+    rows.append(evaluate("topicvb seeded", model.components_, model.doc_topic_prior_, seconds, data, scorer, slots))
+    default_iter = model.get_params()["max_iter"]
+    labels_ok = [model.topic_labels_[slots[label]] == label for label in seeds]
+    model, seconds = fit_topicvb(Xtr, None)
+    rows.append(evaluate("topicvb unseeded (best topic per group)", model.components_, model.doc_topic_prior_,
+                         seconds, data, scorer))
+    iters = 100 if args.quick else args.tomotopy_iters
+    if not args.no_tomotopy:
+        phi, alpha, seconds = tomotopy_seeded(Xtr, matrix, base, iters)
+        rows.append(evaluate(f"tomotopy seeded ({iters} sweeps, 2 threads)", phi, alpha, seconds, data, scorer,
+                             slots))
+    if not args.quick:
+        model, seconds = fit_topicvb(Xtr, prior, max_iter=args.long_factor * default_iter, tol=0.0)
+        rows.append(evaluate(f"topicvb seeded, {args.long_factor}x iterations (max_iter="
+                             f"{args.long_factor * default_iter}, tol=0)", model.components_, model.doc_topic_prior_,
+                             seconds, data, scorer, slots))
+    if args.quick:
+        return rows
+    write(rows, args, prior, labels_ok)
+    return rows
+
+
+def write(rows, args, prior, labels_ok):
+    labels = list(SEEDS)
+    head = ["system", "mean capture"] + labels + ["seed words in top 10", "held-out perplexity", "NPMI", "fit s"]
+    table = []
+    for r in rows:
+        table.append([r["system"], f"{r['mean_capture']:.3f}"] + [f"{r['capture'][lb]:.3f}" for lb in labels]
+                     + [f"{r['mean_seeds_in_top10']:.2f}", f"{r['perplexity']:.1f}", f"{r['npmi']:.3f}",
+                        f"{r['seconds']:.1f}"])
+    seeded, unseeded = rows[0], rows[1]
+    lines = [
+        "# Guided topics on 20 Newsgroups (issue #21)", "",
+        f"Command: `python benchmarks/bench_guided.py{'' if args.seed_confidence is None else f' --seed-confidence {args.seed_confidence}'}`",
+        f"({common.machine_line()}). K = {K}; seeds (label: newsgroup, words): "
+        + "; ".join(f"{lb}: {g}, {', '.join(ws)}" for lb, (g, ws) in SEEDS.items()) + ".",
+        f"Prior: `seed_topic_prior(vocabulary, seeds, {K}"
+        f"{'' if args.seed_confidence is None else f', seed_confidence={args.seed_confidence}'})`: {prior!r}.",
+        "", common.md_table(head, table), "",
+        f"Seeded topics keep their labels: {all(labels_ok)}. Held-out perplexity seeded / unseeded: "
+        f"{seeded['perplexity'] / unseeded['perplexity']:.4f}.",
+        "Capture: the share of a group's test documents whose largest topic is the group's seeded topic "
+        "(unseeded: the group's best topic, chosen after the fact).",
+    ]
+    common.write_report("\n".join(lines) + "\n", args.out)
+    args.out.with_suffix(".json").write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()

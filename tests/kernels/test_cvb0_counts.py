@@ -1,0 +1,210 @@
+"""Counts-only CVB0 / CVB sweeps (issue #22) against a slow NumPy reference, and their guarantees:
+thread-count independence, conserved counts, excluded pairs, and CVB0's fixed points kept."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from topicvb._config import threads
+from topicvb._kernels.cvb0 import document_counts, prior_arrays, sweep, term_counts
+from topicvb._kernels.cvb0_counts import counts_sweep, fixed_point_shift
+from topicvb._kernels.sparse import column_index
+from topicvb._validation import csr_arrays
+
+
+def _update(n_dk, v_dk, n_wk_row, v_wk_row, n_k, v_k, alpha, eta_w, eta_k, own_d, own_w, second):
+    """The normalised update of one token (the obvious formula of the module docstring)."""
+    a = np.maximum(n_dk - own_d, 0.0) + alpha
+    b = np.maximum(n_wk_row - own_w, 0.0) + eta_w
+    z = np.maximum(n_k - own_w, 0.0) + eta_k
+    val = a * b / z
+    if second:
+        vd = np.maximum(v_dk - own_d * (1 - own_d), 0.0)
+        vw = np.maximum(v_wk_row - own_w * (1 - own_w), 0.0)
+        vk = np.maximum(v_k - own_w * (1 - own_w), 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            factor = np.exp(-vd / (2 * a * a) - vw / (2 * b * b) + vk / (2 * z * z))
+        val = np.where(b > 0, val * factor, val)
+    return val / val.sum()
+
+
+def reference_sweep(X, n_dk, v_dk, n_wk, v_wk, alpha, eta, second, refine):
+    """The counts-only sweep written out per document and cell; returns new (n_dk, v_dk, n_wk, v_wk)."""
+    X = np.asarray(X, dtype=float)
+    D, V = X.shape
+    K = n_wk.shape[1]
+    eta_t = np.full((V, K), eta) if np.isscalar(eta) else np.asarray(eta)
+    eta_sum = eta_t.sum(axis=0)
+    n_dk, v_dk = n_dk.copy(), v_dk.copy()
+    n_k, v_k = n_wk.sum(axis=0), (v_wk.sum(axis=0) if second else np.zeros(K))
+    new_wk, new_vwk = np.zeros((V, K)), np.zeros((V, K))
+    zero = np.zeros(K)
+    for d in range(D):
+        terms = np.flatnonzero(X[d])
+        if terms.size == 0:
+            continue
+        vd0 = v_dk[d] if second else zero
+        rebuilt = {w: _update(n_dk[d], vd0, n_wk[w], v_wk[w] if second else zero, n_k, v_k, alpha, eta_t[w],
+                              eta_sum, zero, zero, second) for w in terms}
+        for _ in range(refine):
+            rebuilt = {w: _update(n_dk[d], vd0, n_wk[w], v_wk[w] if second else zero, n_k, v_k, alpha, eta_t[w],
+                                  eta_sum, rebuilt[w], rebuilt[w], second) for w in terms}
+        g = {w: rebuilt[w].copy() for w in terms}
+        n_dk[d] = sum(X[d, w] * g[w] for w in terms)
+        if second:
+            v_dk[d] = sum(X[d, w] * g[w] * (1 - g[w]) for w in terms)
+        for w in terms:
+            new = _update(n_dk[d], v_dk[d] if second else zero, n_wk[w], v_wk[w] if second else zero, n_k, v_k,
+                          alpha, eta_t[w], eta_sum, g[w], rebuilt[w], second)
+            n_dk[d] += X[d, w] * (new - g[w])
+            if second:
+                v_dk[d] += X[d, w] * (new * (1 - new) - g[w] * (1 - g[w]))
+            g[w] = new
+        for w in terms:
+            new_wk[w] += X[d, w] * g[w]
+            new_vwk[w] += X[d, w] * g[w] * (1 - g[w])
+    return n_dk, v_dk, new_wk, (new_vwk if second else v_wk)
+
+
+def _state(X, K, seed, second):
+    Xc = sp.csr_matrix(X)
+    indptr, indices, data = csr_arrays(Xc)
+    gamma = np.random.default_rng(seed).dirichlet(np.ones(K), Xc.nnz)
+    D, V = X.shape
+    n_dk, n_wk = np.empty((D, K)), np.empty((V, K))
+    v_dk, v_wk = np.empty((D, K) if second else (0, K)), np.empty((V, K) if second else (0, K))
+    colptr, positions, _ = column_index(indptr, indices, V)
+    document_counts(indptr, data, gamma, n_dk, v_dk, second)
+    term_counts(colptr, positions, data, gamma, n_wk, v_wk, second)
+    return (indptr, indices, data), gamma, n_dk, n_wk, v_dk, v_wk
+
+
+def _corpus(seed=0, D=12, V=9):
+    rng = np.random.default_rng(seed)
+    X = rng.poisson(0.9, (D, V)).astype(float)
+    X[2] = 0  # an empty document is valid input
+    X[4, 1] = 3.0
+    X[:, 0] += 1  # no empty column
+    return X
+
+
+def _run(csr, n_dk, v_dk, n_wk, v_wk, alpha, eta, second, refine, n_jobs=1):
+    eta_s, eta_t, eta_sum = prior_arrays(eta, n_wk.shape[1])
+    with threads(n_jobs):
+        counts_sweep(*csr, n_dk, v_dk, n_wk, v_wk, alpha, eta_s, eta_t, eta_sum, second, refine,
+                     fixed_point_shift(csr[2].sum()))
+
+
+@pytest.mark.parametrize("refine", [0, 1, 2])
+@pytest.mark.parametrize("second", [False, True], ids=["cvb0", "cvb"])
+def test_sweep_matches_reference(second, refine):
+    X = _corpus()
+    K, alpha, eta = 3, np.array([0.2, 0.5, 0.1]), 0.05
+    csr, _, n_dk, n_wk, v_dk, v_wk = _state(X, K, 1, second)
+    want = reference_sweep(X, n_dk, v_dk, n_wk, v_wk, alpha, eta, second, refine)
+    for _ in range(1):
+        _run(csr, n_dk, v_dk, n_wk, v_wk, alpha, eta, second, refine)
+    np.testing.assert_allclose(n_dk, want[0], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(n_wk, want[2], rtol=1e-9, atol=1e-9)  # (fixed-point sums: 2^-shift a cell)
+    if second:
+        np.testing.assert_allclose(v_dk, want[1], rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(v_wk, want[3], rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("second", [False, True], ids=["cvb0", "cvb"])
+def test_matrix_prior_with_an_excluded_pair_matches_reference(second):
+    X = _corpus(1)
+    K, V = 3, X.shape[1]
+    alpha = np.full(K, 0.3)
+    eta_t = np.random.default_rng(5).uniform(0.02, 0.5, (V, K))  # term-major, as the kernels take it
+    eta_t[3, 1] = 0.0  # term 3 excluded from topic 1
+    csr, gamma, n_dk, n_wk, v_dk, v_wk = _state(X, K, 2, second)
+    # a state that respects the exclusion: no mass of term 3 in topic 1
+    cells3 = np.flatnonzero(csr[1] == 3)
+    gamma[cells3, 1] = 0.0
+    gamma /= gamma.sum(axis=1, keepdims=True)
+    colptr, positions, _ = column_index(csr[0], csr[1], V)
+    document_counts(csr[0], csr[2], gamma, n_dk, v_dk, second)
+    term_counts(colptr, positions, csr[2], gamma, n_wk, v_wk, second)
+    want = reference_sweep(X, n_dk, v_dk, n_wk, v_wk, alpha, eta_t, second, 1)
+    for _ in range(3):
+        if _ == 0:
+            _run(csr, n_dk, v_dk, n_wk, v_wk, alpha, eta_t, second, 1)
+            np.testing.assert_allclose(n_dk, want[0], rtol=1e-10, atol=1e-12)
+            np.testing.assert_allclose(n_wk, want[2], rtol=1e-9, atol=1e-9)
+        else:
+            _run(csr, n_dk, v_dk, n_wk, v_wk, alpha, eta_t, second, 1)
+        assert n_wk[3, 1] == 0.0
+
+
+@pytest.mark.parametrize("second", [False, True], ids=["cvb0", "cvb"])
+def test_results_do_not_depend_on_the_number_of_threads(second):
+    rng = np.random.default_rng(7)
+    X = rng.poisson(1.2, (400, 60)).astype(float)  # enough chunks for two threads
+    K, alpha, eta = 5, np.full(5, 0.2), 0.1
+    csr, _, n_dk, n_wk, v_dk, v_wk = _state(X, K, 3, second)
+    states = []
+    for n_jobs in (1, 2):
+        s = [a.copy() for a in (n_dk, v_dk, n_wk, v_wk)]
+        for _ in range(3):
+            _run(csr, *s, alpha, eta, second, 1, n_jobs=n_jobs)
+        states.append(s)
+    for a, b in zip(*states):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("second", [False, True], ids=["cvb0", "cvb"])
+def test_counts_are_conserved(second):
+    rng = np.random.default_rng(3)
+    X = rng.poisson(1.5, (40, 25)).astype(float)
+    X[5] = 0
+    K, alpha, eta = 4, np.full(4, 0.25), 0.1
+    csr, _, n_dk, n_wk, v_dk, v_wk = _state(X, K, 2, second)
+    for _ in range(5):
+        _run(csr, n_dk, v_dk, n_wk, v_wk, alpha, eta, second, 1)
+        np.testing.assert_allclose(n_dk.sum(axis=1), X.sum(axis=1), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(n_wk.sum(axis=1), X.sum(axis=0), rtol=1e-12)
+        assert np.all(n_dk >= 0) and np.all(n_wk >= 0)
+
+
+def test_a_fixed_point_of_cvb0_stays_nearly_fixed():
+    """From a converged stored-responsibility CVB0 state, a counts-only sweep (whose rebuild estimates
+    each cell's share of the frozen counts) moves the counts far less than a sweep from a random state:
+    the scheme keeps CVB0's fixed points up to the rebuild's error."""
+    rng = np.random.default_rng(11)
+    topics = rng.dirichlet(np.full(30, 0.1), 3)
+    theta = rng.dirichlet(np.full(3, 0.2), 150)
+    X = np.array([rng.multinomial(60, th @ topics) for th in theta], dtype=float)
+    K, alpha, eta = 3, np.full(3, 0.3), 0.05
+    csr, gamma, n_dk, n_wk, v_dk, v_wk = _state(X, K, 4, False)
+    start_wk = n_wk.copy()
+    n_k = n_wk.sum(axis=0)
+    for _ in range(300):
+        sweep(*csr, gamma, n_dk, n_wk, n_k, v_dk, v_wk, np.zeros(K), alpha, eta, False)
+    fixed_dk, fixed_wk = n_dk.copy(), n_wk.copy()
+    _run(csr, n_dk, v_dk, n_wk, v_wk, alpha, eta, False, 1)
+    moved = np.abs(n_wk - fixed_wk).sum() / X.sum()
+    s = [start_wk.copy()]
+    far_dk = np.empty_like(n_dk)
+    document_counts(csr[0], csr[2], _state(X, K, 4, False)[1], far_dk, v_dk, False)
+    _run(csr, far_dk, v_dk, s[0], v_wk, alpha, eta, False, 1)
+    from_random = np.abs(s[0] - start_wk).sum() / X.sum()
+    assert moved < 0.01 * from_random
+    assert moved < 2e-3
+
+
+@pytest.mark.parametrize("matrix", [False, True], ids=["scalar", "matrix"])
+def test_log_likelihood_from_counts_matches_point_estimates(matrix):
+    from topicvb._kernels.cvb0_counts import counts_log_likelihood
+
+    X = _corpus(4)
+    K, V = 3, X.shape[1]
+    alpha = np.array([0.2, 0.5, 0.1])
+    eta = np.random.default_rng(2).uniform(0.01, 0.4, (V, K)) if matrix else 0.07
+    csr, _, n_dk, n_wk, _, _ = _state(X, K, 3, False)
+    eta_t = eta if matrix else np.full((V, K), eta)
+    theta = (n_dk + alpha) / (n_dk + alpha).sum(axis=1, keepdims=True)
+    phi_t = (n_wk + eta_t) / (n_wk + eta_t).sum(axis=0, keepdims=True)
+    want = sum(X[d, w] * np.log(theta[d] @ phi_t[w]) for d in range(X.shape[0]) for w in np.flatnonzero(X[d]))
+    got = counts_log_likelihood(*csr, n_dk, n_wk, alpha, *prior_arrays(eta, K))
+    np.testing.assert_allclose(got, want, rtol=1e-12)
