@@ -101,7 +101,7 @@ def tomotopy_seeded(X, prior, base, iters):
         mdl.set_word_prior(str(int(w)), [float(v) for v in prior[:, w]])
     mdl.train(iters, workers=2)
     seconds = time.perf_counter() - t0
-    return tomotopy_fit(mdl, X.shape[1]).phi, np.full(K, 1.0 / K), seconds
+    return tomotopy_fit(mdl, X.shape[1]).topic_word, np.full(K, 1.0 / K), seconds
 
 
 def capture(theta, y_test, groups, slots=None):

@@ -100,7 +100,8 @@ def expected_state(estimator, X) -> dict:
     return {"estimator": name,
             "eta_matrix": _is_array_param(getattr(estimator, "topic_word_prior", None)),
             "dtype": np.dtype(getattr(estimator, "_float", np.float64)),
-            "dims": {"K": K, "D": D, "V": V, "N": X.nnz, "Dv": D if second else 0, "Vv": V if second else 0},
+            "dims": {"K": K, "D": D, "V": V, "N": 0 if getattr(estimator, "storage", None) == "counts" else X.nnz,
+                     "Dv": D if second else 0, "Vv": V if second else 0},
             "max_iter": max_iter if isinstance(max_iter, int) else None,
             "n_tokens": float(X.sum())}
 
@@ -208,11 +209,13 @@ CHECKPOINT_ARRAYS = {
         ArraySpec("gamma", ("D", "K"), "model", "positive"),  # the documents' variational Dirichlets
     ) + _PRIORS + (_HISTORY, _ITERATION) + _RNG_ARRAYS,
     "CollapsedLDA": (
-        ArraySpec("gamma", ("N", "K"), "model", "probabilities", sum_axis=1),  # responsibilities per non-zero
+        # responsibilities per non-zero ((0, K) with storage="counts", whose state is the counts)
+        ArraySpec("gamma", ("N", "K"), "model", "probabilities", sum_axis=1),
         ArraySpec("n_dk", ("D", "K"), "model", "nonnegative"),
         ArraySpec("n_wk", ("V", "K"), "model", "nonnegative"),
         ArraySpec("v_dk", ("Dv", "K"), "model", "nonnegative"),
         ArraySpec("v_wk", ("Vv", "K"), "model", "nonnegative"),
+        ArraySpec("eta_scale", (), "float64", "positive", required=False),  # a matrix prior's learned scale
     ) + _PRIORS + (_HISTORY, _ITERATION) + _RNG_ARRAYS,
     "OnlineLDA": (
         ArraySpec("lam", ("K", "V"), "model", "positive"),

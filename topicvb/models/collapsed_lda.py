@@ -7,10 +7,13 @@ import time
 from numbers import Integral
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from .._config import threads
-from .._kernels.cvb0 import document_counts, matrix_prior, sweep, sweep_documents, sweep_matrix, term_counts
+from .._kernels.cvb0 import (document_counts, matrix_prior, prior_arrays, sweep, sweep_documents, sweep_matrix,
+                             term_counts)
+from .._kernels.cvb0_counts import counts_log_likelihood, counts_sweep, fixed_point_shift
 from .._kernels.plsa import log_likelihood
 from .._kernels.priors import cell_variances
 from .._kernels.sparse import column_index
@@ -19,8 +22,8 @@ from .._constraints import Boolean, Interval, Options, StrOptions
 from ._base import CHECKPOINT_CONSTRAINTS, DEAD_SHARE, TopicModelBase
 from ._collapsed import CollapsedInferenceMixin, point_estimates, topic_major
 from ._checkpoint import interruptible, restore_rng
-from ._moves import (MAX_REJECTED, TRIAL_SWEEPS, Cells, Round, hopeless, judge, late_window, priced_proposal,
-                     propose, topic_shares)
+from ._moves import (MAX_REJECTED, TRIAL_SWEEPS, Cells, Round, count_proposal, hopeless, judge, late_window,
+                     priced_proposal, product_columns, propose, topic_shares)
 from ._priors import learn_flags, polya_step, scaled_polya_step, symmetric_polya_step
 from ._start import prior_informed_start, seeded_topics
 
@@ -68,6 +71,16 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         topic-term counts frozen during a sweep and recomputed after it: an approximation of the
         serial sweep (documents do not see each other's changes within a sweep) that converges
         to comparable solutions; its results do not depend on the thread count.
+    storage : {"counts", "responsibilities"}, default="responsibilities"
+        What the fit keeps between sweeps. "responsibilities": one K-vector per non-zero cell
+        (8 K bytes a cell in float64, 4 K in float32), swept as ``topic_update`` says. "counts": the
+        counts only, n_dk (D, K) and n_wk (V, K) (and the variances when CVB or learned priors need
+        them), no per-cell array: each sweep freezes the topic-term counts and each document, in
+        parallel on ``n_jobs`` threads, rebuilds its cells' responsibilities from the counts (the CVB0
+        fixed point they satisfied), makes one sequential pass and adds its new responsibilities into
+        the next sweep's counts (:mod:`topicvb._kernels.cvb0_counts`). Its fixed points are CVB0's; it
+        does about twice the arithmetic of a sequential sweep, on every thread. ``topic_update`` does
+        not apply. Results do not depend on the thread count.
     learn_priors : {False, True, "doc_topic", "topic_word"}, default=False
         After every sweep, move alpha (asymmetric) and/or eta (symmetric) one step of Minka's fixed
         point for the Dirichlet-multinomial likelihood of the counts (as Asuncion et al. 2009 do
@@ -130,7 +143,7 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
     """
 
     def __init__(self, n_components=10, *, doc_topic_prior=None, topic_word_prior=None, variant="cvb0",
-                 topic_update="sequential", learn_priors=False, prior_burn_in=10, init="seeded", moves=True, max_iter=200, tol=1e-5,
+                 topic_update="sequential", storage="responsibilities", learn_priors=False, prior_burn_in=10, init="seeded", moves=True, max_iter=200, tol=1e-5,
                  transform_max_iter=100,
                  mean_change_tol=1e-3,
                  random_state=None, verbose=0, n_jobs=None, dtype="float64", checkpoint_path=None,
@@ -140,6 +153,7 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         self.topic_word_prior = topic_word_prior
         self.variant = variant
         self.topic_update = topic_update
+        self.storage = storage
         self.learn_priors = learn_priors
         self.prior_burn_in = prior_burn_in
         self.init = init
@@ -159,6 +173,7 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
     _parameter_constraints: dict = {
         "variant": [StrOptions({"cvb0", "cvb"})],
         "topic_update": [StrOptions({"sequential", "per_sweep"})],
+        "storage": [StrOptions({"counts", "responsibilities"})],
         "learn_priors": [Options({False, True, "doc_topic", "topic_word"}), None],  # None: as False
         "prior_burn_in": [Interval(Integral, 0, MAX_INT)],
         "init": [StrOptions({"seeded", "random"})],
@@ -169,24 +184,21 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
     def _fit(self, X, resume=False):
         rng = check_random_state(self.random_state)
         alpha, eta = self._resolve_priors()
-        dtype = self._float
         learn_alpha, learn_eta = learn_flags(self.learn_priors, type(self).__name__)
-        cvb = _CVBSweeps(self, X, learn_alpha, learn_eta, eta)
+        cvb = (_CountSweeps if self.storage == "counts" else _CVBSweeps)(self, X, learn_alpha, learn_eta, eta)
         save, state = self._checkpointer(X, resume)
         started = time.perf_counter()
         with threads(self.n_jobs), interruptible(type(self).__name__) as stop:
             if state is None:
-                start = _seeded_responsibilities if self.init == "seeded" else _random_responsibilities
-                current = cvb.counts(start(X, rng, self.n_components, dtype, eta))
+                current = cvb.start(X, rng, eta)
                 current.update(alpha=alpha, **cvb.prior_state(1.0 if cvb.base_t is not None else eta))
                 history = []
             else:  # the in-place counts are restored as they were, not recomputed, for exact resumption
-                current = {k: state[k].astype(dtype) for k in ("gamma", "n_dk", "n_wk", "v_dk", "v_wk")}
+                current = cvb.restore(state)
                 current.update(alpha=state["alpha"], **cvb.prior_state(cvb.saved_prior(state)))
                 history = list(state["history"])
                 restore_rng(rng, state)
-            logger.info("%s: responsibilities take %.1f MiB (%d non-zeros x %d topics, %s)", type(self).__name__,
-                        current["gamma"].nbytes / 2**20, X.nnz, self.n_components, self.dtype)
+            cvb.log_memory(current)
             it = len(history)
             converged = cvb.settled(history, it)
             ever_converged, rejected, n_moves = converged, 0, 0
@@ -208,8 +220,8 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
                     it += 1
                     history.append(cvb.advance(current, it))
                     rejected = 0
-                save(it, {**{k: current[k] for k in ("gamma", "n_dk", "n_wk", "v_dk", "v_wk", "alpha")},
-                          **cvb.prior_arrays(current), "history": np.asarray(history)}, rng)
+                save(it, {**cvb.saved_arrays(current), "alpha": current["alpha"], **cvb.prior_arrays(current),
+                          "history": np.asarray(history)}, rng)
                 self._report(it, history[-1], history[-2] if len(history) > 1 else None, started)
                 converged = cvb.settled(history, it)
                 ever_converged = ever_converged or converged
@@ -226,33 +238,75 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         }
 
 
-def _seeded_responsibilities(X, rng, n_topics, dtype, eta=None):
-    """q(z_dw = k) proportional to lam_kw of the seeded start (:func:`._start.seeded_topics`, shaped by a
-    matrix prior ``eta`` (K, V): :func:`._start.prior_informed_start`, 0 on excluded pairs); filled in
-    blocks of cells, so that no float64 n_nonzero x K temporary exists."""
-    lam = prior_informed_start(seeded_topics(X, n_topics, rng, np.float64), eta, X)
-    weights = np.ascontiguousarray((lam / lam.sum(axis=1, keepdims=True)).T)  # (V, K)
-    indices = X.indices
-    gamma = np.empty((indices.shape[0], n_topics), dtype=dtype)
-    for start in range(0, indices.shape[0], 1 << 18):
-        block = weights[indices[start:start + (1 << 18)]]
-        gamma[start:start + block.shape[0]] = block / block.sum(axis=1, keepdims=True)
+# Responsibilities per block of a start (cells x K): no n_nonzero x K temporary is made in float64.
+_BLOCK = 1 << 18
+
+
+def _start_blocks(X, rng, n_topics, init, eta=None):
+    """The start's responsibilities, block by block of cells: yields (first cell, float64 block (B, K) whose rows
+    sum to 1). "seeded": q(z_dw = k) proportional to lam_kw of the seeded start (:func:`._start.seeded_topics`,
+    shaped by a matrix prior ``eta`` (K, V): :func:`._start.prior_informed_start`, 0 on excluded pairs);
+    "random": Dirichlet(1) draws that break the symmetry (0 on excluded pairs), the same stream as one big
+    draw."""
+    indices, n_cells = X.indices, X.nnz
+    size = max(1, _BLOCK // n_topics)  # cells per block
+    if init == "seeded":
+        lam = prior_informed_start(seeded_topics(X, n_topics, rng, np.float64), eta, X)
+        weights = np.ascontiguousarray((lam / lam.sum(axis=1, keepdims=True)).T)  # (V, K)
+        for start in range(0, n_cells, size):
+            block = weights[indices[start:start + size]]
+            block /= block.sum(axis=1, keepdims=True)
+            yield start, block
+        return
+    allowed = np.ascontiguousarray((eta > 0).T) if isinstance(eta, np.ndarray) else None  # (V, K)
+    for start in range(0, n_cells, size):
+        block = rng.standard_gamma(1.0, size=(min(size, n_cells - start), n_topics)) + 1e-3
+        if allowed is not None:
+            block *= allowed[indices[start:start + block.shape[0]]]
+        block /= block.sum(axis=1, keepdims=True)
+        yield start, block
+
+
+def _start_responsibilities(X, rng, n_topics, dtype, init, eta=None):
+    """The (n_nonzero, K) responsibilities of the start (:func:`_start_blocks`)."""
+    gamma = np.empty((X.nnz, n_topics), dtype=dtype)
+    for start, block in _start_blocks(X, rng, n_topics, init, eta):
+        gamma[start:start + block.shape[0]] = block
     return gamma
+
+
+def _seeded_responsibilities(X, rng, n_topics, dtype, eta=None):
+    """The seeded start's responsibilities (:func:`_start_blocks`)."""
+    return _start_responsibilities(X, rng, n_topics, dtype, "seeded", eta)
 
 
 def _random_responsibilities(X, rng, n_topics, dtype, eta=None):
-    """Dirichlet(1) draws that break the symmetry; drawn in blocks so that no float64 n_nonzero x K
-    temporary exists (the stream, and so the result, is the same as one big draw). A matrix prior
-    ``eta`` (K, V) sets the pairs it excludes to 0."""
-    n_cells = X.nnz
-    allowed = np.ascontiguousarray((eta > 0).T) if isinstance(eta, np.ndarray) else None  # (V, K)
-    gamma = np.empty((n_cells, n_topics), dtype=dtype)
-    for start in range(0, n_cells, 1 << 18):
-        block = rng.standard_gamma(1.0, size=(min(1 << 18, n_cells - start), n_topics)) + 1e-3
-        if allowed is not None:
-            block *= allowed[X.indices[start:start + block.shape[0]]]
-        gamma[start:start + block.shape[0]] = block / block.sum(axis=1, keepdims=True)
-    return gamma
+    """The random start's responsibilities (:func:`_start_blocks`)."""
+    return _start_responsibilities(X, rng, n_topics, dtype, "random", eta)
+
+
+def _start_counts(X, rng, n_topics, dtype, init, eta, variances):
+    """The counts (n_dk, n_wk) and variances (v_dk, v_wk; (0, K) unless ``variances``) of the start's
+    responsibilities, summed block by block (``storage="counts"``: no (n_nonzero, K) array)."""
+    D, V = X.shape
+    rows = np.repeat(np.arange(D), np.diff(X.indptr))
+    n_dk, n_wk = np.zeros((D, n_topics)), np.zeros((V, n_topics))
+    v_dk, v_wk = np.zeros((D if variances else 0, n_topics)), np.zeros((V if variances else 0, n_topics))
+    data = np.asarray(X.data, dtype=np.float64)
+    for start, block in _start_blocks(X, rng, n_topics, init, eta):
+        end = start + block.shape[0]
+        cells = np.arange(block.shape[0])
+        by_doc = sp.csr_matrix((np.ones(cells.size), (rows[start:end], cells)), shape=(D, cells.size))
+        by_term = sp.csr_matrix((np.ones(cells.size), (X.indices[start:end], cells)), shape=(V, cells.size))
+        if variances:
+            spread = block * (1.0 - block)
+            spread *= data[start:end, None]
+            v_dk += by_doc @ spread
+            v_wk += by_term @ spread
+        block *= data[start:end, None]  # (the block is this loop's own)
+        n_dk += by_doc @ block
+        n_wk += by_term @ block
+    return tuple(a.astype(dtype, copy=False) for a in (n_dk, n_wk, v_dk, v_wk))
 
 
 class _CVBSweeps:
@@ -267,7 +321,7 @@ class _CVBSweeps:
         self.dtype = model._float
         self.n_topics, self.n_terms = model.n_components, X.shape[1]
         self.indptr, self.indices, self.data = csr_arrays(X)
-        self.colptr, self.positions, _ = column_index(self.indptr, self.indices, self.n_terms)
+        self.colptr, self.positions = self._columns()
         self.learn_alpha, self.learn_eta = learn_alpha, learn_eta
         lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
         self.prior_learning = _PriorLearning(self.indptr, self.indices, self.data, lengths, self.second)
@@ -301,6 +355,29 @@ class _CVBSweeps:
     def priors(state):
         """The prior entries of ``state`` (for a new state with other counts)."""
         return {k: state[k] for k in ("alpha", "eta", "scale") if k in state}
+
+    STATE = ("gamma", "n_dk", "n_wk", "v_dk", "v_wk")  # the arrays of a state a checkpoint holds
+
+    def _columns(self):
+        """The column index of the cells (:func:`topicvb._kernels.sparse.column_index`) the term counts use."""
+        colptr, positions, _ = column_index(self.indptr, self.indices, self.n_terms)
+        return colptr, positions
+
+    def start(self, X, rng, eta):
+        """The state of the start (``init``), priors not included."""
+        return self.counts(_start_responsibilities(X, rng, self.n_topics, self.dtype, self.model.init, eta))
+
+    def restore(self, state):
+        """The state of a checkpoint's arrays, priors not included."""
+        return {k: state[k].astype(self.dtype) for k in self.STATE}
+
+    def saved_arrays(self, state):
+        """The arrays of ``state`` a checkpoint holds (priors apart)."""
+        return {k: state[k] for k in self.STATE}
+
+    def log_memory(self, state):
+        logger.info("%s: responsibilities take %.1f MiB (%d non-zeros x %d topics, %s)", self.owner,
+                    state["gamma"].nbytes / 2**20, self.indices.shape[0], self.n_topics, self.model.dtype)
 
     def counts(self, gamma):
         """A state for ``gamma``: its counts (and variances) recomputed."""
@@ -371,6 +448,81 @@ class _CVBSweeps:
         return (trial, values) if judge(history, values, TRIAL_SWEEPS, logger, self.owner, what) else None
 
 
+class _CountSweeps(_CVBSweeps):
+    """CollapsedLDA's fit with ``storage="counts"``: the state holds the counts, not the responsibilities
+    (``gamma`` is None). A sweep is :func:`topicvb._kernels.cvb0_counts.counts_sweep` (documents in parallel,
+    each rebuilding its cells' responsibilities from the counts); the variances v_dk, v_wk are kept when CVB
+    or a learned prior needs them; moves propose new counts (:func:`._moves.count_proposal`) from the
+    responsibilities the counts give, q(z_dw = k) proportional to (n_dk + alpha_k)(n_wk + eta_wk) /
+    (n_k + eta_sum_k)."""
+
+    STATE = ("n_dk", "n_wk", "v_dk", "v_wk")
+    REFINE = 1  # exclusion steps of a document's rebuild (0 was 1-2% worse in held-out perplexity; see the kernel)
+
+    def __init__(self, model, X, learn_alpha, learn_eta, eta):
+        super().__init__(model, X, learn_alpha, learn_eta, eta)
+        self.variances = self.second or learn_alpha or learn_eta
+        self.shift = fixed_point_shift(float(self.data.sum()))
+        self.max_cells = int(np.max(np.diff(self.indptr))) if self.indptr.shape[0] > 1 else 0
+
+    def _columns(self):
+        return None, None  # (no term pass over the cells: each sweep adds the documents' parts)
+
+    def start(self, X, rng, eta):
+        n_dk, n_wk, v_dk, v_wk = _start_counts(X, rng, self.n_topics, self.dtype, self.model.init, eta, self.variances)
+        return {"gamma": None, "n_dk": n_dk, "n_wk": n_wk, "v_dk": v_dk, "v_wk": v_wk}
+
+    def restore(self, state):
+        out = {"gamma": None, **{k: state[k].astype(self.dtype) for k in self.STATE}}
+        if self.variances and out["v_dk"].shape[0] == 0:  # CVB0's variances are not saved: each sweep remakes them
+            out["v_dk"] = np.zeros_like(out["n_dk"])
+            out["v_wk"] = np.zeros_like(out["n_wk"])
+        return out
+
+    def saved_arrays(self, state):
+        keep = self.second  # (CVB0 rebuilds its variances in every sweep before it reads them)
+        return {"gamma": np.empty((0, self.n_topics), dtype=self.dtype),  # (no responsibilities: an empty array)
+                **{k: (state[k] if keep or not k.startswith("v_") else state[k][:0]) for k in self.STATE}}
+
+    def log_memory(self, state):
+        held = sum(state[k].nbytes for k in self.STATE)
+        logger.info("%s: counts take %.1f MiB (no responsibilities are stored: storage='counts')", self.owner,
+                    held / 2**20)
+
+    def advance(self, state, it):
+        n_dk, n_wk, v_dk, v_wk = state["n_dk"], state["n_wk"], state["v_dk"], state["v_wk"]
+        value, eta_t, eta_sum = prior_arrays(state["eta"], self.n_topics)
+        counts_sweep(self.indptr, self.indices, self.data, n_dk, v_dk, n_wk, v_wk, state["alpha"], value, eta_t,
+                     eta_sum, self.second, self.REFINE, self.shift, self.max_cells, self.variances)
+        if (self.learn_alpha or self.learn_eta) and it > self.model.prior_burn_in:
+            state["alpha"], value = self.prior_learning.prior_step(state["alpha"], state.get("scale", state["eta"]),
+                                                                   None, n_dk, n_wk, v_dk, v_wk, self.learn_alpha,
+                                                                   self.learn_eta, self.base_t)
+            state.update(self.prior_state(value))
+        value, eta_t, eta_sum = prior_arrays(state["eta"], self.n_topics)
+        return counts_log_likelihood(self.indptr, self.indices, self.data, n_dk, n_wk, state["alpha"], value, eta_t,
+                                     eta_sum)
+
+    def try_move(self, state, history, it, candidate, rng):
+        if candidate == 0:  # a new round (see _moves.Round)
+            self.round = Round()
+        n_dk, n_wk, alpha, eta = state["n_dk"], state["n_wk"], state["alpha"], state["eta"]
+        term_weights = (n_wk + eta) / (n_wk.sum(axis=0) + (eta.sum(axis=0) if isinstance(eta, np.ndarray)
+                                                           else eta * self.n_terms))
+        column = product_columns(self.cells, n_dk + alpha, term_weights)
+        found = count_proposal(self.cells, column, n_dk, n_wk, alpha, topic_major(eta), candidate, DEAD_SHARE, rng,
+                               logger, self.owner, round_=self.round)
+        if found is None:
+            return "done"
+        new_dk, new_wk, what = found
+        trial = {"gamma": None, "n_dk": new_dk.astype(self.dtype), "n_wk": new_wk.astype(self.dtype),
+                 "v_dk": state["v_dk"].copy(), "v_wk": state["v_wk"].copy(), **self.priors(state)}
+        values = []
+        while len(values) < TRIAL_SWEEPS and not hopeless(history, values, TRIAL_SWEEPS):
+            values.append(self.advance(trial, it + len(values) + 1))
+        return (trial, values) if judge(history, values, TRIAL_SWEEPS, logger, self.owner, what) else None
+
+
 # A weak Gamma(shape, rate) hyperprior on each learned prior value: it keeps a prior from running off
 # where the counts say little (few documents, an unused topic) and is negligible against a real corpus's
 # counts (the fixed point's denominator grows with the number of documents, resp. of terms).
@@ -397,7 +549,7 @@ class _PriorLearning:
 
     def prior_step(self, alpha, eta, gamma, n_dk, n_wk, v_dk, v_wk, learn_alpha, learn_eta, base_t=None):
         """(alpha, eta) after one step; with a matrix prior (``base_t``, (V, K)) ``eta`` is its scale."""
-        if not self.second_order:
+        if v_dk.shape[0] != n_dk.shape[0]:  # variances not kept (CVB0 with stored responsibilities): computed
             v_dk, v_wk = self._variances(gamma, n_dk.shape[0], n_wk.shape[0])
         if learn_alpha:
             alpha = polya_step(alpha, n_dk, v_dk, self.lengths, HYPER_SHAPE, HYPER_RATE)

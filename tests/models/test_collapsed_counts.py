@@ -1,0 +1,148 @@
+"""CollapsedLDA with storage="counts" (issue #22): no per-cell responsibilities, the same answers.
+
+The sweep kernel is tested against its NumPy reference in tests/kernels/test_cvb0_counts.py; here the
+fit: memory, thread-count independence, checkpoints, moves, priors, guided topics, and the quality of
+the optimum against the stored-responsibility CVB0.
+"""
+
+import logging
+import re
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+
+from topicvb import CollapsedLDA
+from topicvb.datasets import make_lda_corpus
+from topicvb.exceptions import DeadTopicWarning
+
+
+def recovery(true_topics, topic_word):
+    a = true_topics / np.linalg.norm(true_topics, axis=1, keepdims=True)
+    b = topic_word / np.linalg.norm(topic_word, axis=1, keepdims=True)
+    return float((a @ b.T).max(axis=1).mean())
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    c = make_lda_corpus(1500, 800, 10, random_state=0)
+    return c.corpus.X, c.topic_word
+
+
+def _fit(X, **params):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return CollapsedLDA(**{"n_components": 10, "random_state": 0, "storage": "counts", **params}).fit(X)
+
+
+def test_recovers_the_topics_of_an_lda_corpus_as_the_stored_sweeps_do(corpus):
+    X, topic_word = corpus
+    counts = _fit(X)
+    stored = _fit(X, storage="responsibilities")
+    assert recovery(topic_word, counts.topic_word_distribution()) > 0.995
+    # the same optimum up to the schemes' different paths: held-out-free check on the training objective
+    assert abs(counts.score(X) - stored.score(X)) < 2e-3
+    assert np.all(np.isfinite(counts.bound_history_)) and counts.n_iter_ > 1
+
+
+def test_no_array_of_the_size_of_the_responsibilities_is_made(corpus):
+    """tracemalloc sees every NumPy allocation: the stored sweeps hold n_nonzero x K floats; the counts
+    sweeps must peak far below that (their state is D x K and V x K)."""
+    X, _ = corpus
+    K = 100
+    cells = X.nnz * K * 8
+    peaks = {}
+    for storage in ("responsibilities", "counts"):
+        _fit(X[:50], n_components=K, storage=storage, max_iter=2)  # compile / load the kernels first
+        tracemalloc.start()
+        _fit(X, n_components=K, storage=storage, max_iter=3, tol=0, moves=False)
+        peaks[storage] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    assert peaks["responsibilities"] > cells
+    assert peaks["counts"] < 0.35 * cells
+
+
+@pytest.mark.parametrize("params", [{}, {"learn_priors": True}, {"variant": "cvb"}, {"dtype": "float32"}],
+                         ids=["cvb0", "learned", "cvb", "float32"])
+def test_results_do_not_depend_on_n_jobs(corpus, params):
+    X, _ = corpus
+    one = _fit(X, n_jobs=1, max_iter=15, tol=0, **params)
+    two = _fit(X, n_jobs=2, max_iter=15, tol=0, **params)
+    np.testing.assert_array_equal(one.components_, two.components_)
+    np.testing.assert_array_equal(one.bound_history_, two.bound_history_)
+    np.testing.assert_array_equal(one.doc_topic_prior_, two.doc_topic_prior_)
+
+
+@pytest.mark.parametrize("params", [{}, {"learn_priors": True}, {"variant": "cvb", "learn_priors": True}],
+                         ids=["cvb0", "learned", "cvb-learned"])
+def test_an_interrupted_fit_resumes_exactly(corpus, params, tmp_path):
+    X, _ = corpus
+    straight = _fit(X, max_iter=25, tol=0, **params)
+    path = tmp_path / "ck.npz"
+    _fit(X, max_iter=12, tol=0, checkpoint_path=path, **params)
+    with np.load(path) as saved:
+        assert saved["gamma"].shape == (0, 10)  # the counts are the state
+    resumed = CollapsedLDA(10, random_state=0, storage="counts", max_iter=25, tol=0, checkpoint_path=path,
+                           **params)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        resumed.fit(X, resume=True)
+    np.testing.assert_array_equal(resumed.components_, straight.components_)
+    np.testing.assert_array_equal(resumed.bound_history_, straight.bound_history_)
+
+
+def test_the_counts_stay_consistent_with_the_corpus(corpus):
+    X, _ = corpus
+    m = _fit(X, max_iter=10, tol=0)
+    n_wk = m.components_ - m.topic_word_prior_
+    np.testing.assert_allclose(n_wk.sum(axis=0), np.asarray(X.sum(axis=0)).ravel(), rtol=1e-9)
+    assert n_wk.min() > -1e-9
+
+
+MOVE_LINE = re.compile(r"move (accepted|rejected) .*: objective (\S+) after (\d+) sweeps vs (\S+) reachable")
+
+
+def test_a_move_separates_a_merged_pair(caplog):
+    """The corpus and start where the plain fit settles with two true topics in one fitted topic
+    (tests/models/test_moves.py's seed 2): a count-space proposal splits it and is accepted."""
+    corpus, topic_word, _ = make_lda_corpus(600, 300, 8, doc_length=60, random_state=2)
+    X = corpus.X
+    params = dict(n_components=8, init="random", tol=1e-4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeadTopicWarning)
+        plain = _fit(X, moves=False, **params)
+    with caplog.at_level(logging.INFO, logger="topicvb.models.collapsed_lda"):
+        moved = _fit(X, **params)
+    assert recovery(topic_word, plain.topic_word_distribution()) < 0.96
+    assert recovery(topic_word, moved.topic_word_distribution()) > 0.995
+    accepted = [m for m in map(MOVE_LINE.search, caplog.messages) if m and m.group(1) == "accepted"]
+    assert accepted and all(float(m.group(2)) > float(m.group(4)) for m in accepted)
+    np.testing.assert_array_equal(moved.bound_history_[:plain.n_iter_], plain.bound_history_)
+    assert moved.bound_history_[-1] > plain.bound_history_[-1]
+
+
+def test_a_matrix_prior_excludes_and_a_constant_matrix_is_the_scalar(corpus):
+    X, _ = corpus
+    V = X.shape[1]
+    scalar = _fit(X, max_iter=10, tol=0, topic_word_prior=0.05)
+    constant = _fit(X, max_iter=10, tol=0, topic_word_prior=np.full((10, V), 0.05))
+    np.testing.assert_allclose(constant.components_, scalar.components_, rtol=1e-9, atol=1e-9)
+    eta = np.full((10, V), 0.05)
+    eta[3, :40] = 0.0  # terms 0-39 excluded from topic 3
+    guided = _fit(X, max_iter=10, tol=0, topic_word_prior=eta)
+    assert np.all(guided.components_[3, :40] == 0.0)
+    assert np.all(guided.topic_word_distribution()[3, :40] == 0.0)
+
+
+def test_learned_priors_move_and_stay_finite(corpus):
+    X, _ = corpus
+    m = _fit(X, learn_priors=True)
+    assert np.all(np.isfinite(m.doc_topic_prior_)) and np.isfinite(m.topic_word_prior_)
+    assert not np.allclose(m.doc_topic_prior_, 0.1)
+
+
+def test_storage_must_be_a_known_value(corpus):
+    X, _ = corpus
+    with pytest.raises(ValueError, match=r"storage must be one of \{.counts., .responsibilities.\}, got .cells."):
+        CollapsedLDA(3, storage="cells").fit(X)
