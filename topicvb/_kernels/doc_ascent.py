@@ -12,7 +12,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .bounds import exp_nonpositive, exp_shifted_row
+from .bounds import exp_shifted_row
 from .special import digamma, digamma_row, lgamma_sum
 from .vec import matvec_add, matvec_t
 
@@ -81,7 +81,7 @@ def theta_row(g, alpha, psi_alpha, symmetric, elog, et, work, idx):
 
     One path for both cases (with many entries away from alpha, all K are evaluated), so that each leaf
     (``digamma_row``, ``digamma``, ``exp_shifted_row``) has one call site; inlined into its one caller
-    (:func:`evaluate`).
+    (:func:`evaluate`). (``exp_shifted_row`` is bit for bit ``bounds.exp_nonpositive`` of each entry.)
     """
     n_topics = g.shape[0]
     n = 0
@@ -110,21 +110,26 @@ def theta_row(g, alpha, psi_alpha, symmetric, elog, et, work, idx):
     m = elog[0]
     for k in range(1, n_topics):
         m = max(m, elog[k])
-    shared = not dense and symmetric
-    if shared:  # the alpha entries share one exp (k0 < K: at least half the entries are alpha's)
+    # with a symmetric alpha the alpha entries share one exp (that of entry k0, put last in the list; k0 < K:
+    # at least half the entries are alpha's): exp of the n + 1 values only, when the scratch holds 3 (n + 1)
+    shared = not dense and symmetric and 3 * (n + 1) <= 2 * n_topics
+    if shared:
         k0 = 0
         while k0 < n_topics and g[k0] != alpha[k0]:
             k0 += 1
-        value = exp_nonpositive(elog[k0] - m)
-        for k in range(n_topics):
-            et[k] = value
         for j in range(n):
             vals[j] = elog[idx[j]]
-        exp_shifted_row(vals, m, dgs, work[2 * n:])  # (3 n <= 2 K)
-        for j in range(n):
-            et[idx[j]] = dgs[j]
+        vals = work[:n + 1]
+        vals[n] = elog[k0]
+        src, dst, tmp = vals, work[n + 1:2 * n + 2], work[2 * n + 2:]
     else:
-        exp_shifted_row(elog, m, et, work)
+        src, dst, tmp = elog, et, work
+    exp_shifted_row(src, m, dst, tmp)  # (one call site: each is compiled in again)
+    if shared:
+        for k in range(n_topics):
+            et[k] = dst[n]
+        for j in range(n):
+            et[idx[j]] = dst[j]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -370,22 +375,3 @@ def squarem(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block,
             n_rows = evaluate(g, elog, et, indices, data, start, end, ebeta_t, block, resident, phinorm, rows, limit,
                               state, alpha, th, never, always)[0]
     return done, n_rows
-
-
-@njit(cache=True, nogil=True, inline="always")
-def ascent(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block, resident, phinorm, r, rows, limit,
-           state, alpha, max_iter, tol, plain, safe, ready, n_rows, th):
-    """Ascent on one document from g in place, accelerated (``plain`` None) or plain (``plain`` True); elog,
-    et, phinorm and the active topics end with g's values (``ready``: they hold them already at the start).
-    Returns the updates made and the number of active topics.
-
-    Inlined into its caller, and ``plain`` is None or a bool rather than a bool flag ``accelerate``: numba
-    then drops the branch the argument's type rules out, so a default (accelerated) E-step compiles no
-    plain ascent. ``squarem`` and ``iterate`` are inlined too (one call site each): the document loop
-    calls only :func:`evaluate` and :func:`update_once`, two compiled levels below it.
-    """
-    if plain is None:
-        return squarem(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block, resident, phinorm, r,
-                       rows, limit, state, alpha, max_iter, tol, safe, ready, n_rows, th)
-    return iterate(g, elog, et, acc, indices, data, start, end, ebeta_t, block, resident, phinorm, r, rows, limit,
-                   state, alpha, max_iter, tol, ready, n_rows, th)

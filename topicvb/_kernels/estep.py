@@ -88,7 +88,7 @@ from numba import njit
 
 from .sparse import column_accumulate_compact, column_index
 from .special import digamma_row
-from .doc_ascent import ascent, evaluate
+from .doc_ascent import evaluate, iterate, squarem
 from .workers import n_workers, run_items
 
 CHUNK = 64  # documents per parallel work item (scratch buffers are allocated per item)
@@ -103,7 +103,7 @@ def _doc_updates(worker, workers, n_chunks, indptr, indices, data, ebeta_t, alph
     which allocates the scratch arrays, one row per item, and runs the items on its threads; ``blocks[worker]``
     and ``quotients[worker]`` are this thread's gathered block and c_dw / phinorm_dw). Item c holds the
     documents c, c + n_chunks, c + 2 n_chunks, ... (strided: see _kernels/__init__.py).
-    ``plain``: None for SQUAREM-accelerated updates, True for plain ones (see ``doc_ascent.ascent``)."""
+    ``plain``: None for SQUAREM-accelerated updates, True for plain ones (see the ascent in the loop below)."""
     # One long function on purpose: the per-item scratch is carved out once (no allocation per
     # document), and the three paths of a document (continuing from gamma_prev, restarted, restarted
     # but falling back on gamma_prev) share that scratch and the gathered block; split into functions,
@@ -187,8 +187,15 @@ def _doc_updates(worker, workers, n_chunks, indptr, indices, data, ebeta_t, alph
                     ready = no
                     n_rows = n_topics
                     continue
-                more, n_rows = ascent(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block, resident,
-                                      pn, r, rows, limit, state, alpha, max_iter, tol, plain, safe, ready, n_rows, th)
+                # (squarem and iterate are inlined, one call site each; ``plain`` is None or a bool rather than
+                # a bool flag, so numba drops the branch its type rules out: a default E-step has no plain ascent)
+                if plain is None:
+                    more, n_rows = squarem(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block,
+                                           resident, pn, r, rows, limit, state, alpha, max_iter, tol, safe, ready,
+                                           n_rows, th)
+                else:
+                    more, n_rows = iterate(g, elog, et, acc, indices, data, start, end, ebeta_t, block, resident, pn,
+                                           r, rows, limit, state, alpha, max_iter, tol, ready, n_rows, th)
                 n_iter[d] += more
                 if attempt == 2 or not restarted:
                     break
