@@ -12,8 +12,8 @@ import math
 import numpy as np
 from numba import njit
 
-from .bounds import exp_nonpositive, exp_shifted_row
-from .special import digamma, digamma_row, dirichlet_expectation_row, lgamma_sum
+from .bounds import exp_shifted_row
+from .special import digamma, digamma_row, lgamma_sum
 from .vec import matvec_add, matvec_t
 
 UNIT = 2.0 ** -53  # the unit roundoff of float64
@@ -43,7 +43,7 @@ def gather(ebeta_t, indices, p0, p1, block):
         i += 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def ensure_gathered(ebeta_t, indices, start, end, block, have, missing, rows, n_rows):
     """Gather the columns of the topics rows[:n_rows] that the resident block does not hold yet
     (``have``: int64 flags per topic, have[K] the number held; missing: int64 scratch of shape (K,))."""
@@ -70,7 +70,7 @@ def ensure_gathered(ebeta_t, indices, start, end, block, have, missing, rows, n_
             block[k, i] = row[k]
 
 
-@njit(cache=True, nogil=True, error_model="numpy")  # (the loops over topics vectorise)
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")  # (the loops over topics vectorise)
 def theta_row(g, alpha, psi_alpha, symmetric, elog, et, work, idx):
     """elog = E[log theta] = psi(g_k) - psi(sum g) and et = exp(elog - max elog) for one document, bit
     for bit ``dirichlet_expectation_row`` and ``exp_shifted_row``, evaluating psi and exp only where
@@ -78,25 +78,23 @@ def theta_row(g, alpha, psi_alpha, symmetric, elog, et, work, idx):
     ``symmetric`` alpha share one exp. (A topic left out of the updates stays at exactly alpha_k.)
 
     work : float64 scratch of shape (>= 2 K,); idx : int64 scratch of shape (K,).
+
+    One path for both cases (with many entries away from alpha, all K are evaluated), so that each leaf
+    (``digamma_row``, ``digamma``, ``exp_shifted_row``) has one call site; inlined into its one caller
+    (:func:`evaluate`). (``exp_shifted_row`` is bit for bit ``bounds.exp_nonpositive`` of each entry.)
     """
     n_topics = g.shape[0]
     n = 0
     for k in range(n_topics):  # (SIMD) count first; the list only when it is used
         n += g[k] != alpha[k]
-    if 2 * n > n_topics:
-        dirichlet_expectation_row(g, elog)
-        m = elog[0]
-        for k in range(1, n_topics):
-            m = max(m, elog[k])
-        exp_shifted_row(elog, m, et, work)
-        return
+    dense = 2 * n > n_topics
     total = 0.0
     for k in range(n_topics):
-        total += float(g[k])  # the order of dirichlet_expectation_row's sum
+        total += float(g[k])  # (float64 sum, the order of dirichlet_expectation_row's)
     psi_total = digamma(total)
-    n = n_topics - n_topics  # (0, but not the literal 0: digamma_row would be compiled a second time for it)
+    n -= n  # (0, but not the literal 0: digamma_row would be compiled a second time for it)
     for k in range(n_topics):
-        if g[k] != alpha[k]:
+        if dense or g[k] != alpha[k]:
             idx[n] = k
             n += 1
     vals = work[:n]
@@ -104,30 +102,37 @@ def theta_row(g, alpha, psi_alpha, symmetric, elog, et, work, idx):
     for j in range(n):
         vals[j] = g[idx[j]]
     digamma_row(vals, n, dgs)
-    for k in range(n_topics):
-        elog[k] = psi_alpha[k] - psi_total
+    if not dense:
+        for k in range(n_topics):
+            elog[k] = psi_alpha[k] - psi_total
     for j in range(n):
         elog[idx[j]] = dgs[j] - psi_total
     m = elog[0]
     for k in range(1, n_topics):
         m = max(m, elog[k])
-    if not symmetric:
-        exp_shifted_row(elog, m, et, work)
-        return
-    k0 = 0
-    while k0 < n_topics and g[k0] != alpha[k0]:
-        k0 += 1
-    shared = exp_nonpositive(elog[k0] - m)  # (k0 < K: at least half the entries are alpha's)
-    for k in range(n_topics):
-        et[k] = shared
-    for j in range(n):
-        vals[j] = elog[idx[j]]
-    exp_shifted_row(vals, m, dgs, work[2 * n:])  # (3 n <= 2 K)
-    for j in range(n):
-        et[idx[j]] = dgs[j]
+    # with a symmetric alpha the alpha entries share one exp (that of entry k0, put last in the list; k0 < K:
+    # at least half the entries are alpha's): exp of the n + 1 values only, when the scratch holds 3 (n + 1)
+    shared = not dense and symmetric and 3 * (n + 1) <= 2 * n_topics
+    if shared:
+        k0 = 0
+        while k0 < n_topics and g[k0] != alpha[k0]:
+            k0 += 1
+        for j in range(n):
+            vals[j] = elog[idx[j]]
+        vals = work[:n + 1]
+        vals[n] = elog[k0]
+        src, dst, tmp = vals, work[n + 1:2 * n + 2], work[2 * n + 2:]
+    else:
+        src, dst, tmp = elog, et, work
+    exp_shifted_row(src, m, dst, tmp)  # (one call site: each is compiled in again)
+    if shared:
+        for k in range(n_topics):
+            et[k] = dst[n]
+        for j in range(n):
+            et[idx[j]] = dst[j]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def phinorm_of(et, rows, n_rows, indices, start, end, ebeta_t, block, resident, out):
     """out[p - start] = max(sum_{k in rows} et_k ebeta_t[w_p, k], 1e-300) for the positions p of one
     document; returns the smallest value. ``block`` holds the document's rows of ebeta_t
@@ -147,63 +152,7 @@ def phinorm_of(et, rows, n_rows, indices, start, end, ebeta_t, block, resident, 
     return smallest
 
 
-@njit(cache=True, nogil=True)
-def etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, block, resident, phinorm, rows, limit, state,
-                        alpha, th):
-    """Refresh et = exp(E[log theta] - max) from g, the active topics (``rows``, returns their number) and
-    phinorm over the document's non-zeros from them.
-
-    Topic k is left out when et_k < UNIT * min_w phinorm_w * limit_k, limit_k = min(alpha_k / N_d, 1 / K)
-    (N_d the document's tokens): together such topics add less than one unit roundoff to every
-    phinorm, and alpha_k + et_k sum_w c_dw ebeta_t[w, k] / phinorm_dw rounds to alpha_k. The minimum
-    is that of the previous call (``state[0]``; 0 for none: all topics), checked against the new one.
-    """
-    n_topics = g.shape[0]
-    psi_alpha, symmetric, lgw, idx, have, missing = th
-    theta_row(g, alpha, psi_alpha, symmetric, elog, et, lgw, idx)
-    n_rows = n_topics
-    if state[0] > 0.0:
-        cut = UNIT * state[0]
-        lowest = np.inf
-        for k in range(n_topics):  # (SIMD) whether any topic could be left out at all
-            lowest = min(lowest, et[k] - cut * limit[k])
-        if lowest < 0.0:
-            n_rows = 0
-            for k in range(n_topics):
-                if et[k] >= cut * limit[k]:
-                    rows[n_rows] = k
-                    n_rows += 1
-    elif state[1] > 0.0:  # no minimum yet, but a solution to continue from: try the topics it uses
-        n_rows = 0
-        for k in range(n_topics):
-            if g[k] != alpha[k]:
-                rows[n_rows] = k
-                n_rows += 1
-        if 2 * n_rows > n_topics:
-            n_rows = n_topics
-    if n_rows < n_topics:
-        if resident:
-            ensure_gathered(ebeta_t, indices, start, end, block, have, missing, rows, n_rows)
-        smallest = phinorm_of(et, rows, n_rows, indices, start, end, ebeta_t, block, resident, phinorm[start:end])
-        cut = UNIT * smallest
-        j = 0
-        for k in range(n_topics):  # a left-out topic must pass the test with the new minimum too
-            if j < n_rows and rows[j] == k:
-                j += 1
-            elif et[k] >= cut * limit[k]:
-                n_rows = n_topics
-                break
-        state[0] = smallest
-    if n_rows == n_topics:
-        for k in range(n_topics):
-            rows[k] = k
-        if resident:
-            ensure_gathered(ebeta_t, indices, start, end, block, have, missing, rows, n_rows)
-        state[0] = phinorm_of(et, rows, n_rows, indices, start, end, ebeta_t, block, resident, phinorm[start:end])
-    return n_rows
-
-
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def objective_from(g, elog, words, alpha, work):
     """Document part of the ELBO given elog = E[log theta] for g and words = sum_w c_dw (log
     phinorm_dw + max_k elog_k), up to the term sum_w c_dw s_w (the same for every g). work: float64
@@ -226,52 +175,89 @@ def objective_from(g, elog, words, alpha, work):
     return words + ((s0 + s1) + (s2 + s3)) + lgamma_sum(g, work) - math.lgamma(gsum)
 
 
-@njit(cache=True, nogil=True)
-def max_of(x):
-    m = x[0]
-    for k in range(1, x.shape[0]):
-        if x[k] > m:
-            m = x[k]
-    return m
+@njit(cache=True, nogil=True, error_model="numpy")
+def evaluate(g, elog, et, indices, data, start, end, ebeta_t, block, resident, phinorm, rows, limit, state, alpha,
+             th, objective, refresh):
+    """Refresh et = exp(E[log theta] - max) from g, the active topics (``rows``) and phinorm over the
+    document's non-zeros from them (``phinorm``: the document's slice, position p at p - start); returns
+    the number of active topics and, when ``objective``, the document objective of g (else 0).
 
+    Topic k is left out when et_k < UNIT * min_w phinorm_w * limit_k, limit_k = min(alpha_k / N_d, 1 / K)
+    (N_d the document's tokens): together such topics add less than one unit roundoff to every
+    phinorm, and alpha_k + et_k sum_w c_dw ebeta_t[w, k] / phinorm_dw rounds to alpha_k. The minimum
+    is that of the previous call (``state[0]``; 0 for none: all topics), checked against the new one.
+    ``state[1] > 0`` with no minimum yet: first try the topics on which g is not alpha (a solution to
+    continue from). With ``state`` zeros, every topic is used (the objective from scratch). Without
+    ``refresh``, only the objective of g from the values elog, phinorm already hold (the number of active
+    topics returned is then meaningless).
 
-@njit(cache=True, nogil=True)
-def current_objective(g, elog, data, start, end, phinorm, alpha, work):
-    """The document objective of g when elog and phinorm already hold g's values (after iterate)."""
-    m = max_of(elog)
-    words = 0.0
-    for p in range(start, end):
-        words += data[p] * (np.log(phinorm[p]) + m)
-    return objective_from(g, elog, words, alpha, work)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def fresh_objective(g, elog, et, indices, data, start, end, ebeta_t, block, resident, everything, tmp, alpha, th):
-    """The document objective of g, computed from scratch (all topics) into elog and et (tmp: scratch of
-    shape (end - start,) for its phinorm; everything: the topics 0..K-1).
-
-    Inlined into its one caller (the document loop): compiled on its own, it was one more level whose first
-    compilation optimises and generates machine code for everything it calls again (0.5-0.9 s of a cold
-    first fit, ``benchmarks/results/coldstart_notes.md``)."""
+    The one compiled function of a document's evaluation: E[log theta], the gathering, phinorm and the
+    objective are inlined here, each from one call site (every compiled level re-optimises and generates
+    machine code for all it calls again: ``benchmarks/results/coldstart_notes.md``).
+    """
+    n_topics = g.shape[0]
     psi_alpha, symmetric, lgw, idx, have, missing = th
-    theta_row(g, alpha, psi_alpha, symmetric, elog, et, lgw, idx)
-    m = max_of(elog)
-    if resident:
-        ensure_gathered(ebeta_t, indices, start, end, block, have, missing, everything, everything.shape[0])
-    phinorm_of(et, everything, everything.shape[0], indices, start, end, ebeta_t, block, resident, tmp)
+    n_rows = n_topics
+    if refresh:
+        theta_row(g, alpha, psi_alpha, symmetric, elog, et, lgw, idx)
+        if state[0] > 0.0:
+            cut = UNIT * state[0]
+            lowest = np.inf
+            for k in range(n_topics):  # (SIMD) whether any topic could be left out at all
+                lowest = min(lowest, et[k] - cut * limit[k])
+            if lowest < 0.0:
+                n_rows = 0
+                for k in range(n_topics):
+                    if et[k] >= cut * limit[k]:
+                        rows[n_rows] = k
+                        n_rows += 1
+        elif state[1] > 0.0:  # no minimum yet, but a solution to continue from: try the topics it uses
+            n_rows = 0
+            for k in range(n_topics):
+                if g[k] != alpha[k]:
+                    rows[n_rows] = k
+                    n_rows += 1
+            if 2 * n_rows > n_topics:
+                n_rows = n_topics
+        while True:  # at most twice: the active topics, then all of them if a left-out one fails the test
+            if n_rows == n_topics:
+                for k in range(n_topics):
+                    rows[k] = k
+            if resident:
+                ensure_gathered(ebeta_t, indices, start, end, block, have, missing, rows, n_rows)
+            smallest = phinorm_of(et, rows, n_rows, indices, start, end, ebeta_t, block, resident, phinorm)
+            state[0] = smallest
+            if n_rows == n_topics:
+                break
+            cut = UNIT * smallest
+            j = 0
+            for k in range(n_topics):  # a left-out topic must pass the test with the new minimum too
+                if j < n_rows and rows[j] == k:
+                    j += 1
+                elif et[k] >= cut * limit[k]:
+                    n_rows = n_topics
+                    break
+            if n_rows < n_topics:
+                break
+    if not objective:
+        return n_rows, 0.0
+    m = elog[0]
+    for k in range(1, n_topics):
+        if elog[k] > m:
+            m = elog[k]
     words = 0.0
     for p in range(start, end):
-        words += data[p] * (np.log(tmp[p - start]) + m)
-    return objective_from(g, elog, words, alpha, th[2])
+        words += data[p] * (np.log(phinorm[p - start]) + m)
+    return n_rows, objective_from(g, elog, words, alpha, lgw)
 
 
 @njit(cache=True, nogil=True)
 def update_once(g, out, et, acc, indices, data, start, end, ebeta_t, block, resident, phinorm, r, rows, n_rows,
-            alpha):
+                alpha):
     """One coordinate-ascent update out = F(g) = alpha + et * sum_w c_dw ebeta_t[w] / phinorm_dw, with et,
-    phinorm and the active topics (``rows[:n_rows]``; the others stay at alpha) holding g's values;
-    returns the mean absolute change |F(g) - g| (out may be g). r: scratch of shape (>= min(end - start,
-    block width),)."""
+    phinorm (the document's slice) and the active topics (``rows[:n_rows]``; the others stay at alpha)
+    holding g's values; returns the mean absolute change |F(g) - g| (out may be g). r: scratch of shape
+    (>= min(end - start, block width),)."""
     n_topics = g.shape[0]
     for k in range(n_topics):
         acc[k] = 0.0
@@ -281,7 +267,7 @@ def update_once(g, out, et, acc, indices, data, start, end, ebeta_t, block, resi
         if not resident:
             gather(ebeta_t, indices, p0, p1, block)
         for i in range(p1 - p0):
-            r[i] = data[p0 + i] / phinorm[p0 + i]
+            r[i] = data[p0 + i] / phinorm[p0 - start + i]
         matvec_add(block, r, rows, n_rows, p1 - p0, acc)
     change = 0.0
     for k in range(n_topics):
@@ -291,21 +277,23 @@ def update_once(g, out, et, acc, indices, data, start, end, ebeta_t, block, resi
     return change / n_topics
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def iterate(g, elog, et, acc, indices, data, start, end, ebeta_t, block, resident, phinorm, r, rows, limit, state,
-             alpha, max_iter, tol, ready, n_rows, th):
+            alpha, max_iter, tol, ready, n_rows, th):
     """Plain coordinate ascent on one document from g (updated in place); returns the updates made and
     the number of active topics. ``ready``: elog, et, phinorm and the active topics (``n_rows``) already
     hold g's values."""
+    never = ready and not ready  # (runtime booleans: literal ones would compile evaluate once more)
+    always = not never
     if not ready:
-        n_rows = etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, block, resident, phinorm, rows,
-                                     limit, state, alpha, th)
+        n_rows = evaluate(g, elog, et, indices, data, start, end, ebeta_t, block, resident, phinorm, rows, limit,
+                          state, alpha, th, never, always)[0]
     done = 0
     for it in range(max_iter):
         change = update_once(g, g, et, acc, indices, data, start, end, ebeta_t, block, resident, phinorm, r, rows,
-                         n_rows, alpha)
-        n_rows = etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, block, resident, phinorm, rows,
-                                     limit, state, alpha, th)
+                             n_rows, alpha)
+        n_rows = evaluate(g, elog, et, indices, data, start, end, ebeta_t, block, resident, phinorm, rows, limit,
+                          state, alpha, th, never, always)[0]
         done = it + 1
         if change < tol:
             break
@@ -318,37 +306,39 @@ def copy_into(src, dst):
         dst[k] = src[k]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def squarem(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block, resident, phinorm, r, rows, limit,
-             state, alpha, max_iter, tol, safe, ready, n_rows, th):
+            state, alpha, max_iter, tol, safe, ready, n_rows, th):
     """Coordinate ascent on one document accelerated by SQUAREM (see the module notes), from g
     (updated in place); returns the updates (evaluations of F) made and the number of active topics.
     ``safe``: never end below the start's objective (each cycle's extrapolated point is kept only if it
     beats the cycle's first update). g1, g2: scratch of shape (K,). ``ready``: elog, et, phinorm and the
     active topics (``n_rows``) already hold g's values."""
     n_topics = g.shape[0]
-    lgw = th[2]
+    never = ready and not ready  # (runtime booleans: literal ones would compile evaluate once more)
+    always = not never
     if not ready:
-        n_rows = etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, block, resident, phinorm, rows,
-                                     limit, state, alpha, th)
+        n_rows = evaluate(g, elog, et, indices, data, start, end, ebeta_t, block, resident, phinorm, rows, limit,
+                          state, alpha, th, never, always)[0]
     done = 0
     while done < max_iter:
         change = update_once(g, g1, et, acc, indices, data, start, end, ebeta_t, block, resident, phinorm, r, rows,
-                         n_rows, alpha)  # g1 = F(g)
+                             n_rows, alpha)  # g1 = F(g)
         done += 1
-        n_rows = etheta_and_phinorm(g1, elog, et, indices, start, end, ebeta_t, block, resident, phinorm,
-                                     rows, limit, state, alpha, th)
-        if change < tol or done == max_iter:
+        last = change < tol or done == max_iter
+        # (the objective of g1 only when the cycle goes on and must not lose ground)
+        n_rows, base = evaluate(g1, elog, et, indices, data, start, end, ebeta_t, block, resident, phinorm, rows,
+                                limit, state, alpha, th, safe and not last, always)
+        if last:
             copy_into(g1, g)
             break
-        base = current_objective(g1, elog, data, start, end, phinorm, alpha, lgw) if safe else 0.0
         change = update_once(g1, g2, et, acc, indices, data, start, end, ebeta_t, block, resident, phinorm, r, rows,
-                         n_rows, alpha)  # g2 = F(g1)
+                             n_rows, alpha)  # g2 = F(g1)
         done += 1
         if change < tol or done == max_iter:
             copy_into(g2, g)
-            n_rows = etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, block, resident, phinorm,
-                                         rows, limit, state, alpha, th)
+            n_rows = evaluate(g, elog, et, indices, data, start, end, ebeta_t, block, resident, phinorm, rows, limit,
+                              state, alpha, th, never, always)[0]
             break
         rr = 0.0
         vv = 0.0
@@ -377,28 +367,11 @@ def squarem(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block,
             copy_into(acc, g)
         else:  # the plain double update
             copy_into(g2, g)
-        n_rows = etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, block, resident, phinorm, rows,
-                                     limit, state, alpha, th)
-        if safe and step < -1.0 and current_objective(g, elog, data, start, end, phinorm, alpha, lgw) < base:
+        check = safe and step < -1.0
+        n_rows, now = evaluate(g, elog, et, indices, data, start, end, ebeta_t, block, resident, phinorm, rows, limit,
+                               state, alpha, th, check, always)
+        if check and now < base:
             copy_into(g2, g)  # the extrapolation lost ground: keep the plain double update
-            n_rows = etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, block, resident, phinorm,
-                                         rows, limit, state, alpha, th)
+            n_rows = evaluate(g, elog, et, indices, data, start, end, ebeta_t, block, resident, phinorm, rows, limit,
+                              state, alpha, th, never, always)[0]
     return done, n_rows
-
-
-@njit(cache=True, nogil=True, inline="always")
-def ascent(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block, resident, phinorm, r, rows, limit,
-            state, alpha, max_iter, tol, plain, safe, ready, n_rows, th):
-    """Ascent on one document from g in place, accelerated (``plain`` None) or plain (``plain`` True); elog,
-    et, phinorm and the active topics end with g's values (``ready``: they hold them already at the start).
-    Returns the updates made and the number of active topics.
-
-    Inlined into its caller, and ``plain`` is None or a bool rather than a bool flag ``accelerate``: numba
-    then drops the branch the argument's type rules out, so a default (accelerated) E-step compiles no
-    plain ascent, and the caller holds no extra compiled level (each level re-optimises what it calls).
-    """
-    if plain is None:
-        return squarem(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block, resident, phinorm, r,
-                       rows, limit, state, alpha, max_iter, tol, safe, ready, n_rows, th)
-    return iterate(g, elog, et, acc, indices, data, start, end, ebeta_t, block, resident, phinorm, r, rows, limit,
-                   state, alpha, max_iter, tol, ready, n_rows, th)

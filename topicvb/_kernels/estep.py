@@ -87,8 +87,8 @@ import numpy as np
 from numba import njit
 
 from .sparse import column_accumulate_compact, column_index
-from .special import digamma_row, dirichlet_expectation_row
-from .doc_ascent import ascent, current_objective, etheta_and_phinorm, fresh_objective, objective_from
+from .special import digamma_row
+from .doc_ascent import evaluate, iterate, squarem
 from .workers import n_workers, run_items
 
 CHUNK = 64  # documents per parallel work item (scratch buffers are allocated per item)
@@ -98,12 +98,12 @@ BLOCK = 1 << 19  # at most this many entries (K x non-zeros) in a document's gat
 @njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
 def _doc_updates(worker, workers, n_chunks, indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, etheta, topics,
                  counts, phinorm, max_iter, tol, plain, prev_objective, n_iter, scratch, active, states, gathered,
-                 missing, lgamma_work, compact, psi_alpha, symmetric, everything, blocks, quotients):
+                 missing, lgamma_work, compact, psi_alpha, symmetric, blocks, quotients):
     """The document loop over the work items in this worker's share < n_chunks (see :func:`_documents`,
     which allocates the scratch arrays, one row per item, and runs the items on its threads; ``blocks[worker]``
     and ``quotients[worker]`` are this thread's gathered block and c_dw / phinorm_dw). Item c holds the
     documents c, c + n_chunks, c + 2 n_chunks, ... (strided: see _kernels/__init__.py).
-    ``plain``: None for SQUAREM-accelerated updates, True for plain ones (see ``doc_ascent.ascent``)."""
+    ``plain``: None for SQUAREM-accelerated updates, True for plain ones (see the ascent in the loop below)."""
     # One long function on purpose: the per-item scratch is carved out once (no allocation per
     # document), and the three paths of a document (continuing from gamma_prev, restarted, restarted
     # but falling back on gamma_prev) share that scratch and the gathered block; split into functions,
@@ -127,8 +127,10 @@ def _doc_updates(worker, workers, n_chunks, indptr, indices, data, ebeta_t, alph
         g1 = scratch[c, 5]
         g2 = scratch[c, 6]
         limit = scratch[c, 7]
-        rows = active[c]
-        state = states[c]
+        rows = active[c, 0]
+        rows_prev = active[c, 1]  # (the active topics of gamma_prev's evaluation, which must not overwrite g's)
+        state = states[c, 0]
+        state_prev = states[c, 1]
         lgw = lgamma_work[c]
         have = gathered[c]
         th = (psi_alpha, symmetric, lgw, compact[c], have, missing[c])  # scratch of theta_row and the gathering
@@ -136,62 +138,75 @@ def _doc_updates(worker, workers, n_chunks, indptr, indices, data, ebeta_t, alph
             start = indptr[d]
             end = indptr[d + 1]
             g = gamma[d]
-            if start == end:  # empty document: the optimum is gamma = alpha
-                if compare:
-                    dirichlet_expectation_row(gamma_prev[d], elog_prev)
-                    prev_objective[d] = objective_from(gamma_prev[d], elog_prev, 0.0, alpha, lgw)
-                for k in range(n_topics):
-                    g[k] = alpha[k]
-                counts[d] = 0
-                continue
+            pn = phinorm[start:end]
             resident = end - start <= width  # (else the passes gather the rows piece by piece)
-            tokens = 0.0
-            for p in range(start, end):
-                tokens += data[p]
-            for k in range(n_topics):
-                limit[k] = min(alpha[k] / tokens, 1.0 / n_topics) if tokens > 0.0 else 1.0 / n_topics
+            n_iter[d] = 0
             restarted = False  # whether g starts elsewhere than gamma_prev (from which ascent cannot lose)
             if compare:
                 for k in range(n_topics):
                     if g[k] != gamma_prev[d, k]:
                         restarted = True
                         break
+            empty = start == end  # (the optimum is gamma = alpha; the objective of gamma_prev is still needed)
             state[0] = 0.0  # no minimum of phinorm yet: the first evaluation uses every topic, or
-            state[1] = 1.0 if compare and not restarted else 0.0  # those gamma_prev uses (checked)
+            state[1] = 1.0 if compare and not restarted and not empty else 0.0  # those gamma_prev uses (checked)
+            state_prev[0] = 0.0  # (gamma_prev's objective from scratch: every topic)
+            state_prev[1] = 0.0
             for k in range(n_topics + 1):  # the block's columns are gathered as topics become active
                 have[k] = 0
-            if compare and not restarted:  # continuing from gamma_prev: record its objective, then ascend
-                n_rows = etheta_and_phinorm(g, elog, et, indices, start, end, ebeta_t, block, resident,
-                                             phinorm, rows, limit, state, alpha, th)
-                prev_objective[d] = current_objective(g, elog, data, start, end, phinorm, alpha, lgw)
-                safe = yes  # (SQUAREM checks its extrapolations: the document must not end below gamma_prev)
-                ready = yes
-            else:
-                safe = no
-                ready = no
-                n_rows = n_topics
-            n_iter[d] = 0
-            # at most two ascents: from the start, then, for a restarted document whose solution is below
-            # gamma_prev, from gamma_prev (one call site: ascent is inlined, and each site compiles it again)
-            for attempt in range(2):
-                more, n_rows = ascent(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block, resident,
-                                      phinorm, r, rows, limit, state, alpha, max_iter, tol, plain, safe, ready,
-                                      n_rows, th)
-                n_iter[d] += more
-                if attempt == 1 or not restarted:
-                    break
-                # elog, et and phinorm hold g's values; the previous solution's go to scratch
-                fresh = current_objective(g, elog, data, start, end, phinorm, alpha, lgw)
-                old = fresh_objective(gamma_prev[d], elog_prev, et_prev, indices, data, start, end, ebeta_t, block,
-                                      resident, everything, r, alpha, th)
-                prev_objective[d] = old
-                if not old > fresh:
-                    break
-                for k in range(n_topics):  # keep improving the previous solution instead
-                    g[k] = gamma_prev[d, k]
+            tokens = 0.0
+            for p in range(start, end):
+                tokens += data[p]
+            for k in range(n_topics):
+                limit[k] = min(alpha[k] / tokens, 1.0 / n_topics) if tokens > 0.0 else 1.0 / n_topics
+            # at most three steps: the objective of gamma_prev from scratch (an empty document, or a
+            # restarted one after its ascent), the ascent from the start, a second ascent from gamma_prev
+            # (a restarted document whose solution is below it); every evaluation is one call site of
+            # evaluate, and ascent is inlined at one site (each site compiles it again)
+            safe = no  # (SQUAREM checks its extrapolations: the document must not end below gamma_prev)
+            ready = no
+            n_rows = n_topics
+            fresh = 0.0
+            if compare and not restarted and not empty:  # continuing from gamma_prev: record its objective
+                n_rows, prev_objective[d] = evaluate(g, elog, et, indices, data, start, end, ebeta_t, block,
+                                                     resident, pn, rows, limit, state, alpha, th, yes, yes)
                 safe = yes
-                ready = no
-                n_rows = n_topics
+                ready = yes
+            for attempt in range(3):
+                if empty or attempt == 1:  # the objective of gamma_prev (elog, et, phinorm to scratch)
+                    if not compare:
+                        break
+                    old = evaluate(gamma_prev[d], elog_prev, et_prev, indices, data, start, end, ebeta_t, block,
+                                   resident, r[:end - start], rows_prev, limit, state_prev, alpha, th, yes, yes)[1]
+                    prev_objective[d] = old
+                    if empty or not old > fresh:
+                        break
+                    for k in range(n_topics):  # keep improving the previous solution instead
+                        g[k] = gamma_prev[d, k]
+                    safe = yes
+                    ready = no
+                    n_rows = n_topics
+                    continue
+                # (squarem and iterate are inlined, one call site each; ``plain`` is None or a bool rather than
+                # a bool flag, so numba drops the branch its type rules out: a default E-step has no plain ascent)
+                if plain is None:
+                    more, n_rows = squarem(g, elog, et, acc, g1, g2, indices, data, start, end, ebeta_t, block,
+                                           resident, pn, r, rows, limit, state, alpha, max_iter, tol, safe, ready,
+                                           n_rows, th)
+                else:
+                    more, n_rows = iterate(g, elog, et, acc, indices, data, start, end, ebeta_t, block, resident, pn,
+                                           r, rows, limit, state, alpha, max_iter, tol, ready, n_rows, th)
+                n_iter[d] += more
+                if attempt == 2 or not restarted:
+                    break
+                # elog, et and phinorm hold g's values: its objective, to compare with gamma_prev's
+                fresh = evaluate(g, elog, et, indices, data, start, end, ebeta_t, block, resident, pn, rows, limit,
+                                 state, alpha, th, yes, no)[1]
+            if empty:
+                for k in range(n_topics):
+                    g[k] = alpha[k]
+                counts[d] = 0
+                continue
             if n_topics > 65536:  # (topic indices are stored as uint16: more topics keep whole rows)
                 n_rows = n_topics
             counts[d] = n_rows  # et of the active topics, for the statistics (see _documents)
@@ -232,8 +247,8 @@ def _documents(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_ite
     # per work item: eight (K,) float64 rows (elog, et, acc, elog_prev, et_prev, g1, g2, limit), the
     # active topics, the state of the unit-roundoff test, the gathering flags, lgamma scratch
     scratch = np.empty((n_chunks, 8, n_topics), dtype=np.float64)
-    active = np.empty((n_chunks, n_topics), dtype=np.int64)
-    states = np.zeros((n_chunks, 2), dtype=np.float64)
+    active = np.empty((n_chunks, 2, n_topics), dtype=np.int64)
+    states = np.zeros((n_chunks, 2, 2), dtype=np.float64)
     gathered = np.zeros((n_chunks, n_topics + 1), dtype=np.int64)
     missing = np.empty((n_chunks, n_topics), dtype=np.int64)
     lgamma_work = np.empty((n_chunks, 2 * n_topics), dtype=np.float64)
@@ -241,7 +256,6 @@ def _documents(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_ite
     psi_alpha = np.empty(n_topics, dtype=np.float64)
     digamma_row(alpha, n_topics, psi_alpha)
     symmetric = bool(np.all(alpha == alpha[0]))
-    everything = np.arange(n_topics, dtype=np.int64)
     plain = None if accelerate else True  # (see doc_ascent.ascent)
     # per thread: the gathered block of a document's rows of ebeta_t, K x width with width the longest
     # document (at most BLOCK / K: a longer document is gathered piece by piece), and its c_dw / phinorm_dw
@@ -251,7 +265,7 @@ def _documents(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_ite
     quotients = np.empty((workers, longest), dtype=np.float64)
     run_items(_doc_updates, n_chunks, n_chunks, indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, etheta,
               topics, counts, phinorm, int(max_iter), float(tol), plain, prev_objective, n_iter, scratch, active,
-              states, gathered, missing, lgamma_work, compact, psi_alpha, symmetric, everything, blocks, quotients,
+              states, gathered, missing, lgamma_work, compact, psi_alpha, symmetric, blocks, quotients,
               workers=workers)
     return gamma, (etheta, topics, counts), phinorm, n_iter, prev_objective
 
