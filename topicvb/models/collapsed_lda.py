@@ -35,11 +35,15 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
 
     theta and beta are integrated out and a mean-field distribution is kept over the topic
     assignments only: one responsibility vector per non-zero (document, term) cell, shared by the
-    cell's tokens. Memory is therefore n_nonzero x n_components floats (half with
-    ``dtype="float32"``) on top of the count arrays; the fit logs the amount at INFO level. While a
-    move is proposed (``moves``) two more arrays of that size exist for a moment (a topic-major copy
-    that ranks the topics, and the proposal), so the peak is about three times it (measured: 9.5 GB
-    for 7.5 M non-zeros at K = 50, 2.9 GB of responsibilities); ``moves=False`` avoids it.
+    cell's tokens. With ``storage="responsibilities"`` (the default) they are stored: memory is
+    n_nonzero x n_components floats (half with ``dtype="float32"``) on top of the count arrays; the
+    fit logs the amount at INFO level. While a move is proposed (``moves``) two more arrays of that
+    size exist for a moment (a topic-major copy that ranks the topics, and the proposal), so the peak
+    is about three times it (measured: 9.5 GB for 7.5 M non-zeros at K = 50, 2.9 GB of
+    responsibilities); ``moves=False`` avoids it. With ``storage="counts"`` nothing is stored per
+    cell: memory is that of the counts, (n_docs + n_terms) x n_components floats (twice that with
+    CVB or learned priors, for the variances), plus one n_terms x n_components int64 array per
+    thread during a sweep and, while a move is proposed, a few n_nonzero-long vectors.
 
     ``bound_history_`` holds, after every sweep (an accepted move's trial sweeps included), the
     training log-likelihood at the current point
