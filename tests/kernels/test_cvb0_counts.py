@@ -208,3 +208,41 @@ def test_log_likelihood_from_counts_matches_point_estimates(matrix):
     want = sum(X[d, w] * np.log(theta[d] @ phi_t[w]) for d in range(X.shape[0]) for w in np.flatnonzero(X[d]))
     got = counts_log_likelihood(*csr, n_dk, n_wk, alpha, *prior_arrays(eta, K))
     np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("n_topics", [8, 19])
+@pytest.mark.parametrize("second", [False, True], ids=["cvb0", "cvb"])
+def test_sweep_matches_reference_at_vector_widths(second, n_topics):
+    """K of 8 and more: the kernel's loops over the topics run in vector registers and its sums in eight
+    partial sums (a remainder too at K = 19); the smaller K above exercise only the remainders."""
+    X = _corpus(2, D=10, V=14)
+    rng = np.random.default_rng(9)
+    alpha = rng.uniform(0.05, 0.5, n_topics)
+    csr, _, n_dk, n_wk, v_dk, v_wk = _state(X, n_topics, 5, second)
+    want = reference_sweep(X, n_dk, v_dk, n_wk, v_wk, alpha, 0.03, second, 1)
+    _run(csr, n_dk, v_dk, n_wk, v_wk, alpha, 0.03, second, 1)
+    np.testing.assert_allclose(n_dk, want[0], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(n_wk, want[2], rtol=1e-9, atol=1e-9)
+    if second:
+        np.testing.assert_allclose(v_dk, want[1], rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(v_wk, want[3], rtol=1e-9, atol=1e-9)
+
+
+def test_results_do_not_depend_on_the_number_of_threads_with_uneven_documents():
+    """Documents of very different lengths (threads get ranges of about equal cells) and K = 19."""
+    rng = np.random.default_rng(8)
+    lengths = rng.choice([0.05, 0.5, 4.0], size=300, p=[0.3, 0.6, 0.1])
+    X = rng.poisson(lengths[:, None] * np.ones((1, 80))).astype(float)
+    X[:, 0] += 1
+    X[[0, 150, 299]] = 0  # empty documents, at the ends and in the middle
+    K = 19
+    alpha = np.full(K, 0.1)
+    csr, _, n_dk, n_wk, v_dk, v_wk = _state(X, K, 6, False)
+    states = []
+    for n_jobs in (1, 2):
+        s = [a.copy() for a in (n_dk, v_dk, n_wk, v_wk)]
+        for _ in range(2):
+            _run(csr, *s, alpha, 0.05, False, 1, n_jobs=n_jobs)
+        states.append(s)
+    for a, b in zip(*states):
+        np.testing.assert_array_equal(a, b)
