@@ -10,11 +10,16 @@ from topicvb._kernels.sparse import column_index
 from topicvb._validation import csr_arrays
 
 
-def _state(X, K, seed, second):
+def _state(X, K, seed, second, eta_t=None):
+    """Random responsibilities and their counts; with a matrix prior ``eta_t`` (V, K) they are 0 on its
+    excluded pairs (eta_wk = 0)."""
     Xc = sp.csr_matrix(X)
     indptr, indices, data = csr_arrays(Xc)
     rng = np.random.default_rng(seed)
     gamma = rng.dirichlet(np.ones(K), Xc.nnz)
+    if eta_t is not None:
+        gamma *= eta_t[indices] > 0
+        gamma /= gamma.sum(axis=1, keepdims=True)
     D, V = X.shape
     n_dk, n_wk = np.empty((D, K)), np.empty((V, K))
     v_dk = np.empty((D, K) if second else (0, K))

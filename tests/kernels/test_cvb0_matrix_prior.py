@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from topicvb._kernels.cvb0 import (document_counts, matrix_prior, scvb0_documents, sweep, sweep_documents,
-                                   sweep_matrix, term_counts)
-from topicvb._kernels.sparse import column_index
+import reference as ref
+from test_cvb0 import _state as cvb0_state
+from topicvb._kernels.cvb0 import matrix_prior, scvb0_documents, sweep, sweep_documents
 from topicvb._validation import csr_arrays
 
 
@@ -49,20 +49,9 @@ def _guided(K, V, rng):
 
 
 def _state(X, K, eta, seed, second):
-    """Random responsibilities (0 on the excluded pairs) and their counts."""
-    Xc = sp.csr_matrix(X)
-    indptr, indices, data = csr_arrays(Xc)
-    rng = np.random.default_rng(seed)
-    gamma = rng.dirichlet(np.ones(K), Xc.nnz) * (eta.T[indices] > 0)
-    gamma /= gamma.sum(axis=1, keepdims=True)
-    D, V = X.shape
-    n_dk, n_wk = np.empty((D, K)), np.empty((V, K))
-    v_dk = np.empty((D, K) if second else (0, K))
-    v_wk = np.empty((V, K) if second else (0, K))
-    colptr, positions, _ = column_index(indptr, indices, V)
-    document_counts(indptr, data, gamma, n_dk, v_dk, second)
-    term_counts(colptr, positions, data, gamma, n_wk, v_wk, second)
-    return (indptr, indices, data), gamma, n_dk, n_wk, v_dk, v_wk
+    """Random responsibilities (0 on the excluded pairs of ``eta`` (K, V)) and their counts."""
+    _, csr, gamma, n_dk, n_wk, v_dk, v_wk, _ = cvb0_state(X, K, seed, second, eta_t=eta.T)
+    return csr, gamma, n_dk, n_wk, v_dk, v_wk
 
 
 def _corpus(seed=0, shape=(7, 9)):
@@ -85,7 +74,7 @@ def test_matrix_sweep_matches_the_reference_and_keeps_excluded_pairs_at_zero(sec
     gamma_ref = {cell: gamma[p].copy() for p, cell in enumerate(cells)}
     n_k, v_k = n_wk.sum(0), (v_wk.sum(0) if second else np.zeros(K))
     for _ in range(3):
-        sweep_matrix(*csr, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, *matrix_prior(eta.T, V, K), second)
+        sweep(*csr, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta.T.copy(), second)
         gamma_ref = ref_cvb_sweep(X, gamma_ref, alpha, eta, second)
         np.testing.assert_allclose(gamma, np.array([gamma_ref[c] for c in cells]), rtol=1e-10, atol=1e-13)
     excluded = (eta.T[csr[1]] == 0)
@@ -108,7 +97,7 @@ def test_a_constant_matrix_sweeps_as_the_scalar_prior(second):
     vk1, vk2 = (vw1.sum(0), vw2.sum(0)) if second else (np.zeros(K), np.zeros(K))
     for _ in range(4):
         sweep(*csr, g1, d1, w1, k1, vd1, vw1, vk1, alpha, e, second)
-        sweep_matrix(*csr, g2, d2, w2, k2, vd2, vw2, vk2, alpha, *matrix_prior(const.T, V, K), second)
+        sweep(*csr, g2, d2, w2, k2, vd2, vw2, vk2, alpha, const.T.copy(), second)
     np.testing.assert_allclose(g2, g1, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(w2, w1, rtol=1e-12, atol=1e-13)
 
@@ -163,24 +152,10 @@ def test_document_sweeps_with_a_matrix_match_the_reference(fixed):
     np.testing.assert_allclose(g2, g1, rtol=1e-12, atol=1e-15)
 
 
-def ref_scvb0_documents(X, n_phi, n_z, alpha, eta, n_theta, burn_in, tau=10.0, kappa=0.9):
-    """Stochastic CVB0 document updates with a matrix prior eta (K, V), token by token."""
-    X = np.asarray(X)
-    n_theta = np.array(n_theta, dtype=float)
-    eta_k = eta.sum(axis=1)
-    gammas = {}
-    for d in range(X.shape[0]):
-        length, t = X[d].sum(), 0
-        for _ in range(burn_in + 1):
-            for w in np.flatnonzero(X[d]):
-                g = (n_phi[:, w] + eta[:, w]) / (n_z + eta_k) * (n_theta[d] + alpha)
-                g = g / g.sum()
-                for _ in range(int(X[d, w])):
-                    rho = (tau + t) ** -kappa
-                    n_theta[d] = (1 - rho) * n_theta[d] + rho * length * g
-                    t += 1
-                gammas[(d, w)] = g
-    return n_theta, gammas
+def ref_scvb0_documents(X, n_phi, n_z, alpha, eta, n_theta, burn_in):
+    """Stochastic CVB0 document updates with a matrix prior eta (K, V), token by token: the scalar reference
+    with the prior folded into the counts, (n_phi + eta_kw) / (n_z + sum_w eta_kw) and eta = 0."""
+    return ref.scvb0_documents(X, n_phi + eta, n_z + eta.sum(axis=1), alpha, 0.0, n_theta, burn_in)
 
 
 def test_scvb0_documents_with_a_matrix_match_the_reference():

@@ -146,3 +146,33 @@ def test_storage_must_be_a_known_value(corpus):
     X, _ = corpus
     with pytest.raises(ValueError, match=r"storage must be one of \{.counts., .responsibilities.\}, got .cells."):
         CollapsedLDA(3, storage="cells").fit(X)
+
+
+@pytest.mark.parametrize("init", ["seeded", "random"])
+@pytest.mark.parametrize("matrix", [False, True], ids=["scalar", "matrix"])
+def test_the_start_counts_are_those_of_the_start_responsibilities(corpus, init, matrix):
+    """The counts-only start (no n_nonzero x K array) sums exactly what the stored start holds."""
+    from topicvb.models.collapsed_lda import _start_counts, _start_responsibilities
+
+    X, _ = corpus
+    K, V = 10, X.shape[1]
+    eta = 0.1
+    if matrix:
+        eta = np.full((K, V), 0.1)
+        eta[0, :5] = 4.0  # a seeded topic
+        eta[2, 5:9] = 0.0  # excluded pairs
+    gamma = _start_responsibilities(X, np.random.RandomState(3), K, np.float64, init, eta)
+    n_dk, n_wk, v_dk, v_wk = _start_counts(X, np.random.RandomState(3), K, np.float64, init, eta, True)
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    weighted = X.data[:, None] * gamma
+    want_dk, want_wk = np.zeros_like(n_dk), np.zeros_like(n_wk)
+    np.add.at(want_dk, rows, weighted)
+    np.add.at(want_wk, X.indices, weighted)
+    np.testing.assert_allclose(n_dk, want_dk, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(n_wk, want_wk, rtol=1e-10, atol=1e-10)
+    spread = X.data[:, None] * gamma * (1 - gamma)
+    want_vdk = np.zeros_like(v_dk)
+    np.add.at(want_vdk, rows, spread)
+    np.testing.assert_allclose(v_dk, want_vdk, rtol=1e-10, atol=1e-10)
+    if matrix:
+        assert np.all(n_wk[5:9, 2] == 0.0)

@@ -29,13 +29,13 @@ become eta_wk and eta_sum_k: gamma_k propto (n_dk^- + alpha_k) (n_wk^- + eta_wk)
 a pair with eta_wk = 0 and n_wk = 0 gets exactly 0, so an excluded term never enters its topic
 (n_wk stays exactly 0 there: every move of it is c (0 - 0)).
 
-A matrix prior has kernels of its own (:func:`sweep_matrix`, and the work items that
-:func:`sweep_documents` and :func:`scvb0_documents` run when given a matrix), so the scalar kernels
-are unchanged, as fast as before, and a fit with a scalar prior compiles nothing more (numba
-compiles a kernel on its first call). The matrix kernels read eta_t[w, k] and eta_sum[k] where the
-scalar ones read eta and V eta; everything else is the same arithmetic. Counts below one token (fractional
-weights) can make n^- slightly negative; it is clamped at zero. Updates are in place and
-sequential within a document, so the totals sum_k n_k always equal the total count of X.
+One kernel serves both kinds of prior (:func:`prior_rows`): the prior comes as rows of K values, a matrix
+prior's term rows eta_t (V, K) and its column sums eta_sum, or a scalar prior's single row (1, K) filled with
+eta and totals filled with V eta (computed as V * eta, so the arithmetic is that of a scalar eta); a cell of
+term w reads row w * step (step 1 for a matrix, 0 for a scalar), so the topic loop has no branch on the kind
+of prior. Counts below one token (fractional weights) can make n^- slightly negative; it is clamped at
+zero. Updates are in place and sequential within a document, so the totals sum_k n_k always equal the
+total count of X.
 """
 
 import numpy as np
@@ -76,15 +76,31 @@ def matrix_prior(eta, n_terms, n_topics):
     return eta_t, eta_t.sum(axis=0)
 
 
-@njit(cache=True, nogil=True)
-def _update_cell(p, d, w, c, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta, v_eta, second_order,
+def prior_rows(eta, n_terms, n_topics):
+    """(eta_t, eta_sum, step): the prior as the kernels take it, a cell of term w reading eta_t[w * step].
+    A term-major (V, K) matrix gives (it as C-contiguous float64, its column sums, 1); a float eta gives
+    (a (1, K) row of eta, a (K,) row of n_terms * eta, 0), the same arithmetic as a scalar eta and V eta."""
+    if is_matrix(eta):
+        return (*matrix_prior(eta, n_terms, n_topics), 1)
+    eta = float(eta)
+    return np.full((1, n_topics), eta), np.full(n_topics, n_terms * eta), 0
+
+
+# inlined in numba's IR into the sweeps (no reference counting in the work items): measured on KOS (K = 20, one
+# thread, a matrix prior) a pass of sweep_documents took 18 ms, against 55 ms calling the compiled function
+@njit(nogil=True, inline="always")
+def _update_cell(p, d, w, c, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta_t, eta_sum, step, second_order,
                  new, exclude, write_topics):
     """Update gamma[p] in place and move the counts; returns the L1 change of gamma[p].
 
+    ``eta_t``, ``eta_sum``, ``step``: the prior (:func:`prior_rows`), the cell's row eta_t[w * step].
     ``exclude``: the topic counts hold this cell's old gamma, to be taken out (fitting); False for
     new documents scored against fixed topics. ``write_topics``: move n_wk, n_k (serial sweeps).
+    An excluded pair (eta_wk = 0, n_wk = 0) gets weight 0; when no topic has weight, the topics the
+    term may be in share the cell.
     """
     n_topics = alpha.shape[0]
+    row = w * step
     total = 0.0
     for k in range(n_topics):
         g = gamma[p, k]
@@ -102,77 +118,7 @@ def _update_cell(p, d, w, c, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta
             if nk < 0.0:
                 nk = 0.0
         a = ndk + alpha[k]
-        b = nwk + eta
-        z = nk + v_eta
-        val = a * b / z
-        if second_order:
-            var = g * (1.0 - g)
-            vd = v_dk[d, k] - var
-            if vd < 0.0:
-                vd = 0.0
-            if not exclude:
-                vw = v_wk[w, k]
-                vk = v_k[k]
-            else:
-                vw = v_wk[w, k] - var
-                vk = v_k[k] - var
-                if vw < 0.0:
-                    vw = 0.0
-                if vk < 0.0:
-                    vk = 0.0
-            val *= np.exp(-vd / (2.0 * a * a) - vw / (2.0 * b * b) + vk / (2.0 * z * z))
-        new[k] = val
-        total += val
-    if not total > 0.0:  # every term underflowed (tiny priors far from this token's counts): no preference
-        for k in range(n_topics):
-            new[k] = 1.0
-        total = float(n_topics)
-    change = 0.0
-    for k in range(n_topics):
-        g_new = new[k] / total
-        g_old = gamma[p, k]
-        delta = c * (g_new - g_old)
-        change += abs(g_new - g_old)
-        n_dk[d, k] += delta
-        if write_topics:
-            n_wk[w, k] += delta
-            n_k[k] += delta
-        if second_order:
-            dv = c * (g_new * (1.0 - g_new) - g_old * (1.0 - g_old))
-            v_dk[d, k] += dv
-            if write_topics:
-                v_wk[w, k] += dv
-                v_k[k] += dv
-        gamma[p, k] = g_new
-    return change
-
-
-@njit(cache=True, nogil=True)
-def _update_cell_matrix(p, d, w, c, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta_t, eta_sum, second_order,
-                        new, exclude, write_topics):
-    """:func:`_update_cell` with a matrix prior: ``eta_t`` (V, K) and its column sums ``eta_sum`` (K,) in
-    place of eta and V eta. An excluded pair (eta_wk = 0, n_wk = 0) gets weight 0; when no topic has
-    weight, the topics the term may be in share the cell.
-    """
-    n_topics = alpha.shape[0]
-    total = 0.0
-    for k in range(n_topics):
-        g = gamma[p, k]
-        ndk = n_dk[d, k] - g
-        if ndk < 0.0:
-            ndk = 0.0
-        if not exclude:  # new documents: the topic counts do not hold this token
-            nwk = n_wk[w, k]
-            nk = n_k[k]
-        else:
-            nwk = n_wk[w, k] - g
-            nk = n_k[k] - g
-            if nwk < 0.0:
-                nwk = 0.0
-            if nk < 0.0:
-                nk = 0.0
-        a = ndk + alpha[k]
-        b = nwk + eta_t[w, k]
+        b = nwk + eta_t[row, k]
         z = nk + eta_sum[k]
         val = a * b / z
         if second_order and b > 0.0:  # (b = 0: an excluded pair, whose weight stays 0)
@@ -193,9 +139,9 @@ def _update_cell_matrix(p, d, w, c, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alp
             val *= np.exp(-vd / (2.0 * a * a) - vw / (2.0 * b * b) + vk / (2.0 * z * z))
         new[k] = val
         total += val
-    if not total > 0.0:  # every term underflowed: no preference among the topics the term may be in
-        for k in range(n_topics):
-            new[k] = 1.0 if eta_t[w, k] > 0.0 else 0.0
+    if not total > 0.0:  # every term underflowed (tiny priors far from this token's counts): no preference
+        for k in range(n_topics):  # among the topics the term may be in (a scalar prior: all, total = K)
+            new[k] = 1.0 if eta_t[row, k] > 0.0 else 0.0
             total += new[k]
     change = 0.0
     for k in range(n_topics):
@@ -217,42 +163,32 @@ def _update_cell_matrix(p, d, w, c, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alp
     return change
 
 
-@njit(cache=True, nogil=True)
 def sweep(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta, second_order):
     """One serial sweep over all documents, updating every array in place (exact CVB0 / CVB).
 
     indptr : int64 (D + 1,); indices : int32 (nnz,); data : float (nnz,)
     gamma : float (nnz, K); n_dk : float (D, K); n_wk : float (V, K); n_k : float (K,)
     v_dk, v_wk, v_k : the variance arrays of the same shapes (used when ``second_order``)
-    alpha : float64 (K,); eta : float; second_order : bool (True for CVB, False for CVB0)
+    alpha : float64 (K,); second_order : bool (True for CVB, False for CVB0)
+    eta : a float, or a matrix prior as a term-major (V, K) array (:func:`matrix_prior`)
     Returns the mean absolute change of gamma per cell and topic.
     """
+    return _sweep(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, *prior_rows(eta, *n_wk.shape),
+                  second_order)
+
+
+@njit(cache=True, nogil=True)
+def _sweep(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta_t, eta_sum, step, second_order):
+    """:func:`sweep` with the prior as :func:`prior_rows` gives it."""
     n_docs = indptr.shape[0] - 1
-    n_terms, n_topics = n_wk.shape
-    v_eta = n_terms * eta
+    n_topics = n_wk.shape[1]
     new = np.empty(n_topics, dtype=np.float64)
-    yes = n_docs >= 0  # (a runtime True: with literal flags, _update_cell is compiled once per combination)
+    yes = n_docs >= 0  # (runtime flags, not literals, in both sweeps: _sweep_chunks passes a runtime False)
     change = 0.0
     for d in range(n_docs):
         for p in range(indptr[d], indptr[d + 1]):
             change += _update_cell(p, d, indices[p], data[p], gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k,
-                                   alpha, eta, v_eta, second_order, new, yes, yes)
-    return change / max(1, indices.shape[0] * n_topics)
-
-
-@njit(cache=True, nogil=True)
-def sweep_matrix(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta_t, eta_sum, second_order):
-    """:func:`sweep` with a matrix prior: ``eta_t`` float64 (V, K), term-major, and its column sums
-    ``eta_sum`` (K,) (:func:`matrix_prior`)."""
-    n_docs = indptr.shape[0] - 1
-    n_topics = n_wk.shape[1]
-    new = np.empty(n_topics, dtype=np.float64)
-    yes = n_docs >= 0  # (a runtime True: see sweep)
-    change = 0.0
-    for d in range(n_docs):
-        for p in range(indptr[d], indptr[d + 1]):
-            change += _update_cell_matrix(p, d, indices[p], data[p], gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k,
-                                          alpha, eta_t, eta_sum, second_order, new, yes, yes)
+                                   alpha, eta_t, eta_sum, step, second_order, new, yes, yes)
     return change / max(1, indices.shape[0] * n_topics)
 
 
@@ -274,25 +210,19 @@ def sweep_documents(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v
     scratch = np.empty((n_chunks, n_wk.shape[1]), dtype=np.float64)
     passes = np.zeros(n_docs, dtype=np.int64)
     alpha = np.ascontiguousarray(alpha, dtype=np.float64)
-    if is_matrix(eta):
-        run_items(_sweep_chunks_matrix, n_chunks, n_chunks, indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk,
-                  v_k, alpha, *matrix_prior(eta, *n_wk.shape), bool(second_order), bool(fixed_topics), int(max_iter),
-                  float(tol), scratch, passes, work=4 * gamma.size)
-        return passes
     run_items(_sweep_chunks, n_chunks, n_chunks, indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k,
-              alpha, float(eta), bool(second_order), bool(fixed_topics), int(max_iter), float(tol), scratch, passes,
-              work=4 * gamma.size)
+              alpha, *prior_rows(eta, *n_wk.shape), bool(second_order), bool(fixed_topics), int(max_iter), float(tol),
+              scratch, passes, work=4 * gamma.size)
     return passes
 
 
 @njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
-def _sweep_chunks(worker, workers, n_chunks, indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta,
-                  second_order, fixed_topics, max_iter, tol, scratch, passes):
+def _sweep_chunks(worker, workers, n_chunks, indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha,
+                  eta_t, eta_sum, step, second_order, fixed_topics, max_iter, tol, scratch, passes):
     """:func:`sweep_documents` of the chunks in this worker's share (CHUNK documents each)."""
     n_docs = indptr.shape[0] - 1
-    n_terms, n_topics = n_wk.shape
-    v_eta = n_terms * eta
-    no = n_docs < 0  # (a runtime False: see sweep)
+    n_topics = n_wk.shape[1]
+    no = n_docs < 0  # (a runtime False: see _sweep)
     for c in range(worker * n_chunks // workers, (worker + 1) * n_chunks // workers):
         new = scratch[c]
         for d in range(c * CHUNK, min(n_docs, (c + 1) * CHUNK)):
@@ -304,37 +234,7 @@ def _sweep_chunks(worker, workers, n_chunks, indptr, indices, data, gamma, n_dk,
                 change = 0.0
                 for p in range(start, end):
                     change += _update_cell(p, d, indices[p], data[p], gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k,
-                                           alpha, eta, v_eta, second_order, new, not fixed_topics, no)
-                passes[d] = it + 1
-                if change / ((end - start) * n_topics) < tol:
-                    break
-
-
-# _update_cell_matrix inlined in numba's IR for the work items (no reference counting there): measured on KOS
-# (K = 20, one thread) a pass of sweep_documents took 18 ms, against 55 ms calling the compiled function.
-_update_cell_matrix_inline = njit(nogil=True, inline="always")(_update_cell_matrix.py_func)
-
-
-@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
-def _sweep_chunks_matrix(worker, workers, n_chunks, indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k,
-                         alpha, eta_t, eta_sum, second_order, fixed_topics, max_iter, tol, scratch, passes):
-    """:func:`_sweep_chunks` with a matrix prior (``eta_t`` (V, K), ``eta_sum`` (K,))."""
-    n_docs = indptr.shape[0] - 1
-    n_topics = n_wk.shape[1]
-    no = n_docs < 0  # (a runtime False: see sweep)
-    for c in range(worker * n_chunks // workers, (worker + 1) * n_chunks // workers):
-        new = scratch[c]
-        for d in range(c * CHUNK, min(n_docs, (c + 1) * CHUNK)):
-            start = indptr[d]
-            end = indptr[d + 1]
-            if start == end:
-                continue
-            for it in range(max_iter):
-                change = 0.0
-                for p in range(start, end):
-                    change += _update_cell_matrix_inline(p, d, indices[p], data[p], gamma, n_dk, n_wk, n_k, v_dk,
-                                                         v_wk, v_k, alpha, eta_t, eta_sum, second_order, new,
-                                                         not fixed_topics, no)
+                                           alpha, eta_t, eta_sum, step, second_order, new, not fixed_topics, no)
                 passes[d] = it + 1
                 if change / ((end - start) * n_topics) < tol:
                     break
@@ -415,57 +315,16 @@ def scvb0_documents(indptr, indices, data, n_phi_t, n_z, alpha, eta, n_theta, ga
     n_chunks = (n_docs + CHUNK - 1) // CHUNK
     scratch = np.empty((n_chunks, n_phi_t.shape[1]), dtype=np.float64)
     alpha = np.ascontiguousarray(alpha, dtype=np.float64)
-    if is_matrix(eta):
-        run_items(_scvb0_chunks_matrix, n_chunks, n_chunks, indptr, indices, data, n_phi_t, n_z, alpha,
-                  *matrix_prior(eta, *n_phi_t.shape), n_theta, gamma, int(burn_in), float(tau_theta),
-                  float(kappa_theta), scratch, work=4 * (int(burn_in) + 1) * gamma.size)
-        return
-    run_items(_scvb0_chunks, n_chunks, n_chunks, indptr, indices, data, n_phi_t, n_z, alpha, float(eta), n_theta, gamma,
-              int(burn_in), float(tau_theta), float(kappa_theta), scratch, work=4 * (int(burn_in) + 1) * gamma.size)
+    run_items(_scvb0_chunks, n_chunks, n_chunks, indptr, indices, data, n_phi_t, n_z, alpha,
+              *prior_rows(eta, *n_phi_t.shape), n_theta, gamma, int(burn_in), float(tau_theta), float(kappa_theta),
+              scratch, work=4 * (int(burn_in) + 1) * gamma.size)
 
 
 @njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
-def _scvb0_chunks(worker, workers, n_chunks, indptr, indices, data, n_phi_t, n_z, alpha, eta, n_theta, gamma, burn_in,
-                  tau_theta, kappa_theta, scratch):
-    """:func:`scvb0_documents` of the chunks in this worker's share (CHUNK documents each)."""
-    n_docs = indptr.shape[0] - 1
-    n_terms, n_topics = n_phi_t.shape
-    v_eta = n_terms * eta
-    for ch in range(worker * n_chunks // workers, (worker + 1) * n_chunks // workers):
-        new = scratch[ch]
-        for d in range(ch * CHUNK, min(n_docs, (ch + 1) * CHUNK)):
-            start = indptr[d]
-            end = indptr[d + 1]
-            length = 0.0
-            for p in range(start, end):
-                length += data[p]
-            t = 0.0
-            for _ in range(burn_in + 1):
-                for p in range(start, end):
-                    w = indices[p]
-                    c = data[p]
-                    total = 0.0
-                    for k in range(n_topics):
-                        v = (n_phi_t[w, k] + eta) / (n_z[k] + v_eta) * (n_theta[d, k] + alpha[k])
-                        new[k] = v
-                        total += v
-                    if not total > 0.0:  # every term underflowed: no preference (as _update_cell)
-                        for k in range(n_topics):
-                            new[k] = 1.0
-                        total = float(n_topics)
-                    rho = (tau_theta + t) ** (-kappa_theta)
-                    r = 1.0 - (1.0 - rho) ** c if rho < 1.0 else 1.0
-                    t += c
-                    for k in range(n_topics):
-                        g = new[k] / total
-                        gamma[p, k] = g
-                        n_theta[d, k] = (1.0 - r) * n_theta[d, k] + r * length * g
-
-
-@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
-def _scvb0_chunks_matrix(worker, workers, n_chunks, indptr, indices, data, n_phi_t, n_z, alpha, eta_t, eta_sum, n_theta,
-                         gamma, burn_in, tau_theta, kappa_theta, scratch):
-    """:func:`_scvb0_chunks` with a matrix prior (``eta_t`` (V, K), ``eta_sum`` (K,))."""
+def _scvb0_chunks(worker, workers, n_chunks, indptr, indices, data, n_phi_t, n_z, alpha, eta_t, eta_sum, step, n_theta,
+                  gamma, burn_in, tau_theta, kappa_theta, scratch):
+    """:func:`scvb0_documents` of the chunks in this worker's share (CHUNK documents each); the prior as
+    :func:`prior_rows` gives it."""
     n_docs = indptr.shape[0] - 1
     n_topics = n_phi_t.shape[1]
     for ch in range(worker * n_chunks // workers, (worker + 1) * n_chunks // workers):
@@ -480,15 +339,16 @@ def _scvb0_chunks_matrix(worker, workers, n_chunks, indptr, indices, data, n_phi
             for _ in range(burn_in + 1):
                 for p in range(start, end):
                     w = indices[p]
+                    row = w * step
                     c = data[p]
                     total = 0.0
                     for k in range(n_topics):
-                        v = (n_phi_t[w, k] + eta_t[w, k]) / (n_z[k] + eta_sum[k]) * (n_theta[d, k] + alpha[k])
+                        v = (n_phi_t[w, k] + eta_t[row, k]) / (n_z[k] + eta_sum[k]) * (n_theta[d, k] + alpha[k])
                         new[k] = v
                         total += v
                     if not total > 0.0:  # every term underflowed: the topics the term may be in share it
-                        for k in range(n_topics):
-                            new[k] = 1.0 if eta_t[w, k] > 0.0 else 0.0
+                        for k in range(n_topics):  # (a scalar prior: all, as _update_cell)
+                            new[k] = 1.0 if eta_t[row, k] > 0.0 else 0.0
                             total += new[k]
                     rho = (tau_theta + t) ** (-kappa_theta)
                     r = 1.0 - (1.0 - rho) ** c if rho < 1.0 else 1.0

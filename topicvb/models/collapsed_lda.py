@@ -11,8 +11,7 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from .._config import threads
-from .._kernels.cvb0 import (document_counts, matrix_prior, prior_arrays, sweep, sweep_documents, sweep_matrix,
-                             term_counts)
+from .._kernels.cvb0 import document_counts, prior_arrays, sweep, sweep_documents, term_counts
 from .._kernels.cvb0_counts import counts_log_likelihood, counts_sweep, fixed_point_shift
 from .._kernels.plsa import log_likelihood
 from .._kernels.priors import cell_variances
@@ -246,6 +245,13 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
 _BLOCK = 1 << 18
 
 
+def _seeded_weights(X, rng, n_topics, eta):
+    """(V, K): lam_kw / sum_w lam_kw of the seeded start (:func:`._start.seeded_topics`, shaped by a matrix
+    prior ``eta``: :func:`._start.prior_informed_start`); a cell's start is its term's row, normalised."""
+    lam = prior_informed_start(seeded_topics(X, n_topics, rng, np.float64), eta, X)
+    return np.ascontiguousarray((lam / lam.sum(axis=1, keepdims=True)).T)
+
+
 def _start_blocks(X, rng, n_topics, init, eta=None):
     """The start's responsibilities, block by block of cells: yields (first cell, float64 block (B, K) whose rows
     sum to 1). "seeded": q(z_dw = k) proportional to lam_kw of the seeded start (:func:`._start.seeded_topics`,
@@ -255,8 +261,7 @@ def _start_blocks(X, rng, n_topics, init, eta=None):
     indices, n_cells = X.indices, X.nnz
     size = max(1, _BLOCK // n_topics)  # cells per block
     if init == "seeded":
-        lam = prior_informed_start(seeded_topics(X, n_topics, rng, np.float64), eta, X)
-        weights = np.ascontiguousarray((lam / lam.sum(axis=1, keepdims=True)).T)  # (V, K)
+        weights = _seeded_weights(X, rng, n_topics, eta)
         for start in range(0, n_cells, size):
             block = weights[indices[start:start + size]]
             block /= block.sum(axis=1, keepdims=True)
@@ -291,25 +296,43 @@ def _random_responsibilities(X, rng, n_topics, dtype, eta=None):
 
 def _start_counts(X, rng, n_topics, dtype, init, eta, variances):
     """The counts (n_dk, n_wk) and variances (v_dk, v_wk; (0, K) unless ``variances``) of the start's
-    responsibilities, summed block by block (``storage="counts"``: no (n_nonzero, K) array)."""
+    responsibilities (``storage="counts"``: no (n_nonzero, K) array). The seeded start gives every cell of
+    a term the same responsibilities W[w] (:func:`_start_blocks`), so its counts are X W and the term
+    totals times W; the random start's are summed block by block of cells (each block's documents are a
+    contiguous range)."""
     D, V = X.shape
+    X = sp.csr_matrix(X, dtype=np.float64)
+    if init == "seeded":
+        weights = _seeded_weights(X, rng, n_topics, eta)
+        totals = weights.sum(axis=1, keepdims=True)
+        weights = np.divide(weights, totals, out=np.zeros_like(weights), where=totals > 0)
+        term_totals = np.asarray(X.sum(axis=0)).ravel()[:, None]
+        n_dk, n_wk = X @ weights, term_totals * weights
+        if variances:
+            spread = weights * (1.0 - weights)
+            v_dk, v_wk = X @ spread, term_totals * spread
+        else:
+            v_dk, v_wk = np.zeros((0, n_topics)), np.zeros((0, n_topics))
+        return tuple(np.ascontiguousarray(a, dtype=dtype) for a in (n_dk, n_wk, v_dk, v_wk))
     rows = np.repeat(np.arange(D), np.diff(X.indptr))
     n_dk, n_wk = np.zeros((D, n_topics)), np.zeros((V, n_topics))
     v_dk, v_wk = np.zeros((D if variances else 0, n_topics)), np.zeros((V if variances else 0, n_topics))
-    data = np.asarray(X.data, dtype=np.float64)
     for start, block in _start_blocks(X, rng, n_topics, init, eta):
         end = start + block.shape[0]
+        first, last = rows[start], rows[end - 1]
         cells = np.arange(block.shape[0])
-        by_doc = sp.csr_matrix((np.ones(cells.size), (rows[start:end], cells)), shape=(D, cells.size))
-        by_term = sp.csr_matrix((np.ones(cells.size), (X.indices[start:end], cells)), shape=(V, cells.size))
+        by_doc = sp.csr_matrix((np.ones(cells.size), (rows[start:end] - first, cells)),
+                               shape=(last - first + 1, cells.size))
+        terms, where = np.unique(X.indices[start:end], return_inverse=True)
+        by_term = sp.csr_matrix((np.ones(cells.size), (where, cells)), shape=(terms.size, cells.size))
         if variances:
             spread = block * (1.0 - block)
-            spread *= data[start:end, None]
-            v_dk += by_doc @ spread
-            v_wk += by_term @ spread
-        block *= data[start:end, None]  # (the block is this loop's own)
-        n_dk += by_doc @ block
-        n_wk += by_term @ block
+            spread *= X.data[start:end, None]
+            v_dk[first:last + 1] += by_doc @ spread
+            v_wk[terms] += by_term @ spread
+        block *= X.data[start:end, None]  # (the block is this loop's own)
+        n_dk[first:last + 1] += by_doc @ block
+        n_wk[terms] += by_term @ block
     return tuple(a.astype(dtype, copy=False) for a in (n_dk, n_wk, v_dk, v_wk))
 
 
@@ -399,10 +422,7 @@ class _CVBSweeps:
         alpha, eta, second = state["alpha"], state["eta"], self.second
         n_k = n_wk.sum(axis=0)
         v_k = v_wk.sum(axis=0) if second else np.zeros(self.n_topics, dtype=self.dtype)
-        if self.model.topic_update == "sequential" and self.base_t is not None:
-            sweep_matrix(self.indptr, self.indices, self.data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha,
-                         *matrix_prior(eta, self.n_terms, self.n_topics), second)
-        elif self.model.topic_update == "sequential":
+        if self.model.topic_update == "sequential":
             sweep(self.indptr, self.indices, self.data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta, second)
         else:
             sweep_documents(self.indptr, self.indices, self.data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha,
