@@ -522,7 +522,7 @@ def read_seed_topics(path, args) -> list:
 
     Returns a list of ``(label, [words])`` pairs in the file's order (which is the topics' order).
     """
-    from topicvb.guided import _word_lists
+    from topicvb.guided import word_lists
 
     check_file(path, "--seed-topics")
     where = f"--seed-topics {_shown(path)}"
@@ -547,6 +547,6 @@ def read_seed_topics(path, args) -> list:
         raise ValueError(f"{where} must hold a JSON object of topic label -> list of words, such as "
                          f'{{"space": ["nasa", "orbit"]}}; it holds a JSON {type(data).__name__}.')
     try:
-        return _word_lists(data, "seed_topics")
+        return word_lists(data, "seed_topics")
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{where}: {exc}") from None

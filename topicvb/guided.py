@@ -198,7 +198,7 @@ def _vocabulary_terms(vocabulary) -> list[str]:
     return [str(t) for t in terms]
 
 
-def _word_lists(value, name: str, *, allow_empty: bool = False) -> list[tuple[str, list[str]]]:
+def word_lists(value, name: str, *, allow_empty: bool = False) -> list[tuple[str, list[str]]]:
     """``[(label, [words])]`` from a mapping (or a sequence of (label, words) pairs), checked."""
     if isinstance(value, Mapping):
         pairs = list(value.items())
@@ -236,7 +236,8 @@ def _word_lists(value, name: str, *, allow_empty: bool = False) -> list[tuple[st
     return out
 
 
-def _check_confidence(value) -> float:
+def check_seed_confidence(value) -> float:
+    """``seed_confidence`` as a float in (0, 1), or a TypeError / ValueError naming it."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"seed_confidence must be a number in (0, 1), got {type(value).__name__} {value!r}.")
     value = float(value)
@@ -354,13 +355,13 @@ def seed_topic_prior(vocabulary, seed_topics, n_components: int, *,
     from ._validation import PRIOR_RANGE, check_int, check_positive_prior
 
     terms = _vocabulary_terms(vocabulary)
-    seeds = _word_lists(seed_topics, "seed_topics")
+    seeds = word_lists(seed_topics, "seed_topics")
     check_int(n_components, "n_components", min_val=1)
     K, V = int(n_components), len(terms)
     if len(seeds) > K:
         raise ValueError(f"seed_topics has {len(seeds)} labels but the model has only n_components={K} topics; use "
                          f"at least {len(seeds)} topics or fewer labels.")
-    c = _check_confidence(seed_confidence)
+    c = check_seed_confidence(seed_confidence)
     base = check_positive_prior(base_prior, "base_prior")
     base = 1.0 / K if base is None else float(base)
     labels = [label for label, _ in seeds] + [f"topic_{k}" for k in range(len(seeds), K)]
@@ -399,7 +400,7 @@ def seed_topic_prior(vocabulary, seed_topics, n_components: int, *,
     matrix = np.full((K, V), base, dtype=np.float64)
     excluded, missing_excluded = {}, {}
     if exclude is not None:
-        for label, words in _word_lists(exclude, "exclude", allow_empty=True):
+        for label, words in word_lists(exclude, "exclude", allow_empty=True):
             if label not in row:
                 raise ValueError(f"exclude names the topic {label!r}, which is neither a seed label nor a free topic "
                                  f"({', '.join(map(repr, labels))}).")

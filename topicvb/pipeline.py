@@ -286,13 +286,13 @@ def make_topic_pipeline(vectorizer=None, model=None, *, seed_topics=None,
         raise TypeError(f"make_topic_pipeline: vectorizer must have a transform() method (like "
                         f"topicvb.text.Vectorizer), got {type(vectorizer).__name__}.")
     if seed_topics is not None:
-        from .guided import _check_confidence, _word_lists
+        from .guided import check_seed_confidence, word_lists
 
-        pairs = _word_lists(seed_topics, "seed_topics")
+        pairs = word_lists(seed_topics, "seed_topics")
         if isinstance(model.n_components, int) and len(pairs) > model.n_components:
             raise ValueError(f"seed_topics has {len(pairs)} labels but the model has only n_components="
                              f"{model.n_components} topics; use at least {len(pairs)} topics or fewer labels.")
-        _check_confidence(seed_confidence)
+        check_seed_confidence(seed_confidence)
     return TopicPipeline([("vectorizer", vectorizer), ("model", model)], seed_topics=seed_topics,
                          seed_confidence=seed_confidence)
 

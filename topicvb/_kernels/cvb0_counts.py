@@ -101,10 +101,17 @@ def counts_sweep(indptr, indices, data, n_dk, v_dk, n_wk, v_wk, alpha, eta, eta_
               np.ascontiguousarray(alpha, dtype=np.float64), eta_row, eta_t, eta_k, bool(second_order), variances,
               int(refine), float(2.0 ** shift), acc, vacc, scratch, workers=workers)
     unit = 2.0 ** -shift
-    np.multiply(acc[0] if workers == 1 else acc.sum(axis=0), unit, out=n_wk)
+    np.multiply(_summed(acc), unit, out=n_wk)
     if variances:
-        np.multiply(vacc[0] if workers == 1 else vacc.sum(axis=0), unit, out=v_wk)
+        np.multiply(_summed(vacc), unit, out=v_wk)
     return float(scratch[:, 3].sum()) / max(1, indices.shape[0] * n_topics)
+
+
+def _summed(parts):
+    """The sum of the per-worker int64 arrays, added into the first (exact, in any order; no temporary)."""
+    for part in parts[1:]:
+        parts[0] += part
+    return parts[0]
 
 
 AHEAD = 2  # the sweep fetches the rows of the cell this many cells ahead into the cache (see _prefetch)

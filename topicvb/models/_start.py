@@ -129,7 +129,12 @@ def seeded_topics(X, n_topics, rng, dtype, n_refine=2, centre_weight=0.5):
             centres[filled] = sums[filled] / counts[filled, None]
     scale = lengths.sum() / n_topics
     noise = random_start(rng, (n_topics, n_terms))
-    return (scale * (centre_weight * centres + (1.0 - centre_weight) / n_terms) * noise).astype(dtype)
+    # scale * (centre_weight * centres + (1 - centre_weight) / n_terms) * noise, in place (K x V each)
+    centres *= centre_weight
+    centres += (1.0 - centre_weight) / n_terms
+    centres *= scale
+    centres *= noise
+    return centres.astype(dtype, copy=False)
 
 
 def initial_topics(init, X, n_topics, rng, dtype, *, scale=1.0, centre_weight=0.5):
