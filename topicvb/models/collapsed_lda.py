@@ -536,10 +536,12 @@ class _CountSweeps(_CVBSweeps):
         column = product_columns(self.cells, n_dk + alpha, term_weights)
         found = count_proposal(self.cells, column, n_dk, n_wk, alpha, topic_major(eta), candidate, DEAD_SHARE, rng,
                                logger, self.owner, round_=self.round)
+        del column, term_weights  # (not needed in the trial sweeps)
         if found is None:
             return "done"
         new_dk, new_wk, what = found
-        trial = {"gamma": None, "n_dk": new_dk.astype(self.dtype), "n_wk": new_wk.astype(self.dtype),
+        trial = {"gamma": None, "n_dk": new_dk.astype(self.dtype, copy=False),  # (the proposal's own arrays)
+                 "n_wk": new_wk.astype(self.dtype, copy=False),
                  "v_dk": state["v_dk"].copy(), "v_wk": state["v_wk"].copy(), **self.priors(state)}
         values = []
         while len(values) < TRIAL_SWEEPS and not hopeless(history, values, TRIAL_SWEEPS):
