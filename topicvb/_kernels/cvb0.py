@@ -88,7 +88,7 @@ def prior_rows(eta, n_terms, n_topics):
 
 # inlined in numba's IR into the sweeps (no reference counting in the work items): measured on KOS (K = 20, one
 # thread, a matrix prior) a pass of sweep_documents took 18 ms, against 55 ms calling the compiled function
-@njit(nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _update_cell(p, d, w, c, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta_t, eta_sum, step, second_order,
                  new, exclude, write_topics):
     """Update gamma[p] in place and move the counts; returns the L1 change of gamma[p].
