@@ -62,9 +62,9 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         1 / n_components) or a matrix, one prior row per topic (dense, scipy sparse, or a
         :class:`topicvb.SeededPrior`), for guided topics: the updates use eta_kw in place of eta and
         sum_w eta_kw in place of V eta, and a 0 excludes the term from the topic (its probability
-        there is exactly 0). The start puts half of a topic's mass on the terms its row favours
-        (:func:`topicvb.models._start.prior_informed_start`), and ``moves`` never free, merge into or
-        split a topic whose row is not constant.
+        there is exactly 0). A topic whose row is not constant starts on the terms its row favours and
+        the words of the documents that use them (:func:`topicvb.models._start.prior_informed_start`),
+        and ``moves`` never free, merge into or split it.
     variant : {"cvb0", "cvb"}, default="cvb0"
         Zeroth-order updates (Asuncion et al.) or the second-order Gaussian correction with
         variance terms (Teh, Newman & Welling).
@@ -81,9 +81,9 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         them), no per-cell array: each sweep freezes the topic-term counts and each document, in
         parallel on ``n_jobs`` threads, rebuilds its cells' responsibilities from the counts (the CVB0
         fixed point they satisfied), makes one sequential pass and adds its new responsibilities into
-        the next sweep's counts (:mod:`topicvb._kernels.cvb0_counts`). Its fixed points are CVB0's; it
-        does about twice the arithmetic of a sequential sweep, on every thread. ``topic_update`` does
-        not apply. Results do not depend on the thread count.
+        the next sweep's counts (:mod:`topicvb._kernels.cvb0_counts`). Its fixed points are CVB0's; its
+        path differs from the sequential sweep's (documents do not see each other's changes within a
+        sweep). ``topic_update`` does not apply. Results do not depend on the thread count.
     learn_priors : {False, True, "doc_topic", "topic_word"}, default=False
         After every sweep, move alpha (asymmetric) and/or eta (symmetric) one step of Minka's fixed
         point for the Dirichlet-multinomial likelihood of the counts (as Asuncion et al. 2009 do
