@@ -184,29 +184,33 @@ def plsa_fold_in(X, phi, theta0, prior, n_iter):
 def cvb_sweep(X, gamma, alpha, eta, second_order=False):
     """One serial CVB0 (or CVB) sweep, cells in CSR order, counts recomputed from scratch per cell.
 
-    X dense (D, V); gamma dict {(d, w): vector (K,)} for the non-zero cells. Returns the new dict.
+    X dense (D, V); gamma dict {(d, w): vector (K,)} for the non-zero cells; eta a float or a matrix
+    prior (K, V) (then eta[:, w] and its row sums in place of eta and V eta; a pair with b = 0, an
+    excluded term, gets 0). Returns the new dict.
     Deliberately naive: before each cell update every count is recomputed from all gammas.
     """
     X = np.asarray(X, dtype=float)
     D, V = X.shape
     gamma = {key: np.array(val, dtype=float) for key, val in gamma.items()}
+    matrix = np.ndim(eta) == 2
+    eta_k = np.asarray(eta).sum(axis=1) if matrix else V * eta
     for d in range(D):
         for w in np.flatnonzero(X[d]):
             g_old = gamma[(d, w)]
             n_dk = sum(X[d, w2] * gamma[(d, w2)] for w2 in np.flatnonzero(X[d]))
             n_wk = sum(X[d2, w] * gamma[(d2, w)] for d2 in np.flatnonzero(X[:, w]))
             n_k = sum(X[key] * val for key, val in gamma.items())
-            m_dk = np.maximum(n_dk - g_old, 0)
-            m_wk = np.maximum(n_wk - g_old, 0)
-            m_k = np.maximum(n_k - g_old, 0)
-            val = (m_dk + alpha) * (m_wk + eta) / (m_k + V * eta)
+            m_dk, m_wk, m_k = (np.maximum(n - g_old, 0) for n in (n_dk, n_wk, n_k))
+            a, b, z = m_dk + alpha, m_wk + (eta[:, w] if matrix else eta), m_k + eta_k
+            val = a * b / z
             if second_order:
                 var = lambda keys: sum(X[key] * gamma[key] * (1 - gamma[key]) for key in keys) - g_old * (1 - g_old)
                 v_dk = np.maximum(var([(d, w2) for w2 in np.flatnonzero(X[d])]), 0)
                 v_wk = np.maximum(var([(d2, w) for d2 in np.flatnonzero(X[:, w])]), 0)
                 v_k = np.maximum(var(list(gamma)), 0)
-                val = val * np.exp(-v_dk / (2 * (m_dk + alpha) ** 2) - v_wk / (2 * (m_wk + eta) ** 2)
-                                   + v_k / (2 * (m_k + V * eta) ** 2))
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    corr = np.exp(-v_dk / (2 * a ** 2) - v_wk / (2 * b ** 2) + v_k / (2 * z ** 2))
+                val = np.where(b > 0, val * corr, 0.0)
             gamma[(d, w)] = val / val.sum()
     return gamma
 

@@ -11,34 +11,6 @@ from topicvb._kernels.cvb0 import matrix_prior, scvb0_documents, sweep, sweep_do
 from topicvb._validation import csr_arrays
 
 
-def ref_cvb_sweep(X, gamma, alpha, eta, second_order=False):
-    """One serial CVB0 (CVB) sweep with a matrix prior eta (K, V), cells in CSR order, every count
-    recomputed from all responsibilities before each cell (deliberately naive)."""
-    X = np.asarray(X, dtype=float)
-    D, V = X.shape
-    gamma = {key: np.array(val, dtype=float) for key, val in gamma.items()}
-    eta_k = eta.sum(axis=1)
-    for d in range(D):
-        for w in np.flatnonzero(X[d]):
-            g_old = gamma[(d, w)]
-            n_dk = sum(X[d, w2] * gamma[(d, w2)] for w2 in np.flatnonzero(X[d]))
-            n_wk = sum(X[d2, w] * gamma[(d2, w)] for d2 in np.flatnonzero(X[:, w]))
-            n_k = sum(X[key] * val for key, val in gamma.items())
-            m_dk, m_wk, m_k = (np.maximum(n - g_old, 0) for n in (n_dk, n_wk, n_k))
-            a, b, z = m_dk + alpha, m_wk + eta[:, w], m_k + eta_k
-            val = a * b / z
-            if second_order:
-                var = lambda keys: sum(X[key] * gamma[key] * (1 - gamma[key]) for key in keys) - g_old * (1 - g_old)
-                v_dk = np.maximum(var([(d, w2) for w2 in np.flatnonzero(X[d])]), 0)
-                v_wk = np.maximum(var([(d2, w) for d2 in np.flatnonzero(X[:, w])]), 0)
-                v_k = np.maximum(var(list(gamma)), 0)
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    corr = np.exp(-v_dk / (2 * a ** 2) - v_wk / (2 * b ** 2) + v_k / (2 * z ** 2))
-                val = np.where(b > 0, val * corr, 0.0)
-            gamma[(d, w)] = val / val.sum()
-    return gamma
-
-
 def _guided(K, V, rng):
     eta = np.full((K, V), 0.05)
     eta[0, :3] = [2.0, 1.0, 0.5]  # a seeded topic
@@ -75,7 +47,7 @@ def test_matrix_sweep_matches_the_reference_and_keeps_excluded_pairs_at_zero(sec
     n_k, v_k = n_wk.sum(0), (v_wk.sum(0) if second else np.zeros(K))
     for _ in range(3):
         sweep(*csr, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta.T.copy(), second)
-        gamma_ref = ref_cvb_sweep(X, gamma_ref, alpha, eta, second)
+        gamma_ref = ref.cvb_sweep(X, gamma_ref, alpha, eta, second)
         np.testing.assert_allclose(gamma, np.array([gamma_ref[c] for c in cells]), rtol=1e-10, atol=1e-13)
     excluded = (eta.T[csr[1]] == 0)
     assert excluded.any() and np.all(gamma[excluded] == 0.0)  # exactly
