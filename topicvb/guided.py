@@ -352,7 +352,7 @@ def seed_topic_prior(vocabulary, seed_topics, n_components: int, *,
     >>> float(np.round(prior.matrix[:2, 0].sum() / prior.matrix[:, 0].sum(), 6))
     0.9
     """
-    from ._validation import PRIOR_RANGE, check_int, check_positive_prior
+    from ._validation import check_int, check_positive_prior
 
     terms = _vocabulary_terms(vocabulary)
     seeds = word_lists(seed_topics, "seed_topics")
@@ -371,8 +371,18 @@ def seed_topic_prior(vocabulary, seed_topics, n_components: int, *,
         raise ValueError(f"seed_topics label {clash!r} is the name of a free topic (the unseeded topics are named "
                          f"topic_{len(seeds)} to topic_{K - 1}); choose another label.")
     index = {t: j for j, t in enumerate(terms)}
-    row = {label: k for k, label in enumerate(labels)}
 
+    found, missing, seeded_by = _found_seeds(seeds, index, tokenizer)
+    matrix = np.full((K, V), base, dtype=np.float64)
+    excluded = {} if exclude is None else _exclude(matrix, exclude, labels, index, tokenizer, seeded_by, terms)
+    _set_seed_weights(matrix, seeded_by, base, c, terms)
+    return SeededPrior(matrix, labels, seed_topics=found, seed_confidence=c, base_prior=base, missing=missing,
+                       exclude=excluded or None)
+
+
+def _found_seeds(seeds, index, tokenizer):
+    """(found: label -> seed terms, missing: label -> unknown words, seeded_by: term column -> seed topic rows)
+    of :func:`seed_topic_prior`'s checked ``seeds``; unknown words are logged, a topic with none known refused."""
     found, missing = {}, {}
     seeded_by: dict[int, list[int]] = {}  # term column -> seed topic rows
     for k, (label, words) in enumerate(seeds):
@@ -396,31 +406,41 @@ def seed_topic_prior(vocabulary, seed_topics, n_components: int, *,
         logger.warning("%d seed word%s not in the vocabulary and not used (%s)%s.", n,
                        " is" if n == 1 else "s are", listed,
                        _hint([w for ws in missing.values() for w in ws], index))
+    return found, missing, seeded_by
 
-    matrix = np.full((K, V), base, dtype=np.float64)
+
+def _exclude(matrix, exclude, labels, index, tokenizer, seeded_by, terms):
+    """Zero ``matrix`` where ``exclude`` removes a word from a topic; returns label -> the excluded terms."""
+    row = {label: k for k, label in enumerate(labels)}
     excluded, missing_excluded = {}, {}
-    if exclude is not None:
-        for label, words in word_lists(exclude, "exclude", allow_empty=True):
-            if label not in row:
-                raise ValueError(f"exclude names the topic {label!r}, which is neither a seed label nor a free topic "
-                                 f"({', '.join(map(repr, labels))}).")
-            known = [t for t in (_lookup(w, index, tokenizer) for w in words) if t is not None]
-            unknown = [w for w in words if _lookup(w, index, tokenizer) is None]
-            if unknown:
-                missing_excluded[label] = unknown
-            for term in dict.fromkeys(known):
-                if row[label] in seeded_by.get(index[term], ()):
-                    raise ValueError(f"exclude[{label!r}] holds {term!r}, which seeds that topic; a word cannot be "
-                                     "both a seed of a topic and excluded from it.")
-                matrix[row[label], index[term]] = 0.0
-            excluded[label] = list(dict.fromkeys(known))
-        if missing_excluded:
-            logger.warning("excluded words not in the vocabulary, ignored (%s).",
-                           "; ".join(f"{label}: {', '.join(w)}" for label, w in missing_excluded.items()))
-        dead = np.flatnonzero(~np.any(matrix > 0, axis=0))
-        if dead.size:
-            raise ValueError(f"exclude removes {terms[int(dead[0])]!r} from every topic; each word needs some topic.")
+    for label, words in word_lists(exclude, "exclude", allow_empty=True):
+        if label not in row:
+            raise ValueError(f"exclude names the topic {label!r}, which is neither a seed label nor a free topic "
+                             f"({', '.join(map(repr, labels))}).")
+        known = [t for t in (_lookup(w, index, tokenizer) for w in words) if t is not None]
+        unknown = [w for w in words if _lookup(w, index, tokenizer) is None]
+        if unknown:
+            missing_excluded[label] = unknown
+        for term in dict.fromkeys(known):
+            if row[label] in seeded_by.get(index[term], ()):
+                raise ValueError(f"exclude[{label!r}] holds {term!r}, which seeds that topic; a word cannot be "
+                                 "both a seed of a topic and excluded from it.")
+            matrix[row[label], index[term]] = 0.0
+        excluded[label] = list(dict.fromkeys(known))
+    if missing_excluded:
+        logger.warning("excluded words not in the vocabulary, ignored (%s).",
+                       "; ".join(f"{label}: {', '.join(w)}" for label, w in missing_excluded.items()))
+    dead = np.flatnonzero(~np.any(matrix > 0, axis=0))
+    if dead.size:
+        raise ValueError(f"exclude removes {terms[int(dead[0])]!r} from every topic; each word needs some topic.")
+    return excluded
 
+
+def _set_seed_weights(matrix, seeded_by, base, c, terms):
+    """Each seed word's weight in its seed topics: the share ``c`` of its column (see :func:`seed_topic_prior`)."""
+    from ._validation import PRIOR_RANGE
+
+    K = matrix.shape[0]
     for j, rows in seeded_by.items():
         s = len(rows)
         others = int(np.count_nonzero(matrix[:, j] > 0)) - s
@@ -438,5 +458,3 @@ def seed_topic_prior(vocabulary, seed_topics, n_components: int, *,
             raise ValueError(f"seed_confidence={c!r} is so close to 1 that {terms[j]!r} would get a prior weight of "
                              f"{weight:.3g}, beyond {PRIOR_RANGE[1]:g}; use a smaller value.")
         matrix[rows, j] = weight
-    return SeededPrior(matrix, labels, seed_topics=found, seed_confidence=c, base_prior=base, missing=missing,
-                       exclude=excluded or None)
