@@ -298,68 +298,53 @@ def _normalise_row_chunks(worker, workers, n_chunks, counts, offset, fallback):
                     row[k] = fallback[k]
 
 
-def normalise_columns(counts, offset, fallback):
+def column_prior_rows(offset, fallback, n_cols):
+    """(offset_rows, fallback_rows, step): the M-step's offset and fallback of :func:`normalise_columns` as rows
+    of K values, row w of the counts reading row w * step. Floats give (1, K) rows filled with them and step 0
+    (the arithmetic of a scalar); a matrix prior's (V, K) arrays give themselves (C-contiguous float64) and
+    step 1. One kernel then serves both kinds of prior, with no branch on the kind (as :func:`.cvb0.prior_rows`)."""
+    if isinstance(offset, np.ndarray):
+        return np.ascontiguousarray(offset, dtype=np.float64), np.ascontiguousarray(fallback, dtype=np.float64), 1
+    return np.full((1, n_cols), float(offset)), np.full((1, n_cols), float(fallback)), 0
+
+
+def normalise_columns(counts, offset, fallback, step=None):
     """The M-step for P(w | z) in term-major layout, in place: each column of max(counts + offset, 0)
     divided by its sum; a column whose sum is not positive becomes ``fallback`` (1 / V).
 
     counts : float (V, K), overwritten and returned; offset, fallback : floats, or both float64 arrays
     of counts' shape (a matrix topic-word prior: the prior minus one per entry, -inf where the prior
-    excludes the term, and each column's fallback, uniform over the terms its topic allows). The column
-    sums are taken by blocks of rows in one fixed order, so the result does not depend on the thread count.
+    excludes the term, and each column's fallback, uniform over the terms its topic allows); or, with
+    ``step``, both already as rows (:func:`column_prior_rows`). The column sums are taken by blocks of
+    rows in one fixed order, so the result does not depend on the thread count.
     """
     n_rows, n_cols = counts.shape
+    if step is None:
+        offset, fallback, step = column_prior_rows(offset, fallback, n_cols)
+    n_prior_rows = n_rows if step else 1
+    if offset.shape != (n_prior_rows, n_cols) or fallback.shape != (n_prior_rows, n_cols):
+        raise ValueError(f"offset and fallback must have shape {(n_prior_rows, n_cols)} (step {step}); got "
+                         f"{offset.shape} and {fallback.shape}.")
     n_blocks = (n_rows + ROW_BLOCK - 1) // ROW_BLOCK
     parts = np.zeros((n_blocks, n_cols), dtype=np.float64)
-    if isinstance(offset, np.ndarray):
-        run_items(_clamp_blocks_matrix, n_blocks, n_blocks, counts, np.ascontiguousarray(offset, dtype=np.float64),
-                  parts, work=counts.size)
-        scale = _inverse_sums(parts)
-        run_items(_scale_blocks_matrix, n_blocks, n_blocks, counts, scale,
-                  np.ascontiguousarray(fallback, dtype=np.float64), work=counts.size)
-        return counts
-    run_items(_clamp_blocks, n_blocks, n_blocks, counts, float(offset), parts, work=counts.size)
+    run_items(_clamp_blocks, n_blocks, n_blocks, counts, offset, int(step), parts, work=counts.size)
     scale = _inverse_sums(parts)
-    run_items(_scale_blocks, n_blocks, n_blocks, counts, scale, float(fallback), work=counts.size)
+    run_items(_scale_blocks, n_blocks, n_blocks, counts, scale, fallback, int(step), work=counts.size)
     return counts
 
 
 @njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
-def _clamp_blocks_matrix(worker, workers, n_blocks, counts, offset, parts):
-    """:func:`_clamp_blocks` with an offset per entry (offset (V, K); -inf gives 0)."""
+def _clamp_blocks(worker, workers, n_blocks, counts, offset, step, parts):
+    """counts <- max(counts + offset, 0) in the row blocks in this worker's share, row w of counts taking
+    offset[w * step] (:func:`column_prior_rows`; -inf gives 0); parts[b] = the column sums of block b."""
     n_rows, n_cols = counts.shape
     for b in range(worker * n_blocks // workers, (worker + 1) * n_blocks // workers):
         part = parts[b]
         for w in range(b * ROW_BLOCK, min(n_rows, (b + 1) * ROW_BLOCK)):
             row = counts[w]
-            off = offset[w]
+            off = offset[w * step]
             for k in range(n_cols):
                 v = max(row[k] + off[k], 0.0)
-                row[k] = v
-                part[k] += v
-
-
-@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
-def _scale_blocks_matrix(worker, workers, n_blocks, counts, scale, fallback):
-    """:func:`_scale_blocks` with a fallback per entry (fallback (V, K))"""
-    n_rows, n_cols = counts.shape
-    for b in range(worker * n_blocks // workers, (worker + 1) * n_blocks // workers):
-        for w in range(b * ROW_BLOCK, min(n_rows, (b + 1) * ROW_BLOCK)):
-            row = counts[w]
-            for k in range(n_cols):
-                row[k] = row[k] * scale[k] if scale[k] > 0.0 else fallback[w, k]
-
-
-@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
-def _clamp_blocks(worker, workers, n_blocks, counts, offset, parts):
-    """counts <- max(counts + offset, 0) in the row blocks in this worker's share; parts[b] = the column
-    sums of block b."""
-    n_rows, n_cols = counts.shape
-    for b in range(worker * n_blocks // workers, (worker + 1) * n_blocks // workers):
-        part = parts[b]
-        for w in range(b * ROW_BLOCK, min(n_rows, (b + 1) * ROW_BLOCK)):
-            row = counts[w]
-            for k in range(n_cols):
-                v = max(row[k] + offset, 0.0)
                 row[k] = v
                 part[k] += v
 
@@ -378,11 +363,13 @@ def _inverse_sums(parts):
 
 
 @njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
-def _scale_blocks(worker, workers, n_blocks, counts, scale, fallback):
-    """counts[w, k] *= scale[k] (fallback where scale[k] is 0) in the row blocks in this worker's share"""
+def _scale_blocks(worker, workers, n_blocks, counts, scale, fallback, step):
+    """counts[w, k] *= scale[k] (fallback[w * step, k] where scale[k] is 0) in the row blocks in this worker's
+    share"""
     n_rows, n_cols = counts.shape
     for b in range(worker * n_blocks // workers, (worker + 1) * n_blocks // workers):
         for w in range(b * ROW_BLOCK, min(n_rows, (b + 1) * ROW_BLOCK)):
             row = counts[w]
+            fb = fallback[w * step]
             for k in range(n_cols):
-                row[k] = row[k] * scale[k] if scale[k] > 0.0 else fallback
+                row[k] = row[k] * scale[k] if scale[k] > 0.0 else fb[k]

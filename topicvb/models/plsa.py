@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from .._config import block_rows, threads
-from .._kernels.plsa import fold_in, log_likelihood, normalise_columns, normalise_rows, sweep
+from .._kernels.plsa import column_prior_rows, fold_in, log_likelihood, normalise_columns, normalise_rows, sweep
 from .._validation import MAX_INT, check_topic_word_prior, csr_arrays
 from .._constraints import Boolean, Interval, StrOptions
 from ._base import CHECKPOINT_CONSTRAINTS, DEAD_SHARE, TopicModelBase
@@ -220,16 +220,18 @@ class PLSA(TopicModelBase):
         return self._doc_prior_minus_one(), e1
 
     def _term_offsets(self, e1):
-        """The M-step's offset of the expected term counts and the fallback of a topic left without mass:
-        floats (eta - 1, or 0 without a prior; 1 / V), or with a matrix prior (V, K) arrays (eta_kw - 1, -inf
-        where a term is excluded; uniform over the terms the topic allows)."""
+        """(offset, fallback, step): the M-step's offset of the expected term counts and the fallback of a
+        topic left without mass, as rows of K values that term w reads at w * step
+        (:func:`topicvb._kernels.plsa.column_prior_rows`): one row (step 0) of eta - 1 (0 without a prior) and
+        of 1 / V, or with a matrix prior (V, K) arrays (step 1) of eta_kw - 1 (-inf where a term is excluded)
+        and of each topic's fallback (uniform over the terms the topic allows)."""
         eta = self._topic_word_matrix()
         if eta is None:
-            return 0.0 if e1 is None else float(e1), 1.0 / self.n_features_in_
+            return column_prior_rows(0.0 if e1 is None else float(e1), 1.0 / self.n_features_in_, self.n_components)
         allowed = eta > 0
-        offset = np.ascontiguousarray(np.where(allowed, eta - 1.0, -np.inf).T)
-        fallback = np.ascontiguousarray((allowed / allowed.sum(axis=1, keepdims=True)).T)
-        return offset, fallback
+        offset = np.where(allowed, eta - 1.0, -np.inf).T
+        fallback = (allowed / allowed.sum(axis=1, keepdims=True)).T
+        return column_prior_rows(offset, fallback, self.n_components)
 
     def _doc_fallback(self):
         a = self.doc_topic_prior
@@ -260,7 +262,8 @@ class PLSA(TopicModelBase):
         eta = self._topic_word_matrix()
         if eta is not None:
             start = prior_informed_start(start, eta, X)
-        return theta, normalise_columns(np.ascontiguousarray(start.T), 0.0, 1.0 / V).astype(self._float)
+        return theta, normalise_columns(np.ascontiguousarray(start.T), *column_prior_rows(0.0, 1.0 / V, K)).astype(
+            self._float)
 
     def _fit(self, X, resume=False):
         rng = check_random_state(self.random_state)
@@ -280,10 +283,9 @@ class PLSA(TopicModelBase):
             if "best_theta" in state:
                 best = (float(state["best_value"]), int(state["best_iter"]), state["best_theta"], state["best_phi_t"])
             restore_rng(rng, state)
-        offset_term, fallback_term = self._term_offsets(e1)
         em = _EMSweeps(X, self.n_components, self._float, self.beta, self.update,
                        np.zeros(self.n_components) if a1 is None else np.asarray(a1, dtype=np.float64),
-                       offset_term, fallback, fallback_term)
+                       fallback, self._term_offsets(e1))
         started = time.perf_counter()
         converged = False
         theta_b_next = None  # theta ** beta of the new theta, when the alternating step computed it
@@ -437,7 +439,7 @@ class _Moves:
             return "done"
         new_dk, new_wk, what = proposal
         theta = normalise_rows(new_dk.astype(model._float), em.offset_doc, em.fallback)
-        phi_t = normalise_columns(np.ascontiguousarray(new_wk, dtype=model._float), em.offset_term, em.fallback_term)
+        phi_t = normalise_columns(np.ascontiguousarray(new_wk, dtype=model._float), *em.term_prior)
         values = []  # the objective after each trial iteration, known one EM half later
         for i in range(TRIAL_SWEEPS):
             theta, phi_t, objective = self.em_iteration(theta, phi_t, n_parts)
@@ -456,12 +458,11 @@ class _EMSweeps:
     """The two halves of a PLSA EM iteration over one matrix (:func:`topicvb._kernels.plsa.sweep`):
     by documents (CSR) for P(z | d), by terms (the same non-zeros in column order) for P(w | z)."""
 
-    def __init__(self, X, n_topics, dtype, beta, update, offset_doc, offset_term, fallback, fallback_term=None):
+    def __init__(self, X, n_topics, dtype, beta, update, offset_doc, fallback, term_prior):
         self.csr = csr_arrays(X)
-        # the M-step: P(z | d) and P(w | z) from expected counts plus these offsets (the priors minus one;
-        # offset_term and fallback_term (V, K) arrays with a matrix prior, see PLSA._term_offsets)
-        self.update, self.offset_doc, self.offset_term, self.fallback = update, offset_doc, offset_term, fallback
-        self.fallback_term = 1.0 / X.shape[1] if fallback_term is None else fallback_term
+        # the M-step: P(z | d) and P(w | z) from expected counts plus these offsets (the priors minus one);
+        # term_prior: (offset, fallback, step) of P(w | z) as rows, see PLSA._term_offsets
+        self.update, self.offset_doc, self.fallback, self.term_prior = update, offset_doc, fallback, term_prior
         self.n_docs, self.n_terms = X.shape
         # the non-zeros in column order, rows ascending within each column (CSC), for the term sweeps
         Xc = sp.csc_matrix(X)
@@ -498,8 +499,7 @@ class _EMSweeps:
         if self.update == "alternating":
             given = theta
             given_b = new_theta_b = theta ** self.beta if self.is_tempered else theta
-        phi_t = normalise_columns(self.phi_counts(phi_t, given, phi_t_b, given_b, n_parts), self.offset_term,
-                                  self.fallback_term)
+        phi_t = normalise_columns(self.phi_counts(phi_t, given, phi_t_b, given_b, n_parts), *self.term_prior)
         return theta, phi_t, new_theta_b
 
     def phi_counts(self, phi_t, given, phi_t_b, given_b, n_parts):
