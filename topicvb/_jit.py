@@ -43,19 +43,20 @@ _active = threading.local()  # the compile_notice in effect in this thread
 # e_step_acceleration=None for the VB E-step).
 _VB_FIT = ("estep._doc_updates", "sparse.column_index", "sparse._accumulate_columns", "special.digamma_row",
            "bounds._row_block_sums", "bounds._totals_from", "bounds._term_blocks", "bounds._sum_blocks",
-           "bounds._elog_rows", "bounds._rescaled_blocks", "seeding._candidates", "seeding._nearest", "cvb0._sweep")
+           "bounds._elog_rows", "bounds._rescaled_blocks", "seeding._candidates", "seeding._nearest",
+           "seeding._cluster_means", "cvb0._sweep")
 _VB_TRANSFORM = ("bounds._elog_rows", "bounds._rescaled_blocks")
 KERNELS = {
     "BatchLDA": {"fit": _VB_FIT, "transform": _VB_TRANSFORM},
     "OnlineLDA": {"fit": _VB_FIT + ("bounds._svi_blocks", "bounds._doc_bounds"), "transform": _VB_TRANSFORM},
     "PLSA": {"fit": ("plsa._sweep_parts", "plsa.balanced_bounds", "plsa._normalise_row_chunks", "plsa._clamp_blocks",
                      "plsa._inverse_sums", "plsa._scale_blocks", "plsa._log_likelihoods", "seeding._candidates",
-                     "seeding._nearest", "cvb0._sweep"),
+                     "seeding._nearest", "seeding._cluster_means", "cvb0._sweep"),
              "transform": ("plsa._fold_in_chunks",)},
     "CollapsedLDA": {"fit": ("cvb0._sweep", "cvb0._document_count_chunks", "cvb0._term_count_chunks",
                              "plsa._log_likelihoods", "sparse.column_index", "seeding._candidates",
-                             "seeding._nearest", "priors._gain_blocks", "priors._gain_sum_blocks",
-                             "priors.cell_variances"),
+                             "seeding._nearest", "seeding._cluster_means", "priors._gain_blocks",
+                             "priors._gain_sum_blocks", "priors.cell_variances"),
                      "transform": ("cvb0._sweep_chunks",)},
     "StochasticCollapsedLDA": {"fit": ("cvb0._scvb0_chunks", "cvb0._sweep_chunks", "cvb0._document_count_chunks",
                                        "cvb0._term_count_chunks", "cvb0._sweep", "plsa._log_likelihoods",

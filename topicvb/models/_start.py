@@ -12,10 +12,11 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from .._kernels.seeding import candidate_distances, nearest_centre
+from .._kernels.seeding import candidate_distances, cluster_means, nearest_centre
 from .._validation import csr_arrays
 
 _HALF_WIDTH = 0.1 * math.sqrt(3.0)
+_BLOCK = 1 << 17  # numbers a blocked step of the seeding handles at a time (1 MiB of float64)
 
 
 def random_start(rng, shape, dtype=np.float64):
@@ -82,20 +83,67 @@ def seeded_topics(X, n_topics, rng, dtype, n_refine=2, centre_weight=0.5):
     nonempty = np.flatnonzero(lengths > 0)
     if nonempty.size == 0:
         return rng.gamma(100.0, 0.01, size=(n_topics, n_terms)).astype(dtype)
+    # Memory: besides X (and its values as float64 if they are not), the output and (D,) arrays: the term-major
+    # embedding (12 bytes a non-zero) while the seeds are chosen, then two (K, V) float64 arrays (the centres
+    # and their square roots); the rows are embedded on the fly from the counts. Every number is the one of
+    # the plain NumPy/SciPy computation (tests/models/test_start_memory.py).
     X = sp.csr_matrix(X)
-    row_lengths = np.repeat(np.maximum(lengths, 1.0), np.diff(X.indptr))
-    tf = sp.csr_matrix((np.asarray(X.data, dtype=np.float64) / row_lengths, X.indices, X.indptr), shape=X.shape)
-    emb = sp.csr_matrix((np.sqrt(tf.data), tf.indices, tf.indptr), shape=X.shape)
+    indptr, indices, _ = csr_arrays(X)
+    data = np.asarray(X.data, dtype=np.float64)
+    divisors = np.maximum(lengths, 1.0)  # term frequencies: data_dw / divisors[d]
+    seeds = _greedy_seeds(X, indptr, indices, data, divisors, lengths, nonempty, n_topics, rng)
+    centres = np.empty((n_topics, n_terms))  # the seeds' term frequencies
+    cluster_means(indptr, indices, data, divisors, np.asarray(seeds, dtype=np.int64),
+                  np.arange(n_topics + 1, dtype=np.int64), centres)
+    if n_refine > 0:
+        centres *= 0.5  # the first assignment: seeds mixed with uniform
+        centres += 0.5 / n_terms
+        roots_t = np.empty((n_terms, n_topics))
+        for _ in range(n_refine):
+            np.sqrt(centres.T, out=roots_t)
+            labels = nearest_centre(indptr, indices, data, roots_t, divisors)[nonempty]
+            order = nonempty[np.argsort(labels, kind="stable")]  # each cluster's documents, in document order
+            bounds = np.zeros(n_topics + 1, dtype=np.int64)
+            np.cumsum(np.bincount(labels, minlength=n_topics), out=bounds[1:])
+            cluster_means(indptr, indices, data, divisors, order, bounds, centres)  # (empty clusters stay)
+        del roots_t
+    # scale * (centre_weight * centres + (1 - centre_weight) / n_terms) * noise, in place, by blocks of rows
+    # (the noise drawn block by block: the same numbers, in the same order, as one (K, V) draw)
+    scale = lengths.sum() / n_topics
+    step = max(1, _BLOCK // n_terms)
+    for r in range(0, n_topics, step):
+        block = centres[r:r + step]
+        block *= centre_weight
+        block += (1.0 - centre_weight) / n_terms
+        block *= scale
+        block *= random_start(rng, block.shape)
+    return centres.astype(dtype, copy=False)
+
+
+def _greedy_seeds(X, indptr, indices, data, divisors, lengths, nonempty, n_topics, rng):
+    """The documents chosen by greedy k-means++ (:func:`seeded_topics`); ``indptr``, ``indices``: X's in the
+    kernels' dtypes, ``data``: X's values as float64, ``divisors``: the document lengths (at least 1). The
+    term-major embedding lives only here."""
+    n_docs = X.shape[0]
+    # term-major embedding: a candidate's inner products touch only the documents sharing its terms (its
+    # own row is embedded on the fly from the counts); the kernels' canonical index dtypes (int64 pointers,
+    # int32 indices; one compiled specialisation)
+    t_indptr, t_indices, t_data = csr_arrays(sp.csr_matrix((data, X.indices, X.indptr), shape=X.shape).T.tocsr())
+    if np.shares_memory(t_data, data):
+        t_data = t_data.copy()
+    step = _BLOCK
+    for q in range(0, t_data.shape[0], step):  # sqrt(data_dw / divisors[d]) in place, by blocks
+        block = t_data[q:q + step]
+        block /= divisors[t_indices[q:q + step]]
+        np.sqrt(block, out=block)
+    arrays = (indptr, indices, data, t_indptr, t_indices, t_data)
     sq = (lengths > 0).astype(np.float64)  # squared norms: sum_w tf_dw = 1 for every non-empty document
-    emb_t = emb.T.tocsr()  # term-major: a candidate's inner products touch only the documents sharing its terms
-    # the kernels' canonical index dtypes (int64 pointers, int32 indices; one compiled specialisation)
-    arrays = (*csr_arrays(emb), *csr_arrays(emb_t))
     n_trials = 2 + int(np.log(n_topics))
     scratch = np.empty((n_trials, n_docs), dtype=np.float64)
 
     def after_adding(candidates, dist):  # (totals, new distances) for each candidate: see candidate_distances
         out = scratch[:len(candidates)]
-        totals = candidate_distances(*arrays, sq, dist, np.asarray(candidates, dtype=np.int64), out)
+        totals = candidate_distances(*arrays, sq, dist, np.asarray(candidates, dtype=np.int64), out, divisors)
         return totals, out
 
     seeds = [int(rng.choice(nonempty))]
@@ -113,28 +161,7 @@ def seeded_topics(X, n_topics, rng, dtype, n_refine=2, centre_weight=0.5):
         best = int(np.argmin(totals))
         seeds.append(int(candidates[best]))
         dist = new_dist[best].copy()
-    centres = tf[seeds].toarray()
-    if n_refine > 0:
-        centres = 0.5 * centres + 0.5 / n_terms  # the first assignment: seeds mixed with uniform
-        docs = nonempty
-        emb_docs, tf_docs = (emb, tf) if docs.size == n_docs else (emb[docs], tf[docs])
-        doc_arrays = csr_arrays(emb_docs)
-        for _ in range(n_refine):
-            labels = nearest_centre(*doc_arrays, np.ascontiguousarray(np.sqrt(centres).T))
-            members = sp.csr_matrix((np.ones(docs.size), (labels, np.arange(docs.size))),
-                                    shape=(n_topics, docs.size))
-            counts = np.asarray(members.sum(axis=1)).ravel()
-            sums = np.asarray((members @ tf_docs).todense())
-            filled = counts > 0
-            centres[filled] = sums[filled] / counts[filled, None]
-    scale = lengths.sum() / n_topics
-    noise = random_start(rng, (n_topics, n_terms))
-    # scale * (centre_weight * centres + (1 - centre_weight) / n_terms) * noise, in place (K x V each)
-    centres *= centre_weight
-    centres += (1.0 - centre_weight) / n_terms
-    centres *= scale
-    centres *= noise
-    return centres.astype(dtype, copy=False)
+    return seeds
 
 
 def initial_topics(init, X, n_topics, rng, dtype, *, scale=1.0, centre_weight=0.5):
@@ -148,7 +175,9 @@ def initial_topics(init, X, n_topics, rng, dtype, *, scale=1.0, centre_weight=0.
         return rng.gamma(100.0, 0.01, size=(n_topics, X.shape[1])).astype(dtype)
     if scale == 1.0:
         return seeded_topics(X, n_topics, rng, dtype, centre_weight=centre_weight)
-    return (seeded_topics(X, n_topics, rng, np.float64, centre_weight=centre_weight) * scale).astype(dtype)
+    lam = seeded_topics(X, n_topics, rng, np.float64, centre_weight=centre_weight)
+    lam *= scale
+    return lam.astype(dtype, copy=False)
 
 
 def _favoured_profiles(excess, X):
