@@ -144,7 +144,7 @@ def test_learned_priors_move_and_stay_finite(corpus):
 
 def test_storage_must_be_a_known_value(corpus):
     X, _ = corpus
-    with pytest.raises(ValueError, match=r"storage must be one of \{.counts., .responsibilities.\}, got .cells."):
+    with pytest.raises(ValueError, match=r"storage must be one of \{.auto., .counts., .responsibilities.\}, got .cells."):
         CollapsedLDA(3, storage="cells").fit(X)
 
 
@@ -176,3 +176,29 @@ def test_the_start_counts_are_those_of_the_start_responsibilities(corpus, init, 
     np.testing.assert_allclose(v_dk, want_vdk, rtol=1e-10, atol=1e-10)
     if matrix:
         assert np.all(n_wk[5:9, 2] == 0.0)
+
+
+def test_auto_storage_stores_responsibilities_below_the_limit_and_counts_above(corpus, monkeypatch, caplog):
+    """storage="auto" is "responsibilities" while n_nonzero x K x itemsize <= AUTO_STORAGE_LIMIT, else
+    "counts": the same fits as the explicit settings, and the choice is logged."""
+    from topicvb.models import collapsed_lda
+
+    X, _ = corpus
+    X = X[:300]
+    kw = dict(max_iter=8, tol=0, moves=False)
+    need = X.nnz * 10 * 8
+    with caplog.at_level(logging.INFO, logger="topicvb"):
+        below = _fit(X, storage="auto", **kw)
+    assert "chose 'responsibilities'" in caplog.text
+    np.testing.assert_array_equal(below.components_, _fit(X, storage="responsibilities", **kw).components_)
+    monkeypatch.setattr(collapsed_lda, "AUTO_STORAGE_LIMIT", need - 1)
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="topicvb"):
+        above = _fit(X, storage="auto", **kw)
+    assert "chose 'counts'" in caplog.text
+    np.testing.assert_array_equal(above.components_, _fit(X, storage="counts", **kw).components_)
+    assert not np.array_equal(above.components_, below.components_)
+    # float32 halves the need: the same matrix fits under a limit between the two
+    monkeypatch.setattr(collapsed_lda, "AUTO_STORAGE_LIMIT", need // 2)
+    assert CollapsedLDA(10, dtype="float32")._resolve_storage(X) == "responsibilities"
+    assert CollapsedLDA(10)._resolve_storage(X) == "counts"

@@ -14,9 +14,17 @@ prior of the pair and the topic's total, V eta for a scalar prior):
    not stored. It is estimated by the CVB0 fixed point it satisfied: first
    g0_k propto (n_dk + alpha_k)(n_wk + eta_wk)/(n_k + eta_sum_k), then ``refine`` steps
    g_k propto (n_dk - g_k + alpha_k)(n_wk - g_k + eta_wk)/(n_k - g_k + eta_sum_k) (own token excluded),
-   all cells of the document against the same counts. At a fixed point of the sweep this is the
-   responsibility the cell had, so the scheme's fixed points are CVB0's; away from one the estimate
-   errs by about the change of gamma in a sweep.
+   all cells of the document against the same counts, each step moving g a share ``damping`` of the
+   way to its update. The undamped steps overshoot and do not settle (the first guess, counting the
+   cell's own share, is too sharp; its update, excluding all of it, too flat: on AP at K = 50 the
+   rebuilt g of a converged CVB0 state is off by 0.028 (L1 per cell) after one step and still by
+   0.022 after six); moving 0.65 of the way they converge (0.0086 after two steps, 0.0026 after
+   four). Where the steps converge, the rebuilt g at a fixed point of the sweep is the responsibility
+   the cell had, so the scheme's fixed points are CVB0's; the remaining error of a finite number of
+   steps lets a fit drift from them (from a converged AP K = 50 fit with learned priors, 40 sweeps
+   with one undamped step end 0.3% worse in held-out perplexity, eta learned 15% larger; with two
+   steps at 0.65 they stay where the stored sweeps do). Away from a fixed point the estimate errs by
+   about the change of gamma in a sweep.
 2. The document's counts are reset to sum_w c g (and CVB's v_dk to sum_w c g (1 - g)), so that they
    agree exactly with the document's rebuilt responsibilities.
 3. *Pass.* In order, each cell: the CVB0 (CVB) update of :mod:`.cvb0` with the document counts less
@@ -62,14 +70,15 @@ def fixed_point_shift(total_count: float) -> int:
 
 
 def counts_sweep(indptr, indices, data, n_dk, v_dk, n_wk, v_wk, alpha, eta, eta_t, eta_sum, second_order, refine,
-                 shift, max_cells=None, variances=None):
+                 shift, max_cells=None, variances=None, damping=1.0):
     """One sweep of the counts-only CVB0 (CVB with ``second_order``), updating every count in place.
 
     indptr : int64 (D + 1,); indices : int32 (nnz,); data : float64 (nnz,)
     n_dk, v_dk : (D, K) (v_dk: (0, K) unless variances are kept); n_wk, v_wk : (V, K) likewise
     variances : keep v_dk, v_wk up to date (default: ``second_order``; CVB0 keeps them for learned priors)
     alpha : float64 (K,); eta, eta_t, eta_sum : the prior as :func:`.cvb0.prior_arrays` gives it
-    refine : exclusion steps of the rebuild (>= 0); shift : the fixed-point bits (:func:`fixed_point_shift`)
+    refine : exclusion steps of the rebuild (>= 0); damping : the share of the way each step moves (0, 1]
+    shift : the fixed-point bits (:func:`fixed_point_shift`)
     max_cells : the largest number of cells of a document (computed when None)
     Returns the mean absolute change of the responsibilities per cell and topic (rebuilt to final).
     """
@@ -99,7 +108,7 @@ def counts_sweep(indptr, indices, data, n_dk, v_dk, n_wk, v_wk, alpha, eta, eta_
     run_items(_counts_documents, workers, bounds, indptr, indices, data, n_dk, v_rows_d, n_wk, v_rows_w, n_k,
               v_wk.sum(axis=0, dtype=np.float64) if second_order else eta_k, inv_z,
               np.ascontiguousarray(alpha, dtype=np.float64), eta_row, eta_t, eta_k, bool(second_order), variances,
-              int(refine), float(2.0 ** shift), acc, vacc, scratch, workers=workers)
+              int(refine), float(damping), float(2.0 ** shift), acc, vacc, scratch, workers=workers)
     unit = 2.0 ** -shift
     np.multiply(_summed(acc), unit, out=n_wk)
     if variances:
@@ -201,7 +210,8 @@ def _cell(out, n_d, v_d, n_w, v_w, n_k, v_k, alpha, eta_w, eta_k, second_order, 
 
 @njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
 def _counts_documents(worker, workers, bounds, indptr, indices, data, n_dk, v_dk, n_wk, v_wk, n_k, v_k, inv_z,
-                      alpha, eta_row, eta_t, eta_k, second_order, variances, refine, scale, acc, vacc, scratch):
+                      alpha, eta_row, eta_t, eta_k, second_order, variances, refine, damping, scale, acc, vacc,
+                      scratch):
     """:func:`counts_sweep` of documents bounds[worker] to bounds[worker + 1] (excluded)."""
     n_topics = n_wk.shape[1]
     matrix = eta_t.shape[0] > 0
@@ -257,8 +267,12 @@ def _counts_documents(worker, workers, bounds, indptr, indices, data, n_dk, v_dk
                 _cell(tmp, n_d, v_d, n_wk[w], v_wk[w if variances else 0], n_k, v_k, alpha,
                       eta_t[w] if matrix else eta_row, eta_k, second_order, matrix, g, g)
                 if not passing:
-                    for k in range(n_topics):
-                        g[k] = tmp[k]
+                    if damping == 1.0:
+                        for k in range(n_topics):
+                            g[k] = tmp[k]
+                    else:
+                        for k in range(n_topics):
+                            g[k] += damping * (tmp[k] - g[k])
                     continue
                 if variances:
                     vrow = vacc[worker, w]

@@ -88,6 +88,12 @@ def fingerprint(estimator, X) -> str:
     return fp
 
 
+def _storage(estimator, X):
+    """CollapsedLDA's storage for ``X`` ("auto" resolved); None for the other estimators."""
+    resolve = getattr(estimator, "_resolve_storage", None)
+    return resolve(X) if resolve is not None else None
+
+
 def expected_state(estimator, X) -> dict:
     """What a checkpoint of ``estimator`` fitting ``X`` must match (see :func:`check_checkpoint_arrays`)."""
     D, V = X.shape
@@ -100,7 +106,7 @@ def expected_state(estimator, X) -> dict:
     return {"estimator": name,
             "eta_matrix": _is_array_param(getattr(estimator, "topic_word_prior", None)),
             "dtype": np.dtype(getattr(estimator, "_float", np.float64)),
-            "dims": {"K": K, "D": D, "V": V, "N": 0 if getattr(estimator, "storage", None) == "counts" else X.nnz,
+            "dims": {"K": K, "D": D, "V": V, "N": 0 if _storage(estimator, X) == "counts" else X.nnz,
                      "Dv": D if second else 0, "Vv": V if second else 0},
             "max_iter": max_iter if isinstance(max_iter, int) else None,
             "n_tokens": float(X.sum())}
