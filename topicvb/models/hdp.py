@@ -30,6 +30,7 @@ logger = logging.getLogger(__name__)
 # The weak Gamma(shape, rate) hyperprior on alpha0, gamma and a learned eta (as CollapsedLDA's learned priors).
 HYPER_SHAPE, HYPER_RATE = 1.0, 1.0
 MERGE_MIN_TOKENS = 0.5  # topics holding fewer expected tokens are not merge candidates (they are empty)
+MERGE_EVERY = 20  # merges are also tried every this many sweeps after the burn-in, settled or not
 MERGE_PAIRS = 2  # pairs tried per round: this many times the live topics, the most similar first
 
 
@@ -255,10 +256,11 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
                 self._report(it, history[-1], history[-2] if len(history) > 1 else None, started)
                 converged = it > self.prior_burn_in + 2 and self._converged(history)
                 ever_converged = ever_converged or converged
-                if converged and self.merges and it < self.max_iter:
+                due = (it - self.prior_burn_in) % MERGE_EVERY == 0 and it > self.prior_burn_in
+                if (converged or due) and self.merges and it < self.max_iter:
                     v, n_merged = fit.merge(state, alpha0, v, eta)
                     n_merges += n_merged
-                    converged = n_merged == 0
+                    converged = converged and n_merged == 0
         if n_merges:
             logger.info("HDP: %d merge(s) accepted", n_merges)
         if not stop.requested:
