@@ -187,7 +187,25 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
         "init": [StrOptions({"seeded", "random"})],
     }
 
+    @property
+    def n_components(self):
+        """The number of topics of the fitted model, ``n_components_`` (not a parameter: the truncation level is
+        ``max_components``); for code that reads ``n_components`` as a fitted model's number of topics."""
+        try:
+            return self.n_components_
+        except AttributeError:
+            raise AttributeError("HDP has no n_components parameter (its truncation level is max_components); the "
+                                 "inferred number of topics, n_components_, exists after fit.") from None
+
     # ------------------------------------------------------------------ the base class's hooks
+    @classmethod
+    def _all_parameter_constraints(cls) -> dict:
+        """The merged table less the base class's entries for parameters HDP does not have."""
+        table = super()._all_parameter_constraints()
+        for name in ("n_components", "doc_topic_prior"):
+            table.pop(name, None)
+        return table
+
     def _check_param_relations(self):
         """No relation between the parameters to check (the base class checks doc_topic_prior's length)."""
 
