@@ -191,13 +191,15 @@ def _topic_terms(n_d, v_d, n_w, v_w, a, eta, n_terms):
     return _column_terms(n_d, v_d, a) + words
 
 
-def merge_gain(j, k, gamma, data, rows, indices, n_dk, v_dk, n_wk, v_wk, alpha, eta):
+def merge_gain(j, k, gamma, data, rows, indices, n_dk, v_dk, n_wk, v_wk, alpha, eta, *, by_topic=None):
     """The change of the collapsed bound when topic k is merged into topic j (see above).
 
     gamma : (nnz, T) responsibilities; data : (nnz,) counts; rows, indices : (nnz,) document and term of each
-    cell; n_dk, v_dk (D, T), n_wk, v_wk (V, T): counts and variances; alpha : (T,); eta : float.
+    cell; n_dk, v_dk (D, T), n_wk, v_wk (V, T): counts and variances; alpha : (T,); eta : float;
+    by_topic : None or gamma's topic-major copy (T, nnz) (read instead of gamma's strided columns).
     """
-    gj, gk = gamma[:, j].astype(np.float64), gamma[:, k].astype(np.float64)
+    source = gamma.T if by_topic is None else by_topic
+    gj, gk = source[j].astype(np.float64), source[k].astype(np.float64)
     g = gj + gk
     cross = data * gj * gk
     D, V = n_dk.shape[0], n_wk.shape[0]
@@ -217,11 +219,18 @@ def _xlogx(x):
     return np.where(x > 0, x * np.log(np.where(x > 0, x, 1.0)), 0.0)
 
 
-def merge_candidates(n_wk, eta, n_used, limit):
-    """Pairs (j, k), j < k < n_used, by decreasing cosine similarity of their topic-term distributions."""
-    phi = (n_wk[:, :n_used] + eta) / (n_wk[:, :n_used].sum(axis=0) + n_wk.shape[0] * eta)
+def merge_candidates(n_wk, eta, topics, limit):
+    """Pairs (j, k) of ``topics`` (column indices of n_wk (V, T)), at most ``limit``, by decreasing cosine
+    similarity of their topic-term distributions; j is the larger topic of a pair (the one merged into)."""
+    topics = np.asarray(topics)
+    counts = n_wk[:, topics].astype(np.float64)
+    sizes = counts.sum(axis=0)
+    phi = (counts + eta) / (sizes + n_wk.shape[0] * eta)
     phi = phi / np.linalg.norm(phi, axis=0, keepdims=True)
     sim = phi.T @ phi
-    j, k = np.triu_indices(n_used, 1)
-    order = np.argsort(-sim[j, k], kind="stable")[:limit]
-    return list(zip(j[order].tolist(), k[order].tolist()))
+    a, b = np.triu_indices(topics.shape[0], 1)
+    order = np.argsort(-sim[a, b], kind="stable")[:limit]
+    a, b = a[order], b[order]
+    swap = sizes[b] > sizes[a]
+    a, b = np.where(swap, b, a), np.where(swap, a, b)
+    return list(zip(topics[a].tolist(), topics[b].tolist()))

@@ -21,7 +21,8 @@ from .._validation import MAX_INT, csr_arrays
 from ._base import TopicModelBase, normalised_rows
 from ._checkpoint import interruptible
 from ._collapsed import CollapsedInferenceMixin, point_estimates
-from ._hdp import V_MIN, global_step, merge_candidates, merge_gain, size_order, stick_weights, sticks
+from ._hdp import (V_MIN, global_objective, global_step, merge_candidates, merge_gain, size_order,
+                   stick_weights, sticks)
 from ._priors import symmetric_polya_step
 from ._start import seeded_topics
 
@@ -31,7 +32,7 @@ logger = logging.getLogger(__name__)
 HYPER_SHAPE, HYPER_RATE = 1.0, 1.0
 MERGE_MIN_TOKENS = 0.5  # topics holding fewer expected tokens are not merge candidates (they are empty)
 MERGE_EVERY = 20  # merges are also tried every this many sweeps after the burn-in, settled or not
-MERGE_PAIRS = 2  # pairs tried per round: this many times the live topics, the most similar first
+MERGE_PAIRS = 1  # pairs tried per round: this many times the live topics, the most similar first
 
 
 class HDP(CollapsedInferenceMixin, TopicModelBase):
@@ -251,7 +252,7 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
         alpha0 = 1.0 if self.doc_topic_concentration is None else float(self.doc_topic_concentration)
         conc = 1.0 if self.stick_concentration is None else float(self.stick_concentration)
         eta = 1.0 / T if self.topic_word_prior is None else float(self.topic_word_prior)
-        v = sticks(np.full(T, 1.0 / T))
+        beta = np.full(T, 1.0 / T)  # the topic weights, in the order of the state's columns
         state = fit.start(X, rng, T)
         history, objectives = [], []
         started = time.perf_counter()
@@ -259,40 +260,46 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
         with threads(self.n_jobs), interruptible(type(self).__name__) as stop:
             while not stop.requested and it < self.max_iter and not converged:
                 it += 1
-                fit.sweep(state, alpha0 * stick_weights(v), eta)
+                fit.sweep(state, alpha0 * beta, eta)
                 if it > self.prior_burn_in:
-                    v = fit.order_by_size(state, v)
                     fit.variances(state)
-                    alpha0, v, conc = global_step(
-                        alpha0, v, conc, state["n_dk"], state["v_dk"], fit.lengths,
-                        learn_alpha0=True, learn_gamma=self.stick_concentration is None,
-                        shape=HYPER_SHAPE, rate=HYPER_RATE)
+                    # the sticks in the order of decreasing size (the arrays keep their columns: only the (D, T)
+                    # counts are permuted, for the step)
+                    order = size_order(state["n_wk"].sum(axis=0, dtype=np.float64))
+                    n_dk, v_dk = state["n_dk"][:, order], state["v_dk"][:, order]
+                    alpha0, v, conc = global_step(alpha0, sticks(beta[order]), conc, n_dk, v_dk, fit.lengths,
+                                                  learn_alpha0=True, learn_gamma=self.stick_concentration is None,
+                                                  shape=HYPER_SHAPE, rate=HYPER_RATE)
+                    beta = np.empty(T)
+                    beta[order] = stick_weights(v)
                     if self.learn_topic_word_prior:
                         eta = symmetric_polya_step(eta, state["n_wk"].T, state["v_wk"].T, HYPER_SHAPE, HYPER_RATE)
-                    objectives.append(fit.objective(state, alpha0, v, conc))
-                history.append(fit.log_likelihood(state, alpha0 * stick_weights(v), eta))
+                    objectives.append(global_objective(alpha0, v, conc, n_dk, v_dk, fit.lengths, shape=HYPER_SHAPE,
+                                                       rate=HYPER_RATE))
+                    del n_dk, v_dk
+                history.append(fit.log_likelihood(state, alpha0 * beta, eta))
                 self._report(it, history[-1], history[-2] if len(history) > 1 else None, started)
                 converged = it > self.prior_burn_in + 2 and self._converged(history)
                 ever_converged = ever_converged or converged
                 due = (it - self.prior_burn_in) % MERGE_EVERY == 0 and it > self.prior_burn_in
                 if (converged or due) and self.merges and it < self.max_iter:
-                    v, n_merged = fit.merge(state, alpha0, v, eta)
+                    beta, n_merged = fit.merge(state, alpha0, beta, eta)
                     n_merges += n_merged
                     converged = converged and n_merged == 0
         if n_merges:
             logger.info("HDP: %d merge(s) accepted", n_merges)
         if not stop.requested:
             self._warn_not_converged(it, ever_converged)
-        v = fit.order_by_size(state, v)
-        return self._fitted(state, alpha0, v, conc, eta, history, objectives, it)
+        return self._fitted(state, alpha0, beta, conc, eta, history, objectives, it)
 
-    def _fitted(self, state, alpha0, v, conc, eta, history, objectives, n_iter):
+    def _fitted(self, state, alpha0, beta, conc, eta, history, objectives, n_iter):
         n_wk = state["n_wk"]
-        n_k = n_wk.sum(axis=0, dtype=np.float64)
+        order = size_order(n_wk.sum(axis=0, dtype=np.float64))  # the topics by decreasing size
+        n_k = n_wk.sum(axis=0, dtype=np.float64)[order]
         shares = n_k / max(float(n_k.sum()), 1e-300)
         used = max(1, int(np.sum(shares >= self.min_topic_share)))  # (sorted: the used topics come first)
-        beta = stick_weights(v)
-        all_components = np.ascontiguousarray((n_wk + eta).T, dtype=n_wk.dtype)
+        beta = beta[order]
+        all_components = np.ascontiguousarray((n_wk[:, order] + eta).T, dtype=n_wk.dtype)
         logger.info("HDP: %d of %d topics carry at least %g of the tokens (alpha0 %.4g, gamma %.4g, eta %.4g)",
                     used, n_k.shape[0], self.min_topic_share, alpha0, conc, eta)
         return {
@@ -359,33 +366,25 @@ class _Sweeps:
                             eta, False, False, 1, 0.0)
             term_counts(self.colptr, self.positions, self.data, gamma, n_wk, empty, False)
 
-    def order_by_size(self, state, v):
-        """Relabel the topics by decreasing expected size (the arrays of ``state`` in place, the sticks
-        with them); returns the sticks in the new order."""
-        order = size_order(state["n_wk"].sum(axis=0, dtype=np.float64))
-        if np.array_equal(order, np.arange(order.shape[0])):
-            return v
-        for key in ("gamma", "n_dk", "n_wk"):
-            state[key] = np.ascontiguousarray(state[key][:, order])
-        return sticks(stick_weights(v)[order])
-
-    def merge(self, state, alpha0, v, eta):
+    def merge(self, state, alpha0, beta, eta):
         """One round of merges (:func:`._hdp.merge_gain`): among the most similar pairs of live topics, merge
         those whose merge raises the collapsed bound, best first, each topic at most once; returns the new
-        sticks and the number of merges."""
+        weights (in the order of the state's columns) and the number of merges."""
         self.variances(state)
         n_k = state["n_wk"].sum(axis=0, dtype=np.float64)
-        live = int(np.sum(n_k > MERGE_MIN_TOKENS))  # (sorted by size: the live topics come first)
-        if live < 2:
-            return v, 0
-        alpha = alpha0 * stick_weights(v)
+        live = np.flatnonzero(n_k > MERGE_MIN_TOKENS)
+        if live.shape[0] < 2:
+            return beta, 0
+        alpha = alpha0 * beta
+        by_topic = np.ascontiguousarray(state["gamma"].T)  # (a topic's responsibilities in one place)
         gains = []
-        for j, k in merge_candidates(state["n_wk"], eta, live, MERGE_PAIRS * live):
+        for j, k in merge_candidates(state["n_wk"], eta, live, MERGE_PAIRS * live.shape[0]):
             gain = merge_gain(j, k, state["gamma"], self.data, self.rows, self.indices, state["n_dk"], state["v_dk"],
-                              state["n_wk"], state["v_wk"], alpha, eta)
+                              state["n_wk"], state["v_wk"], alpha, eta, by_topic=by_topic)
             if gain > 0:
                 gains.append((gain, j, k))
-        beta = stick_weights(v)
+        del by_topic
+        beta = beta.copy()
         done, n_merged = set(), 0
         for gain, j, k in sorted(gains, reverse=True):
             if j in done or k in done:
@@ -400,9 +399,8 @@ class _Sweeps:
             logger.info("HDP: merged topic %d into topic %d (bound +%.4g)", k, j, gain)
         if n_merged:
             beta = np.maximum(beta, V_MIN * V_MIN)
-            v = sticks(beta / beta.sum())
-            v = self.order_by_size(state, v)
-        return v, n_merged
+            beta /= beta.sum()
+        return beta, n_merged
 
     def variances(self, state):
         """The counts' variances v_dk, v_wk from the responsibilities (in place)."""
@@ -411,10 +409,3 @@ class _Sweeps:
     def log_likelihood(self, state, alpha, eta):
         theta, phi_t = point_estimates(state["n_dk"], state["n_wk"], np.asarray(alpha), eta)
         return float(np.sum(log_likelihood(self.indptr, self.indices, self.data, theta, phi_t)))
-
-    def objective(self, state, alpha0, v, conc):
-        """The global objective F (:mod:`._hdp`) at the state's counts (a monitoring value)."""
-        from ._hdp import global_objective
-
-        return global_objective(alpha0, v, conc, state["n_dk"], state["v_dk"], self.lengths,
-                                shape=HYPER_SHAPE, rate=HYPER_RATE)
