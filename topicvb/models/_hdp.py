@@ -219,9 +219,10 @@ def _xlogx(x):
     return np.where(x > 0, x * np.log(np.where(x > 0, x, 1.0)), 0.0)
 
 
-def merge_candidates(n_wk, eta, topics, limit):
+def merge_candidates(n_wk, eta, topics, limit, min_similarity=0.0):
     """Pairs (j, k) of ``topics`` (column indices of n_wk (V, T)), at most ``limit``, by decreasing cosine
-    similarity of their topic-term distributions; j is the larger topic of a pair (the one merged into)."""
+    similarity of their topic-term distributions, down to ``min_similarity``; j is the larger topic of a pair
+    (the one merged into)."""
     topics = np.asarray(topics)
     counts = n_wk[:, topics].astype(np.float64)
     sizes = counts.sum(axis=0)
@@ -230,6 +231,7 @@ def merge_candidates(n_wk, eta, topics, limit):
     sim = phi.T @ phi
     a, b = np.triu_indices(topics.shape[0], 1)
     order = np.argsort(-sim[a, b], kind="stable")[:limit]
+    order = order[sim[a[order], b[order]] >= min_similarity]
     a, b = a[order], b[order]
     swap = sizes[b] > sizes[a]
     a, b = np.where(swap, b, a), np.where(swap, a, b)

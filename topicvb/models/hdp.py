@@ -32,6 +32,10 @@ logger = logging.getLogger(__name__)
 HYPER_SHAPE, HYPER_RATE = 1.0, 1.0
 MERGE_MIN_TOKENS = 0.5  # topics holding fewer expected tokens are not merge candidates (they are empty)
 MERGE_EVERY = 20  # merges are also tried every this many sweeps after the burn-in, settled or not
+# Pairs less similar than this (cosine of the topic-term distributions) are not tried: a split topic's parts
+# are far more alike (measured on LDA-generated corpora: the accepted merges had cosines above 0.8), and on
+# KOS no pair of distinct topics was worth merging.
+MERGE_SIMILARITY = 0.5
 MERGE_PAIRS = 1  # pairs tried per round: this many times the live topics, the most similar first
 
 
@@ -378,7 +382,7 @@ class _Sweeps:
         alpha = alpha0 * beta
         by_topic = np.ascontiguousarray(state["gamma"].T)  # (a topic's responsibilities in one place)
         gains = []
-        for j, k in merge_candidates(state["n_wk"], eta, live, MERGE_PAIRS * live.shape[0]):
+        for j, k in merge_candidates(state["n_wk"], eta, live, MERGE_PAIRS * live.shape[0], MERGE_SIMILARITY):
             gain = merge_gain(j, k, state["gamma"], self.data, self.rows, self.indices, state["n_dk"], state["v_dk"],
                               state["n_wk"], state["v_wk"], alpha, eta, by_topic=by_topic)
             if gain > 0:
@@ -390,13 +394,14 @@ class _Sweeps:
             if j in done or k in done:
                 continue
             done.update((j, k))
+            cosine = _cosine(state["n_wk"][:, j], state["n_wk"][:, k])
             for key in ("gamma", "n_dk", "n_wk"):
                 state[key][:, j] += state[key][:, k]
                 state[key][:, k] = 0.0
             beta[j] += beta[k]
             beta[k] = 0.0
             n_merged += 1
-            logger.info("HDP: merged topic %d into topic %d (bound +%.4g)", k, j, gain)
+            logger.info("HDP: merged topic %d into topic %d (bound +%.4g, cosine %.3f)", k, j, gain, cosine)
         if n_merged:
             beta = np.maximum(beta, V_MIN * V_MIN)
             beta /= beta.sum()
@@ -409,3 +414,8 @@ class _Sweeps:
     def log_likelihood(self, state, alpha, eta):
         theta, phi_t = point_estimates(state["n_dk"], state["n_wk"], np.asarray(alpha), eta)
         return float(np.sum(log_likelihood(self.indptr, self.indices, self.data, theta, phi_t)))
+
+
+def _cosine(a, b):
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    return float(a @ b / max(np.linalg.norm(a) * np.linalg.norm(b), 1e-300))
