@@ -15,10 +15,11 @@ CollapsedLDA   the obvious baseline: topicvb.CollapsedLDA(T, learn_priors=True) 
 tomotopy-hdp   tomotopy.HDPModel at its defaults (initial_k 2, alpha 0.1, eta 0.01, gamma 0.1, hyperparameters
                optimised every 10 sweeps), seed 0, ``--peer-iters`` sweeps (default 1000), 2 workers; its live
                topics, each with document prior alpha x its share of the tokens.
+tomotopy-hdp-initk  the same with initial_k = T (its default start of 2 topics grows slowly).
 gensim-hdp     gensim.models.HdpModel at its defaults (T 150, K 15, alpha 1, gamma 1, eta 0.01, online, one pass),
                random_state 0; ``hdp_to_lda()`` gives its topics and document prior.
 
-T (the truncation) is ``--truncation`` (default 60) on the real corpora and 2 x the true K on the LDA-generated
+T (the truncation) is ``--truncation`` (default 100) on the real corpora and 2 x the true K on the LDA-generated
 ones (at least 20). Corpora and metrics are those of ``bench_quality.py`` (loaders, 10% held out, document
 completion perplexity, NPMI of the top 10 words by document co-occurrence in the training matrix, recovery); the
 inferred number of topics of every system is the number of its topics carrying at least 1% of the training
@@ -46,7 +47,7 @@ import common  # noqa: E402
 from common import md_table  # noqa: E402
 
 SEED = 0
-SYSTEMS = ("HDP", "CollapsedLDA", "tomotopy-hdp", "gensim-hdp")
+SYSTEMS = ("HDP", "CollapsedLDA", "tomotopy-hdp", "tomotopy-hdp-initk", "gensim-hdp")
 USED_SHARE = 0.01
 
 
@@ -71,10 +72,12 @@ def fit_system(name: str, T: int, X, args):
         if name == "HDP":
             extra.update(n_components_=int(est.n_components_), alpha0=est.doc_topic_concentration_,
                          gamma=est.stick_concentration_, eta=est.topic_word_prior_)
+            # the same fit with every one of its T topics (components_ keeps those with >= 1% of the tokens)
+            extra["all_topics"] = bp.Fit(est.all_components_, est.doc_topic_concentration_ * est.topic_weights_)
         return bp.tv_fit(est), m, extra
-    if name == "tomotopy-hdp":
+    if name in ("tomotopy-hdp", "tomotopy-hdp-initk"):
         with common.LoadMeter() as m:
-            fit = run_tomotopy_hdp(X, args.peer_iters)
+            fit = run_tomotopy_hdp(X, args.peer_iters, T if name.endswith("initk") else 2)
         extra.update(iterations=args.peer_iters, **fit.extra)
         return fit, m, extra
     if name == "gensim-hdp":
@@ -85,10 +88,10 @@ def fit_system(name: str, T: int, X, args):
     raise ValueError(f"unknown system {name!r}; expected one of {SYSTEMS}.")
 
 
-def run_tomotopy_hdp(X, iters):
+def run_tomotopy_hdp(X, iters, initial_k=2):
     import tomotopy as tp
 
-    mdl = tp.HDPModel(seed=SEED)
+    mdl = tp.HDPModel(initial_k=initial_k, seed=SEED)
     indptr, indices, counts = X.indptr, X.indices, X.data.astype(np.int64)
     for d in range(X.shape[0]):
         s, e = indptr[d], indptr[d + 1]
@@ -185,7 +188,7 @@ def main(argv=None):
     p.add_argument("--synthetic-docs", type=int, default=None, help="default 5000 (quick 1000)")
     p.add_argument("--synthetic-terms", type=int, default=None, help="default 5000 (quick 1000)")
     p.add_argument("--synthetic-length", type=float, default=None, help="default 150 (quick 100)")
-    p.add_argument("--truncation", type=int, default=60, help="T on the real corpora (default 60)")
+    p.add_argument("--truncation", type=int, default=100, help="T on the real corpora (default 100)")
     p.add_argument("--peer-iters", type=int, default=None, help="tomotopy sweeps (default 1000, quick 100)")
     p.add_argument("--out", default=None, help="markdown report (default benchmarks/results/hdp.md; quick: none)")
     p.add_argument("--fresh", action="store_true", help="ignore rows already in the JSON store")
@@ -221,12 +224,16 @@ def main(argv=None):
         for name in todo:
             log(f"{corpus}: fitting {name} (T = {T}) on {data.X_train.shape[0]} x {data.X_train.shape[1]}")
             fit, meter, extra = fit_system(name, T, data.X_train, args)
+            all_topics = extra.pop("all_topics", None)
             row = {"corpus": corpus, "true_k": true_k, "system": name, "T": T, "seconds": meter.wall,
                    "foreign_share": meter.foreign_share, **extra, **evaluate(fit, data, scorer)}
+            if all_topics is not None:
+                store["rows"].append({**row, "system": f"{name} (all T topics)",
+                                      **evaluate(all_topics, data, scorer)})
             log(f"{corpus} {name}: {row['seconds']:.1f} s, K used {row['k_used']}, perplexity "
                 f"{row['perplexity']:.1f}, NPMI {row['npmi']:.3f}"
                 + ("" if row["recovery"] is None else f", recovery {row['recovery']:.3f}"))
-            store["rows"].append(row)
+            store["rows"].insert(len(store["rows"]) - (all_topics is not None), row)
             if store_path:
                 store_path.write_text(json.dumps(store, indent=1, default=float))
                 out.write_text(render(store))
