@@ -73,7 +73,8 @@ def fit_system(name: str, T: int, X, args):
             extra.update(n_components_=int(est.n_components_), alpha0=est.doc_topic_concentration_,
                          gamma=est.stick_concentration_, eta=est.topic_word_prior_)
             # the same fit with every one of its T topics (components_ keeps those with >= 1% of the tokens)
-            extra["all_topics"] = bp.Fit(est.all_components_, est.doc_topic_concentration_ * est.topic_weights_)
+            extra["all_topics"] = bp.Fit(est.all_components_,  # (a dead topic's weight clipped to 1e-12)
+                                         np.maximum(est.doc_topic_concentration_ * est.topic_weights_, 1e-12))
         return bp.tv_fit(est), m, extra
     if name in ("tomotopy-hdp", "tomotopy-hdp-initk"):
         with common.LoadMeter() as m:
