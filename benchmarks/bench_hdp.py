@@ -34,7 +34,6 @@ import argparse
 import json
 import shlex
 import sys
-import time
 import warnings
 from pathlib import Path
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy.optimize import minimize
-from scipy.special import digamma, gammaln
+from scipy.special import gammaln
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
