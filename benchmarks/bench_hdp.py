@@ -71,9 +71,12 @@ def fit_system(name: str, T: int, X, args):
         if name == "HDP":
             extra.update(n_components_=int(est.n_components_), alpha0=est.doc_topic_concentration_,
                          gamma=est.stick_concentration_, eta=est.topic_word_prior_)
-            # the same fit with every one of its T topics (components_ keeps those with >= 1% of the tokens)
-            extra["all_topics"] = bp.Fit(est.all_components_,  # (a dead topic's weight clipped to 1e-12)
-                                         np.maximum(est.doc_topic_concentration_ * est.topic_weights_, 1e-12))
+            # the same fit with its topics of >= 0.1% of the tokens, and with every one of its T topics
+            # (components_ keeps those with >= 1%, min_topic_share's default)
+            weights = np.maximum(est.doc_topic_concentration_ * est.topic_weights_, 1e-12)  # (dead: 1e-12)
+            kept = est.topic_shares_ >= 0.001
+            extra["variants"] = {"topics >= 0.1%": bp.Fit(est.all_components_[kept], weights[kept]),
+                                 "all T topics": bp.Fit(est.all_components_, weights)}
         return bp.tv_fit(est), m, extra
     if name in ("tomotopy-hdp", "tomotopy-hdp-initk"):
         with common.LoadMeter() as m:
@@ -147,8 +150,19 @@ def datasets(args):
             yield loaders[corpus], corpus, None
 
 
+def _sorted(rows: list) -> list:
+    """Rows by corpus (first seen first), then system (SYSTEMS order, a system's variants after it)."""
+    corpora = list(dict.fromkeys(r["corpus"] for r in rows))
+
+    def key(r):
+        base, _, variant = r["system"].partition(" (")
+        return corpora.index(r["corpus"]), SYSTEMS.index(base) if base in SYSTEMS else len(SYSTEMS), variant
+
+    return sorted(rows, key=key)
+
+
 def render(store: dict) -> str:
-    rows = store["rows"]
+    rows = _sorted(store["rows"])
     text = ["# HDP: inferred number of topics and quality (issue #23)", "",
             "`benchmarks/bench_hdp.py` (its docstring lists the systems and metrics). Runs:", ""]
     for r in store["runs"]:
@@ -224,16 +238,15 @@ def main(argv=None):
         for name in todo:
             log(f"{corpus}: fitting {name} (T = {T}) on {data.X_train.shape[0]} x {data.X_train.shape[1]}")
             fit, meter, extra = fit_system(name, T, data.X_train, args)
-            all_topics = extra.pop("all_topics", None)
+            variants = extra.pop("variants", {})
             row = {"corpus": corpus, "true_k": true_k, "system": name, "T": T, "seconds": meter.wall,
                    "foreign_share": meter.foreign_share, **extra, **evaluate(fit, data, scorer)}
-            if all_topics is not None:
-                store["rows"].append({**row, "system": f"{name} (all T topics)",
-                                      **evaluate(all_topics, data, scorer)})
+            store["rows"].append(row)
+            for label, variant in variants.items():  # (the same fit: its time is the fit's)
+                store["rows"].append({**row, "system": f"{name} ({label})", **evaluate(variant, data, scorer)})
             log(f"{corpus} {name}: {row['seconds']:.1f} s, K used {row['k_used']}, perplexity "
                 f"{row['perplexity']:.1f}, NPMI {row['npmi']:.3f}"
                 + ("" if row["recovery"] is None else f", recovery {row['recovery']:.3f}"))
-            store["rows"].insert(len(store["rows"]) - (all_topics is not None), row)
             if store_path:
                 store_path.write_text(json.dumps(store, indent=1, default=float))
                 out.write_text(render(store))

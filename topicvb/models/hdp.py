@@ -30,6 +30,7 @@ logger = logging.getLogger(__name__)
 
 # The weak Gamma(shape, rate) hyperprior on alpha0, gamma and a learned eta (as CollapsedLDA's learned priors).
 HYPER_SHAPE, HYPER_RATE = 1.0, 1.0
+MIN_PRIOR = 1e-12  # doc_topic_prior_ entries (a dead topic's, kept by min_topic_share=0) are at least this
 MERGE_MIN_TOKENS = 0.5  # topics holding fewer expected tokens are not merge candidates (they are empty)
 # Nor are topics below this share of the tokens: the stick's rest (the last weight, see _hdp) keeps giving birth
 # to tiny topics, and merging them away every sweep kept a fit from settling (an LDA-generated corpus with 40
@@ -96,7 +97,8 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
         Whether eta is learned, one step per sweep after ``prior_burn_in``.
     min_topic_share : float, default=0.01
         A topic is counted (``n_components_``) and kept in ``components_`` when it carries at least this
-        share of the training tokens. The largest topic is always kept. It does not change the fit.
+        share of the training tokens. The largest topic is always kept; 0 keeps all ``max_components``. It
+        does not change the fit.
     merges : bool, default=True
         Every 20 sweeps after the burn-in, and whenever the fit has settled, merge pairs of similar topics
         (the most similar first, cosine of the topic-term distributions at least 0.2, up to one pair per live
@@ -131,7 +133,7 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
     components_ : ndarray of shape (n_components_, n_features)
         Expected topic-term counts plus eta of those topics, by decreasing size.
     doc_topic_prior_ : ndarray of shape (n_components_,)
-        alpha0 beta_k of those topics.
+        alpha0 beta_k of those topics (at least 1e-12).
     topic_word_prior_ : float
         eta.
     all_components_ : ndarray of shape (max_components, n_features)
@@ -320,7 +322,7 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
                     used, n_k.shape[0], self.min_topic_share, alpha0, conc, eta)
         return {
             "components_": np.ascontiguousarray(all_components[:used]),
-            "doc_topic_prior_": alpha0 * beta[:used],
+            "doc_topic_prior_": np.maximum(alpha0 * beta[:used], MIN_PRIOR),
             "topic_word_prior_": float(eta),
             "n_components_": used,
             "all_components_": all_components,
