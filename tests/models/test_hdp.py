@@ -365,3 +365,14 @@ def test_clone_and_equal_seeds_agree(block_corpus):
     a = _fit(block_corpus, **clone(model).get_params())
     b = _fit(block_corpus, **clone(model).get_params())
     np.testing.assert_array_equal(a.components_, b.components_)
+
+
+def test_min_topic_share_sets_the_kept_topics_not_the_fit(lda_corpus):
+    X = lda_corpus.corpus.X
+    default = _fit(X, max_components=10, max_iter=40)
+    every = _fit(X, max_components=10, max_iter=40, min_topic_share=0.0)
+    np.testing.assert_array_equal(every.all_components_, default.all_components_)
+    assert every.n_components_ == 10 and every.components_.shape == (10, X.shape[1])
+    np.testing.assert_array_equal(every.components_[:default.n_components_], default.components_)
+    assert np.all(every.doc_topic_prior_ >= 1e-12)
+    assert np.isfinite(every.perplexity(X)) and np.isfinite(default.perplexity(X))
