@@ -56,8 +56,8 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
     (2008) and Sato, Kurihara & Nakagawa (2012), theta and phi are integrated out and a mean-field
     distribution is kept over the topic assignments, updated by CVB0 sweeps (those of
     :class:`topicvb.CollapsedLDA`, with the asymmetric document prior alpha_k = alpha0 beta_k). After each
-    sweep (past ``prior_burn_in``) the topics are ordered by decreasing size and the global parameters
-    alpha0, beta (the sticks) and gamma take one minorise-maximise step on their objective: the
+    sweep (past ``prior_burn_in``) the global parameters alpha0, beta (the sticks, taken in the order of
+    decreasing topic size) and gamma take one minorise-maximise step on their objective: the
     Dirichlet-multinomial (Polya) likelihood of the expected document-topic counts (with the
     expectation over the counts' mean-field law, as CollapsedLDA learns its priors) plus the log
     stick-breaking prior and weak Gamma(1, 1) hyperpriors on alpha0 and gamma. That step never decreases
