@@ -376,3 +376,9 @@ def test_min_topic_share_sets_the_kept_topics_not_the_fit(lda_corpus):
     np.testing.assert_array_equal(every.components_[:default.n_components_], default.components_)
     assert np.all(every.doc_topic_prior_ >= 1e-12)
     assert np.isfinite(every.perplexity(X)) and np.isfinite(default.perplexity(X))
+
+
+def test_float32(themes):
+    model = _fit(themes.astype(np.float32), max_components=6, max_iter=60, dtype="float32")
+    assert model.n_components_ == 3
+    assert model.components_.dtype == np.float32 and model.transform(themes.astype(np.float32)).dtype == np.float32
