@@ -27,6 +27,7 @@ _EXPORTS = {
     "CollapsedLDA": "topicvb.models",
     "OnlineLDA": "topicvb.models",
     "StochasticCollapsedLDA": "topicvb.models",
+    "HDP": "topicvb.models",
     # evaluation and inspection
     "heldout_perplexity": "topicvb.evaluation",
     "coherence": "topicvb.evaluation",

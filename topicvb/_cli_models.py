@@ -65,8 +65,9 @@ def check_numeric_options(args) -> None:
 
     table = entry(name).cls._all_parameter_constraints()
     ks = getattr(args, "k", None)
+    k_param = "n_components" if "n_components" in table else "max_components"  # (HDP: --k is its truncation)
     for k in ks if isinstance(ks, list) else [] if ks is None else [ks]:
-        check(k, "n_components (--k)", table["n_components"])
+        check(k, f"{k_param} (--k)", table[k_param])
     from ._constraints import PriorMatrix
 
     for option in MODEL_OPTIONS:

@@ -541,13 +541,18 @@ def _fitted_state(entry, model, meta, arrays, path: Path) -> dict:
                                      f"{value.dtype}.")
                 value = value.item()
                 state[key] = _registry.check_state_scalar(value, entry.scalar_spec(key), float_dtype)
-        dims = {"K": model.n_components, "V": state.get("n_features_in_")}
+        # (HDP has no n_components: its K, n_components_, is bound by components_ and checked below)
+        dims = {"K": getattr(model, "n_components", None), "V": state.get("n_features_in_")}
         matrix_prior = "topic_word_prior_" in stored
         for spec in entry.arrays:  # in the registry's order: components_ first
             if spec.values == "zero_or_positive" and spec.name == "components_" and not matrix_prior:
                 spec = dataclasses.replace(spec, values="positive")  # zeros only where a matrix prior excludes a term
             if spec.name in stored:
                 state[spec.name] = _registry.check_state_array(stored[spec.name], spec, dims, float_dtype)
+        inferred = state.get("n_components_")
+        if inferred is not None and "components_" in state and state["components_"].shape[0] != inferred:
+            raise ValueError(f"components_ has {state['components_'].shape[0]} topics but n_components_ is "
+                             f"{inferred}.")
     except ValueError as exc:
         raise ValueError(f"{where!r} has inconsistent shapes or values: {exc}") from None
     return state

@@ -113,6 +113,16 @@ _PLSA_ARRAYS = (
 )
 _PLSA_SCALARS = _COMMON_SCALARS + (ScalarSpec("validation_history_", "array_or_none", required=False),
                                    ScalarSpec("topic_word_prior_", "positive_or_none", required=False))
+# HDP (issue #23): the LDA state of its used topics (K = n_components_) and the fit's T topics.
+_HDP_ARRAYS = _LDA_ARRAYS + (
+    ArraySpec("all_components_", ("T", "V"), "model", "positive", required=False),
+    ArraySpec("topic_weights_", ("T",), "float64", "nonnegative", required=False),
+    ArraySpec("topic_shares_", ("T",), "float64", "nonnegative", required=False),
+    ArraySpec("objective_history_", (None,), "float64", "finite", required=False),
+)
+_HDP_SCALARS = _LDA_SCALARS + (ScalarSpec("n_components_", "features"),
+                               ScalarSpec("doc_topic_concentration_", "positive", required=False),
+                               ScalarSpec("stick_concentration_", "positive", required=False))
 
 
 @dataclass(frozen=True)
@@ -167,6 +177,9 @@ ENTRIES = (
     Entry("scvb0", "StochasticCollapsedLDA", "topicvb.models.stochastic_cvb0",
           _LDA_STATE + ("n_batch_iter_", "n_docs_seen_", "total_tokens_"), "stochastic collapsed VB LDA (SCVB0)",
           _LDA_ARRAYS, _LDA_SCALARS + _STREAM_SCALARS + (ScalarSpec("total_tokens_", "positive"),), True),
+    Entry("hdp", "HDP", "topicvb.models.hdp", _LDA_STATE + ("n_components_",),
+          "hierarchical Dirichlet process by CVB0: infers the number of topics (--k: the truncation level)",
+          _HDP_ARRAYS, _HDP_SCALARS),
 )
 
 _BY_CLI = {e.cli_name: e for e in ENTRIES}
