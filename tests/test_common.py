@@ -5,7 +5,7 @@ import pytest
 from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from topicvb.models import PLSA, BatchLDA, CollapsedLDA, OnlineLDA, StochasticCollapsedLDA
+from topicvb.models import HDP, PLSA, BatchLDA, CollapsedLDA, OnlineLDA, StochasticCollapsedLDA
 
 ESTIMATORS = [
     BatchLDA(n_components=3, max_iter=5, random_state=0),
@@ -15,6 +15,8 @@ ESTIMATORS = [
     # small stall in poor optima, which is not what the contract is about
     OnlineLDA(n_components=3, max_iter=5, batch_size=64, random_state=0),
     StochasticCollapsedLDA(n_components=3, max_iter=5, batch_size=64, random_state=0),
+    # truncated at 6: the contract's three blocks must leave three topics (n_components_)
+    HDP(max_components=6, max_iter=5, random_state=0),
 ]
 
 # Checks that cannot pass for a topic model, with the reason; empty when every check passes.

@@ -99,12 +99,17 @@ def test_selection_bad_input(split):
         select_n_topics(X, [2], model=3)
 
 
-@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.cli_name)
+@pytest.mark.parametrize("entry", [e for e in ENTRIES if e.cli_name != "hdp"], ids=lambda e: e.cli_name)
 def test_every_registered_estimator_is_offered_by_name(entry, split):
     result = select_n_topics(split[0][:80], [2], model=entry.cli_name, criterion="heldout", max_iter=2)
     assert type(result.best_model) is entry.cls
     assert result.model_name == entry.class_name
     assert np.isfinite(result.table[0]["bound"]) and np.isfinite(result.table[0]["perplexity"])
+
+
+def test_hdp_is_refused_since_it_chooses_its_own_number_of_topics(split):
+    with pytest.raises(TypeError, match="HDP has none .it infers the number of topics itself"):
+        select_n_topics(split[0][:80], [2], model="hdp", max_iter=2)
 
 
 def test_mini_batch_models_report_the_bound_on_the_whole_corpus(split):

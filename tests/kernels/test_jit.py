@@ -67,7 +67,8 @@ def test_the_lists_hold_every_kernel_a_fit_and_transform_call():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             for name, params in [("BatchLDA", {}), ("OnlineLDA", {"batch_size": 32}), ("PLSA", {}),
-                                 ("CollapsedLDA", {"learn_priors": True}), ("StochasticCollapsedLDA", {})]:
+                                 ("CollapsedLDA", {"learn_priors": True}), ("StochasticCollapsedLDA", {}),
+                                 ("HDP", {})]:
                 del calls[:]
                 getattr(topicvb, name)(4, max_iter=15, random_state=0, **params).fit(X).transform(X[:10])
                 seen[name] = sorted(set(calls))

@@ -165,7 +165,9 @@ def _make_estimator(model, n_topics, random_state, n_jobs, model_params):
                         f"{sorted(names)}; got {type(model).__name__}.")
     params = est.get_params()
     if "n_components" not in params:
-        raise TypeError(f"model must have an n_components parameter; {type(est).__name__} has none.")
+        hint = (" (it infers the number of topics itself: fit it and read n_components_)"
+                if "max_components" in params else "")
+        raise TypeError(f"model must have an n_components parameter; {type(est).__name__} has none{hint}.")
     update = {"n_components": n_topics}
     if "random_state" in params:
         update["random_state"] = random_state
