@@ -1,4 +1,4 @@
-"""Shared fixtures: a three-block corpus, a few texts, a seeded generator."""
+"""Shared fixtures: a three-block corpus, a few texts, a seeded generator, the built-in corpus's cache folder."""
 
 import os
 from pathlib import Path
@@ -44,3 +44,13 @@ def tiny_texts():
         "The central bank raised interest rates to fight inflation.",
         "",
     ]
+
+
+@pytest.fixture(scope="session")
+def builtin_corpus_cache(tmp_path_factory):
+    """A ``TOPICVB_CACHE`` folder shared by the tests that load the whole built-in corpus (the README tour,
+    the example notebook): collecting its docstrings reads every source file of the standard library,
+    NumPy, SciPy and scikit-learn (about 8 s), so it is done once per test session, not once per test
+    (``tests/datasets/test_datasets_builtin.py::test_builtin_corpus_full`` collects it into a folder of
+    its own, then leaves its cache here). The tests never write into the user's ``~/.cache``."""
+    return tmp_path_factory.mktemp("topicvb-cache")

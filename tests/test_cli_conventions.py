@@ -284,7 +284,7 @@ def test_ctrl_c_during_fit_saves_says_so_and_exits_130(ws, tmp_path):
     out = tmp_path / "int.npz"
     proc = subprocess.Popen([sys.executable, "-m", "topicvb", "fit", str(big), "-k", "4", "--tol", "0",
                              "--max-iter", "1000000", "-v", "-o", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     import threading
 
     guard = threading.Timer(240, proc.kill)  # never hang the suite

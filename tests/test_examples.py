@@ -79,7 +79,7 @@ def _missing_notebook_tools():
 
 
 @pytest.mark.slow
-def test_compare_algorithms_notebook(tmp_path):
+def test_compare_algorithms_notebook(tmp_path, builtin_corpus_cache):
     missing = _missing_notebook_tools()
     if missing:
         pytest.skip(f"Executing examples/compare_algorithms.ipynb needs {', '.join(missing)}; "
@@ -98,7 +98,7 @@ def test_compare_algorithms_notebook(tmp_path):
     nb = nbformat.read(copy, as_version=4)
     client = NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3",
                             resources={"metadata": {"path": str(tmp_path)}})
-    env = _env()
+    env = _env(TOPICVB_CACHE=str(builtin_corpus_cache))  # the built-in corpus: collected once a session
     env.pop("MPLBACKEND", None)  # the kernel's own inline backend draws the figures into the notebook
     client.execute(env=env)
     nbformat.write(nb, copy)

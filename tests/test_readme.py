@@ -2,7 +2,8 @@
 
 Every fenced block marked ```python is executed top to bottom, the way a newcomer pastes them into
 one session; shell blocks (```bash, plain ```) are not run. The blocks run in a temporary working
-folder (they write files such as ``topics.npz``) with matplotlib's Agg backend. A block that needs
+folder (they write files such as ``topics.npz``) with matplotlib's Agg backend, and the built-in corpus
+is cached in the session's folder (conftest's ``builtin_corpus_cache``), not in ``~/.cache``. A block that needs
 an optional dependency that is absent (dask/distributed, matplotlib) is skipped, and the blocks
 after it still run: the README keeps such blocks last in their chain (nothing later uses what
 they define). The Dask block starts its own ``LocalCluster`` with two 1-thread workers.
@@ -103,14 +104,16 @@ class _Session:
 
 
 @pytest.fixture(scope="module")
-def session(tmp_path_factory):
+def session(tmp_path_factory, builtin_corpus_cache):
     try:
         import matplotlib
     except ImportError:
         matplotlib = None
     else:
         matplotlib.use("Agg")
-    yield _Session(tmp_path_factory.mktemp("readme"))
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("TOPICVB_CACHE", str(builtin_corpus_cache))  # the built-in corpus: collected once a session
+        yield _Session(tmp_path_factory.mktemp("readme"))
     if matplotlib is not None:
         import matplotlib.pyplot as plt
 

@@ -141,7 +141,7 @@ def test_loaded_pipeline_works_in_a_fresh_process(fitted, tmp_path):
     code = ("import json, sys, topicvb; p = topicvb.load(sys.argv[1]); "
             "print(json.dumps(p.document_topics(json.loads(sys.argv[2])).tolist()))")
     out = subprocess.run([sys.executable, "-c", code, str(path), json.dumps(NEW)], capture_output=True, text=True,
-                         check=True)
+                         check=True, cwd=tmp_path)  # (cwd: python -c imports the installed topicvb, not ./topicvb)
     np.testing.assert_allclose(np.array(json.loads(out.stdout)), fitted.document_topics(NEW), rtol=1e-12)
 
 

@@ -314,7 +314,8 @@ _MM_SCRIPT = textwrap.dedent(r'''
 ])
 def test_read_matrix_market_binary_garbage_in_subprocess(tmp_path, data):
     path = _write(tmp_path, "garbage.mtx", data)
-    proc = subprocess.run([sys.executable, "-c", _MM_SCRIPT, str(path)], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([sys.executable, "-c", _MM_SCRIPT, str(path)], capture_output=True, text=True, timeout=120,
+                          cwd=tmp_path)  # (cwd: python -c imports the installed topicvb, not ./topicvb)
     assert proc.returncode == 0, f"interpreter died (rc={proc.returncode}): {proc.stderr[-300:]}"
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out == {"ok": False, "type": "ValueError", "msg": out["msg"]}

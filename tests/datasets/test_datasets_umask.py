@@ -183,6 +183,7 @@ def test_the_umask_is_read_in_a_fresh_process(tmp_path):
             "make_lda_corpus(5, 4, 2, random_state=0).corpus.save(sys.argv[1])")
     for mask in ("077", "022"):
         out = tmp_path / f"c{mask}.npz"
-        subprocess.run([sys.executable, "-c", code, str(out), mask], check=True, timeout=120)
+        subprocess.run([sys.executable, "-c", code, str(out), mask], check=True, timeout=120,
+                       cwd=tmp_path)  # (cwd: python -c imports the installed topicvb, not ./topicvb)
         assert mode(out) == 0o666 & ~int(mask, 8)
     assert np.load(tmp_path / "c022.npz")["X_shape"].tolist() == [5, 4]

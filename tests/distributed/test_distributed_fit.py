@@ -26,6 +26,7 @@ from topicvb._validation import csr_arrays  # noqa: E402
 from topicvb.datasets import make_lda_corpus, write_uci  # noqa: E402
 from topicvb.distributed import fit_distributed, interleaved_order, transform_distributed  # noqa: E402
 from topicvb.distributed._tasks import restart_block as _restart_block  # noqa: E402
+from topicvb.distributed._tasks import warm_up  # noqa: E402
 from topicvb.models._start import start_points as _start_points  # noqa: E402
 from topicvb.models._vb import expectations as _expectations  # noqa: E402
 
@@ -34,6 +35,10 @@ K, SIZES = 4, (150, 100, 200, 150)  # uneven partitions on purpose
 
 @pytest.fixture(scope="module")
 def client():
+    # The kernels the workers warm up (fit_distributed's warm_up_workers: the accelerated and the plain
+    # E-step) are compiled here first, so that with an empty numba cache the two workers load them from
+    # the disk cache instead of both compiling the same kernels at once (each worker still warms up).
+    warm_up()
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         with Client(cluster) as c:
             yield c
@@ -42,7 +47,10 @@ def client():
 @pytest.fixture
 def own_client():
     """A cluster of its own for a test that kills workers. A killed worker's nanny starts a fresh one,
-    which under load has (rarely) not come back within minutes: the other tests must not depend on it."""
+    which under load has (rarely) not come back within minutes: the other tests must not depend on it.
+    (Nor the next killing test: with one cluster shared by the killing tests, each waiting for both
+    workers first, a nanny sometimes closed itself right after a kill; in 10 runs on a loaded machine, 2
+    failed and 3 lost a minute waiting for a worker that did not come back.)"""
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         with Client(cluster) as c:
             c.wait_for_workers(2, timeout=180)
@@ -105,7 +113,7 @@ def _reference_partition_streams(parts, max_iter, seed=0):
                                 for p, part in enumerate(parts)])
         gamma_init = _start_points(gamma_init, gamma, 0, model.restart_every, it)
         gamma, sstats_t, _ = e_step(indptr, indices, data, ebeta_t, alpha, gamma_init, gamma, 100, 1e-3, True, True)
-        lam = eta + sstats_t.T
+        lam = np.add(sstats_t.T, eta, out=np.empty((K, X.shape[1])))  # row-major, as BatchLDA's M-step
         elog, ebeta_t, log_scale = _expectations(lam)
         history.append(float(np.sum(lda_doc_bound(indptr, indices, data, gamma, alpha, ebeta_t, log_scale))
                              + np.sum(lda_topic_bound(lam, elog, eta))))

@@ -101,7 +101,9 @@ def test_score_of_short_and_empty_documents(fitted):
 # ------------------------------------------------------------------------------------------ choosing K
 @pytest.fixture(scope="module", params=[10, 20], ids=lambda k: f"true_K={k}")
 def choice(request):
-    """select_n_topics (defaults) and GridSearchCV(cv=3) over CANDIDATES on an LDA-generated corpus."""
+    """select_n_topics (defaults) and GridSearchCV(cv=2) over CANDIDATES on an LDA-generated corpus. (Two folds
+    train on half the documents each, so they find K on less data than three did; the mean scores moved by
+    under 0.03 and their order not at all, and the search costs 8 fits instead of 12.)"""
     true_k = request.param
     corpus, _, _ = make_lda_corpus(800, 400, true_k, doc_length=80, random_state=1)
     X = corpus.X
@@ -109,7 +111,7 @@ def choice(request):
         with warnings.catch_warnings(record=True) as edge:
             warnings.simplefilter("always", UserWarning)
             selected = select_n_topics(X, CANDIDATES)
-        search = GridSearchCV(recommended_estimator(random_state=0), {"n_components": CANDIDATES}, cv=3,
+        search = GridSearchCV(recommended_estimator(random_state=0), {"n_components": CANDIDATES}, cv=2,
                               refit=False).fit(X)
     grid_k = search.cv_results_["param_n_components"][search.best_index_]
     return {"true_k": true_k, "selected": selected, "search": search, "grid_k": int(grid_k),

@@ -129,7 +129,8 @@ def test_perplexity_bad_input(batch_model, split):
 def test_per_word_bound_is_the_bound_per_token(batch_model, split):
     X = split[1]
     assert per_word_bound(batch_model, X) == pytest.approx(batch_model.bound(X) / X.sum(), rel=1e-12)
-    gamma = batch_model._infer(X.astype(np.float64))
+    X = X.astype(np.float64)  # the private steps below take the float64 counts the public ones pass them
+    gamma = batch_model._infer(X)
     doc_only = batch_model._elbo(X, gamma, batch_model.components_, batch_model.doc_topic_prior_,
                                  batch_model.topic_word_prior_, doc_scale=1.0)
     doc_only -= batch_model._elbo(X[:0], gamma[:0], batch_model.components_, batch_model.doc_topic_prior_,

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,9 +16,11 @@ from topicvb import _jit
 
 
 def _python(code, **env):
-    """Run ``code`` in a fresh interpreter; return its last stdout line parsed as JSON."""
+    """Run ``code`` in a fresh interpreter; return its last stdout line parsed as JSON. It runs in this test
+    folder, so that ``python -c`` imports the topicvb this process imports (from the repository root it
+    would import the checkout's ./topicvb instead of the installed package, and compile its own kernels)."""
     proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                          env={**os.environ, **env}, timeout=600)
+                          env={**os.environ, **env}, timeout=600, cwd=Path(__file__).parent)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
 

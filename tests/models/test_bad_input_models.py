@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import pickle
 import re
 import subprocess
@@ -94,7 +95,8 @@ def isolated_fits(pairs: tuple) -> dict:
     while remaining:
         try:
             proc = subprocess.run([sys.executable, "-c", _ISOLATED_FIT, ",".join(remaining)],
-                                  capture_output=True, text=True, timeout=300)
+                                  capture_output=True, text=True, timeout=300,
+                                  cwd=os.path.dirname(__file__))  # python -c imports this process's topicvb
             stdout, rc = proc.stdout, proc.returncode
         except subprocess.TimeoutExpired as exc:
             stdout = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")

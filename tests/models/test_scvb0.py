@@ -34,6 +34,7 @@ def _corpus(seed):
 
 def test_a_batch_step_is_the_stochastic_update_of_the_whole_corpus_with_step_one():
     X, _ = _corpus(0)
+    X = X.astype(np.float64)  # the counts as fit passes them to these steps (int64 data compiled other kernels)
     model = StochasticCollapsedLDA(8, batch_size=64, random_state=0)
     rng = check_random_state(0)
     total = float(X.sum())
