@@ -308,6 +308,15 @@ def test_count_equals_counter_of_tokens(text):
         assert [terms[i] for i in ids.tolist()] == tok(text) + tok(text.upper())
 
 
+@pytest.mark.parametrize("text", ["00:0@0.0", "see http://x.org/a b ab@cd.ef and www.x.com end"])
+def test_the_vectorizer_path_keeps_placeholders_in_text_order(text):
+    """A placeholder sits where its URL / e-mail address was, as in ``tokenize`` (the chunk encoder put
+    them before the document's words; hypothesis found "00:0@0.0": ['<email>', '<num>'])."""
+    tok = Tokenizer(numbers="replace", urls="replace", emails="replace")
+    terms, ids, lengths = tok._encode_chunk([text])
+    assert [terms[i] for i in ids.tolist()] == tok(text) and lengths.tolist() == [len(tok(text))]
+
+
 special_text = st.lists(
     st.sampled_from(["a", "bc", "x.y", "@", "://", "www.", "http", "ftp", "ab@cd.ef", " ", "\n", "-", "_", "é", ">"]),
     max_size=30,

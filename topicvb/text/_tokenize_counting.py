@@ -25,6 +25,11 @@ _ASCII_WORD_CHARS = frozenset(chr(i) for i in range(128) if chr(i).isalnum() or 
 _ASCII_TABLE = str.maketrans({i: " " for i in range(128) if chr(i) not in _ASCII_WORD_CHARS})
 
 
+def _ascii_runs(text: str) -> list[str]:
+    """The runs of ASCII word characters of ``text`` (ASCII), one-character runs included."""
+    return text.translate(_ASCII_TABLE).split()
+
+
 class _TermCounting:
     """The counting methods of :class:`topicvb.text.Tokenizer` (see the module's description)."""
 
@@ -89,19 +94,27 @@ class _TermCounting:
         getitem = types.__getitem__
         ids, raw_lengths = [], []
         extend = ids.extend
-        specials, ascii_fast, table = c.special_re is not None, c.ascii_fast, _ASCII_TABLE
+        specials, ascii_fast, kinds = c.special_re is not None, c.ascii_fast, c.special_kinds
         for text in texts:
             text = self._prepare(text, c)
             before = len(ids)
-            if specials and self._may_have_specials(text):
-                text, placeholders = self._cut_specials(text, c)
-                extend(map(getitem, placeholders))
             if text.isascii():
                 # the default pattern's matches are the runs of word characters of two or more
                 # characters: the one-character runs are dropped below, with the filtered types
-                extend(map(getitem, text.translate(table).split() if ascii_fast else c.token_re.findall(text)))
+                split = _ascii_runs if ascii_fast else c.token_re.findall
             else:
-                extend(map(getitem, c.word_re.findall(text)))
+                split = c.word_re.findall
+            if specials and self._may_have_specials(text):
+                # the text between the URLs / e-mail addresses, each placeholder where its address was
+                # (text order, as :meth:`Tokenizer.tokenize` gives the tokens)
+                start = 0
+                for m in self._iter_specials(text, c):
+                    extend(map(getitem, split(text[start: m.start()])))
+                    if kinds[m.lastgroup] == "replace":
+                        ids.append(getitem(f"<{m.lastgroup}>"))
+                    start = m.end()
+                text = text[start:]
+            extend(map(getitem, split(text)))
             raw_lengths.append(len(ids) - before)
         return types, ids, raw_lengths
 
