@@ -82,7 +82,7 @@ def expected_digamma_gain(mean, var, a):
     if var is None:
         return digamma(mean + a) - digamma(a)
     shape = np.broadcast_shapes(mean.shape, np.shape(var), a.shape)
-    flat = [np.ascontiguousarray(np.broadcast_to(x, shape), dtype=np.float64).ravel() for x in (mean, var, a)]
+    flat = [kernel_array(x, shape).ravel() for x in (mean, var, a)]
     out = np.empty(flat[0].shape[0])
     digamma_gain(*flat, out)
     return out.reshape(shape)
@@ -111,11 +111,20 @@ def polya_step(alpha, counts, variances, lengths, shape: float = 1.0, rate: floa
     return np.maximum((a * numer + (shape - 1.0)) / denom, 1e-10)
 
 
+def kernel_array(x, shape):
+    """``x`` broadcast to ``shape`` as a C-contiguous, writable float64 array for a kernel. Writable: a
+    read-only array (``np.broadcast_to`` of an array already of that shape returns a read-only view) is
+    another type to numba, which would compile the kernel again for it."""
+    x = np.asarray(x, dtype=np.float64)
+    x = np.ascontiguousarray(x if x.shape == tuple(shape) else np.broadcast_to(x, shape))
+    return x if x.flags.writeable else x.copy()
+
+
 def _gain_sums(counts, variances, prior):
     """sum over the rows of ``counts`` (n, K) of E[psi(n_ik + prior_k)] - psi(prior_k), a (K,) array
     (:func:`topicvb._kernels.priors.gain_column_sums`; the plug-in when ``variances`` is None)."""
     counts = np.ascontiguousarray(counts, dtype=np.float64)
-    prior = np.ascontiguousarray(np.broadcast_to(prior, counts.shape[1:]), dtype=np.float64)
+    prior = kernel_array(prior, counts.shape[1:])
     if variances is None:
         return np.sum(digamma(counts + prior) - digamma(prior), axis=0)
     return gain_column_sums(counts, np.ascontiguousarray(variances, dtype=np.float64), prior)

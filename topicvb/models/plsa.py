@@ -18,6 +18,7 @@ from ._base import CHECKPOINT_CONSTRAINTS, DEAD_SHARE, TopicModelBase
 from ._checkpoint import interruptible, restore_rng
 from ._moves import (MAX_REJECTED, TRIAL_SWEEPS, Cells, Round, count_proposal, expected_counts, hopeless, judge,
                      late_window, product_columns)
+from ._priors import kernel_array
 from ._start import prior_informed_start, seeded_topics
 
 logger = logging.getLogger(__name__)
@@ -365,8 +366,7 @@ class PLSA(TopicModelBase):
 
     def _fold_in(self, X):
         a1 = self._doc_prior_minus_one()
-        prior = np.zeros(self.n_components) if a1 is None else np.ascontiguousarray(
-            np.broadcast_to(np.asarray(a1, dtype=np.float64), (self.n_components,)))
+        prior = np.zeros(self.n_components) if a1 is None else kernel_array(a1, (self.n_components,))
         theta0 = np.tile(self._doc_fallback(), (X.shape[0], 1)).astype(self._float)
         phi_t = np.ascontiguousarray(self.components_.T)
         indptr, indices, data = csr_arrays(X)
