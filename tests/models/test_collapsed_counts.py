@@ -202,3 +202,21 @@ def test_auto_storage_stores_responsibilities_below_the_limit_and_counts_above(c
     monkeypatch.setattr(collapsed_lda, "AUTO_STORAGE_LIMIT", need // 2)
     assert CollapsedLDA(10, dtype="float32")._resolve_storage(X) == "responsibilities"
     assert CollapsedLDA(10)._resolve_storage(X) == "counts"
+
+
+@pytest.mark.parametrize("learn, expected", [(False, (1, 1.0)), (True, (2, 0.65))])
+def test_the_rebuild_is_damped_when_priors_are_learned(corpus, monkeypatch, learn, expected):
+    """Learned priors: two rebuild steps moving 0.65 of the way (the undamped step's error fed the learned
+    eta); fixed priors: one undamped step (measured better there; see _CountSweeps)."""
+    from topicvb.models import collapsed_lda
+
+    seen = []
+    real = collapsed_lda.counts_sweep
+
+    def spy(*args):
+        seen.append((args[12], args[16]))  # (refine, damping)
+        return real(*args)
+
+    monkeypatch.setattr(collapsed_lda, "counts_sweep", spy)
+    _fit(corpus[0][:200], learn_priors=learn, max_iter=3, tol=0, moves=False)
+    assert seen and set(seen) == {expected}

@@ -83,11 +83,12 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         counts only, n_dk (D, K) and n_wk (V, K) (and the variances when CVB or learned priors need
         them), no per-cell array: each sweep freezes the topic-term counts and each document, in
         parallel on ``n_jobs`` threads, rebuilds its cells' responsibilities from the counts (the CVB0
-        fixed point they satisfied, by two damped steps), makes one sequential pass and adds its new
-        responsibilities into the next sweep's counts (:mod:`topicvb._kernels.cvb0_counts`). Its fixed
+        fixed point they satisfied; two damped steps when priors are learned, else one), makes one
+        sequential pass and adds its new responsibilities into the next sweep's counts
+        (:mod:`topicvb._kernels.cvb0_counts`). Its fixed
         points are CVB0's up to the rebuild's error; its path differs from the sequential sweep's
-        (documents do not see each other's changes within a sweep): held-out perplexity within 0.3% of
-        the stored sweeps' on KOS, AP and 20 Newsgroups, often more sweeps (``BENCHMARKS.md``).
+        (documents do not see each other's changes within a sweep): held-out perplexity within about
+        1% of the stored sweeps' on KOS, AP and 20 Newsgroups, often more sweeps (``BENCHMARKS.md``).
         ``topic_update`` does not apply. Results do not depend on the thread count.
     learn_priors : {False, True, "doc_topic", "topic_word"}, default=False
         After every sweep, move alpha (asymmetric) and/or eta (symmetric) one step of Minka's fixed
@@ -519,14 +520,21 @@ class _CountSweeps(_CVBSweeps):
     (n_k + eta_sum_k)."""
 
     STATE = ("n_dk", "n_wk", "v_dk", "v_wk")
-    # the rebuild's exclusion steps and their damping (see the kernel): one undamped step (0 steps were 1-2% worse
-    # in held-out perplexity) drifted from CVB0's fixed points, about 1% worse on AP with learned priors; two
-    # damped steps match the stored sweeps within 0.3% on KOS, AP and 20 Newsgroups (BENCHMARKS.md)
-    REFINE, DAMPING = 2, 0.65
+    # the rebuild's exclusion steps and their damping (see the kernel), by measurement (BENCHMARKS.md): with
+    # learned priors one undamped step (0 steps were 1-2% worse in held-out perplexity) drifts from CVB0's fixed
+    # points, the error feeding the learned eta (about 1% worse on AP); two steps moving 0.65 of the way match the
+    # stored sweeps within 0.3% on KOS, AP and 20 Newsgroups. With fixed priors there is no such feedback and the
+    # single undamped step did better (20 Newsgroups, K = 100, 3 seeds: 0.990-0.992 of the stored sweeps'
+    # perplexity, against 1.008-1.019 damped).
+    REFINE, DAMPING = 1, 1.0  # fixed priors
+    LEARNED_REFINE, LEARNED_DAMPING = 2, 0.65
 
     def __init__(self, model, X, learn_alpha, learn_eta, eta):
         super().__init__(model, X, learn_alpha, learn_eta, eta)
         self.variances = self.second or learn_alpha or learn_eta
+        learning = learn_alpha or learn_eta
+        self.refine, self.damping = ((self.LEARNED_REFINE, self.LEARNED_DAMPING) if learning
+                                     else (self.REFINE, self.DAMPING))
         self.shift = fixed_point_shift(float(self.data.sum()))
         self.max_cells = int(np.max(np.diff(self.indptr))) if self.indptr.shape[0] > 1 else 0
 
@@ -558,7 +566,7 @@ class _CountSweeps(_CVBSweeps):
         n_dk, n_wk, v_dk, v_wk = state["n_dk"], state["n_wk"], state["v_dk"], state["v_wk"]
         value, eta_t, eta_sum = prior_arrays(state["eta"], self.n_topics)
         counts_sweep(self.indptr, self.indices, self.data, n_dk, v_dk, n_wk, v_wk, state["alpha"], value, eta_t,
-                     eta_sum, self.second, self.REFINE, self.shift, self.max_cells, self.variances, self.DAMPING)
+                     eta_sum, self.second, self.refine, self.shift, self.max_cells, self.variances, self.damping)
         if (self.learn_alpha or self.learn_eta) and it > self.model.prior_burn_in:
             state["alpha"], value = self.prior_learning.prior_step(state["alpha"], state.get("scale", state["eta"]),
                                                                    None, n_dk, n_wk, v_dk, v_wk, self.learn_alpha,
