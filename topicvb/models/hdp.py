@@ -9,7 +9,6 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
 
 from .._config import threads
 from .._constraints import Boolean, Interval, StrOptions
@@ -18,7 +17,7 @@ from .._kernels.plsa import log_likelihood
 from .._kernels.priors import cell_variances
 from .._kernels.sparse import column_index
 from .._validation import MAX_INT, csr_arrays
-from ._base import TopicModelBase, normalised_rows
+from ._base import TopicModelBase
 from ._checkpoint import interruptible
 from ._collapsed import CollapsedInferenceMixin, point_estimates
 from ._hdp import (V_MIN, global_objective, global_step, merge_candidates, merge_gain, size_order,
@@ -234,23 +233,6 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
     def _fit_checked(self, X, resume):
         # no DeadTopicWarning: the fit chooses its topics (components_ holds the used ones only)
         return self._fit(X, resume=resume)
-
-    def transform(self, X):
-        """Document-topic proportions of new documents over the ``n_components_`` topics, topics fixed.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_docs, n_terms)
-            Non-negative term counts over the fitted vocabulary.
-
-        Returns
-        -------
-        doc_topic : ndarray of shape (n_docs, n_components_)
-            Rows sum to 1. A document with no terms gets the prior mean.
-        """
-        check_is_fitted(self)
-        X = self._validate_counts(X, reset=False, caller="transform")
-        return normalised_rows(self._doc_topic(X), self.n_components_, self._float)
 
     def _score(self, X):
         n_dk = self._infer(X)
