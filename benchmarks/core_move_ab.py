@@ -80,7 +80,11 @@ def settings(quick: bool):
                                                       learn_priors=True, **common)),
         ("collapsed_per_sweep", "CollapsedLDA", dict(n_components=K, max_iter=it, topic_update="per_sweep",
                                                      **common)),
+        ("collapsed_learn", "CollapsedLDA", dict(n_components=K, max_iter=it + 12, learn_priors=True, **common)),
+        ("collapsed_learn_f32", "CollapsedLDA", dict(n_components=K, max_iter=it + 12, learn_priors=True,
+                                                     dtype="float32", **common)),
         ("scvb0", "StochasticCollapsedLDA", dict(n_components=K, max_iter=3, **common)),
+        ("hdp", "HDP", dict(max_components=K, max_iter=it + 12, **common)),
     ]
 
 

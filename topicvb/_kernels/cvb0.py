@@ -87,7 +87,11 @@ def prior_rows(eta, n_terms, n_topics):
 
 
 # inlined in numba's IR into the sweeps (no reference counting in the work items): measured on KOS (K = 20, one
-# thread, a matrix prior) a pass of sweep_documents took 18 ms, against 55 ms calling the compiled function
+# thread, a matrix prior) a pass of sweep_documents took 18 ms, against 55 ms calling the compiled function.
+# The topic loops are split (weights; their sum; the moves; the change) and the runtime flags tested outside
+# them, so that the elementwise loops have no branch and no reduction and LLVM vectorises them (with
+# error_model="numpy" in the calling kernel: no ZeroDivisionError branch); each sum is still taken in topic
+# order, so the arithmetic is that of one loop per cell.
 @njit(cache=True, nogil=True, inline="always")
 def _update_cell(p, d, w, c, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta_t, eta_sum, step, second_order,
                  new, exclude, write_topics):
@@ -97,70 +101,94 @@ def _update_cell(p, d, w, c, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta
     ``exclude``: the topic counts hold this cell's old gamma, to be taken out (fitting); False for
     new documents scored against fixed topics. ``write_topics``: move n_wk, n_k (serial sweeps).
     An excluded pair (eta_wk = 0, n_wk = 0) gets weight 0; when no topic has weight, the topics the
-    term may be in share the cell.
+    term may be in share the cell. ``new``: (K,) scratch.
     """
     n_topics = alpha.shape[0]
     row = w * step
+    if second_order:
+        _second_order_weights(p, d, w, row, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta_t, eta_sum, new,
+                              exclude)
+    elif exclude:
+        for k in range(n_topics):
+            g = gamma[p, k]
+            new[k] = ((max(n_dk[d, k] - g, 0.0) + alpha[k]) * (max(n_wk[w, k] - g, 0.0) + eta_t[row, k])
+                      / (max(n_k[k] - g, 0.0) + eta_sum[k]))
+    else:  # new documents: the topic counts do not hold this token
+        for k in range(n_topics):
+            new[k] = ((max(n_dk[d, k] - gamma[p, k], 0.0) + alpha[k]) * (n_wk[w, k] + eta_t[row, k])
+                      / (n_k[k] + eta_sum[k]))
     total = 0.0
     for k in range(n_topics):
-        g = gamma[p, k]
-        ndk = n_dk[d, k] - g
-        if ndk < 0.0:
-            ndk = 0.0
-        if not exclude:  # new documents: the topic counts do not hold this token
-            nwk = n_wk[w, k]
-            nk = n_k[k]
-        else:
-            nwk = n_wk[w, k] - g
-            nk = n_k[k] - g
-            if nwk < 0.0:
-                nwk = 0.0
-            if nk < 0.0:
-                nk = 0.0
-        a = ndk + alpha[k]
-        b = nwk + eta_t[row, k]
-        z = nk + eta_sum[k]
-        val = a * b / z
-        if second_order and b > 0.0:  # (b = 0: an excluded pair, whose weight stays 0)
-            var = g * (1.0 - g)
-            vd = v_dk[d, k] - var
-            if vd < 0.0:
-                vd = 0.0
-            if not exclude:
-                vw = v_wk[w, k]
-                vk = v_k[k]
-            else:
-                vw = v_wk[w, k] - var
-                vk = v_k[k] - var
-                if vw < 0.0:
-                    vw = 0.0
-                if vk < 0.0:
-                    vk = 0.0
-            val *= np.exp(-vd / (2.0 * a * a) - vw / (2.0 * b * b) + vk / (2.0 * z * z))
-        new[k] = val
-        total += val
+        total += new[k]
     if not total > 0.0:  # every term underflowed (tiny priors far from this token's counts): no preference
         for k in range(n_topics):  # among the topics the term may be in (a scalar prior: all, total = K)
             new[k] = 1.0 if eta_t[row, k] > 0.0 else 0.0
             total += new[k]
-    change = 0.0
-    for k in range(n_topics):
-        g_new = new[k] / total
-        g_old = gamma[p, k]
-        delta = c * (g_new - g_old)
-        change += abs(g_new - g_old)
-        n_dk[d, k] += delta
-        if write_topics:
-            n_wk[w, k] += delta
-            n_k[k] += delta
-        if second_order:
+    if second_order:
+        for k in range(n_topics):
+            g_new = new[k] / total
+            g_old = gamma[p, k]
+            delta = c * (g_new - g_old)
             dv = c * (g_new * (1.0 - g_new) - g_old * (1.0 - g_old))
+            new[k] = abs(g_new - g_old)
+            n_dk[d, k] += delta
             v_dk[d, k] += dv
             if write_topics:
+                n_wk[w, k] += delta
+                n_k[k] += delta
                 v_wk[w, k] += dv
                 v_k[k] += dv
-        gamma[p, k] = g_new
+            gamma[p, k] = g_new
+    elif write_topics:
+        for k in range(n_topics):
+            g_new = new[k] / total
+            g_old = gamma[p, k]
+            delta = c * (g_new - g_old)
+            new[k] = abs(g_new - g_old)
+            n_dk[d, k] += delta
+            n_wk[w, k] += delta
+            n_k[k] += delta
+            gamma[p, k] = g_new
+    else:
+        for k in range(n_topics):
+            g_new = new[k] / total
+            g_old = gamma[p, k]
+            new[k] = abs(g_new - g_old)
+            n_dk[d, k] += c * (g_new - g_old)
+            gamma[p, k] = g_new
+    change = 0.0
+    for k in range(n_topics):
+        change += new[k]
     return change
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _second_order_weights(p, d, w, row, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta_t, eta_sum, new, exclude):
+    """CVB's unnormalised weights of cell p into ``new`` (:func:`_update_cell`)."""
+    for k in range(alpha.shape[0]):
+        g = gamma[p, k]
+        ndk = max(n_dk[d, k] - g, 0.0)
+        if exclude:
+            nwk = max(n_wk[w, k] - g, 0.0)
+            nk = max(n_k[k] - g, 0.0)
+        else:
+            nwk = n_wk[w, k]
+            nk = n_k[k]
+        a = ndk + alpha[k]
+        b = nwk + eta_t[row, k]
+        z = nk + eta_sum[k]
+        val = a * b / z
+        if b > 0.0:  # (b = 0: an excluded pair, whose weight stays 0)
+            var = g * (1.0 - g)
+            vd = max(v_dk[d, k] - var, 0.0)
+            if exclude:
+                vw = max(v_wk[w, k] - var, 0.0)
+                vk = max(v_k[k] - var, 0.0)
+            else:
+                vw = v_wk[w, k]
+                vk = v_k[k]
+            val *= np.exp(-vd / (2.0 * a * a) - vw / (2.0 * b * b) + vk / (2.0 * z * z))
+        new[k] = val
 
 
 def sweep(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta, second_order):
@@ -177,7 +205,7 @@ def sweep(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha,
                   second_order)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")  # (no ZeroDivisionError branch: the topic loops vectorise)
 def _sweep(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta_t, eta_sum, step, second_order):
     """:func:`sweep` with the prior as :func:`prior_rows` gives it."""
     n_docs = indptr.shape[0] - 1
@@ -185,10 +213,41 @@ def _sweep(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha
     new = np.empty(n_topics, dtype=np.float64)
     yes = n_docs >= 0  # (runtime flags, not literals, in both sweeps: _sweep_chunks passes a runtime False)
     change = 0.0
-    for d in range(n_docs):
-        for p in range(indptr[d], indptr[d + 1]):
-            change += _update_cell(p, d, indices[p], data[p], gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k,
-                                   alpha, eta_t, eta_sum, step, second_order, new, yes, yes)
+    if second_order:
+        for d in range(n_docs):
+            for p in range(indptr[d], indptr[d + 1]):
+                change += _update_cell(p, d, indices[p], data[p], gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k,
+                                       alpha, eta_t, eta_sum, step, second_order, new, yes, yes)
+    else:  # CVB0: _update_cell's arithmetic, in the same order, written out (about 1.7x faster than inlined)
+        for d in range(n_docs):
+            for p in range(indptr[d], indptr[d + 1]):
+                w = indices[p]
+                c = data[p]
+                row = w * step
+                for k in range(n_topics):
+                    g = gamma[p, k]
+                    new[k] = ((max(n_dk[d, k] - g, 0.0) + alpha[k]) * (max(n_wk[w, k] - g, 0.0) + eta_t[row, k])
+                              / (max(n_k[k] - g, 0.0) + eta_sum[k]))
+                total = 0.0
+                for k in range(n_topics):
+                    total += new[k]
+                if not total > 0.0:
+                    for k in range(n_topics):
+                        new[k] = 1.0 if eta_t[row, k] > 0.0 else 0.0
+                        total += new[k]
+                for k in range(n_topics):
+                    g_new = new[k] / total
+                    g_old = gamma[p, k]
+                    delta = c * (g_new - g_old)
+                    new[k] = abs(g_new - g_old)
+                    n_dk[d, k] += delta
+                    n_wk[w, k] += delta
+                    n_k[k] += delta
+                    gamma[p, k] = g_new
+                cell = 0.0
+                for k in range(n_topics):
+                    cell += new[k]
+                change += cell
     return change / max(1, indices.shape[0] * n_topics)
 
 
