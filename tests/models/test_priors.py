@@ -47,6 +47,19 @@ def test_series_gain_below_a_mean_of_one_matches_the_slow_reference(b):
                                                                     rel=1e-13)
 
 
+@pytest.mark.parametrize("b", [1e-10, 1e-4, 0.01, 0.07, 1.0, 30.0, 1e4])
+def test_column_sums_below_a_mean_of_one_match_the_stopped_series(b):
+    # the fixed-length, row-at-a-time series of gain_column_sums against _series_gain entry by entry
+    # (one row per entry, so each column sum is one entry): Poisson (v = m), binomial with few and
+    # many trials, Bernoulli (v = 0), means from 1e-300 (products flushed to 0) to just below one
+    rng = np.random.default_rng(9)
+    m = np.concatenate([rng.uniform(0, 1, 30), rng.exponential(0.01, 30), [1e-300, 1e-13, 1e-9, 0.5, 1 - 1e-9]])
+    for v in (m, m * rng.uniform(0, 1, m.shape[0]), m * (1 - 1e-9), np.zeros_like(m)):
+        got = np.array([gain_column_sums(np.array([[x]]), np.array([[y]]), np.array([b]))[0] for x, y in zip(m, v)])
+        want = np.array([_series_gain(x, y, b) for x, y in zip(m, v)])
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
+
+
 def test_gain_column_sums_match_the_elementwise_sum_whatever_the_thread_count():
     rng = np.random.default_rng(5)
     mean = np.concatenate([rng.exponential(0.3, (150, 7)), rng.uniform(0, 30, (53, 7))])

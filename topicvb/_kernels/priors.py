@@ -185,22 +185,67 @@ def gain_column_sums(mean, var, a):
 
     mean, var : float64 arrays of shape (n, K), C-contiguous; a : float64 (K,). Returns (K,) float64.
     Blocks of ROWS rows are summed by the threads into their own rows of a (blocks, K) array, which is
-    then summed in a fixed order: the result does not depend on the thread count.
+    then summed in a fixed order: the result does not depend on the thread count. The entries below
+    a mean of one (most of a sparse corpus's counts) take :func:`_series_gain`'s Newton series with a
+    fixed number of terms and its coefficients for the column's a_k computed once, evaluated for a
+    whole row at a time (:func:`_gain_sum_blocks`).
     """
     n_blocks = max(1, (mean.shape[0] + ROWS - 1) // ROWS)
     partial = np.zeros((n_blocks, mean.shape[1]))
-    run_items(_gain_sum_blocks, n_blocks, n_blocks, mean, var, a, partial, work=30 * mean.size)
+    coef = series_coefficients(a)
+    scratch = np.empty((n_blocks, 3, mean.shape[1]))
+    run_items(_gain_sum_blocks, n_blocks, n_blocks, mean, var, a, coef, scratch, partial, work=30 * mean.size)
     return partial.sum(axis=0)
 
 
+TINY = 1e-200  # a product of the series below this is taken as 0 (its term is below 1e-180 of the sum)
+SERIES_TERMS = 24  # terms of the series below a mean of one: t_i <= t_1 / i!, so the last is below 1e-23 t_1
+
+
+def series_coefficients(a):
+    """coef[i - 1, k] = (-1)^(i-1) (1 / i) prod_{j < i} 1 / (a_k + j), i = 1..SERIES_TERMS: the series of
+    :func:`_series_gain` is sum_i coef_i Q_i with Q_i = prod_{j < i} q_j."""
+    a = np.asarray(a, dtype=np.float64)
+    coef = np.empty((SERIES_TERMS, a.shape[0]))
+    prod = np.ones(a.shape[0])
+    for i in range(1, SERIES_TERMS + 1):
+        prod = prod / (a + (i - 1))
+        coef[i - 1] = (prod if i % 2 == 1 else -prod) / i
+    return coef
+
+
 @njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
-def _gain_sum_blocks(worker, workers, n_blocks, mean, var, a, partial):
-    """:func:`gain_column_sums` of the row blocks in this worker's share."""
+def _gain_sum_blocks(worker, workers, n_blocks, mean, var, a, coef, scratch, partial):
+    """:func:`gain_column_sums` of the row blocks in this worker's share.
+
+    Below a mean of one, q_j = m - j p with p = 0 for the Poisson law (v >= m) and p = m / N for the
+    binomial (:func:`_series_gain`), whose q_N = 0 ends the series by itself; the SERIES_TERMS terms of
+    a row are summed topic by topic in loops without a branch, which vectorise (a product below TINY,
+    whose term is negligible, is set to 0 rather than carried into subnormal numbers). The other entries
+    (the row's values there are discarded) take :func:`gain`.
+    """
     n, n_topics = mean.shape
+    n_terms = coef.shape[0]
     for blk in range(worker * n_blocks // workers, (worker + 1) * n_blocks // workers):
+        step, q, total = scratch[blk, 0], scratch[blk, 1], scratch[blk, 2]
         for i in range(blk * ROWS, min(n, (blk + 1) * ROWS)):
             for k in range(n_topics):
-                partial[blk, k] += gain(mean[i, k], var[i, k], a[k])
+                m = mean[i, k]
+                v = var[i, k]
+                step[k] = 0.0 if v >= m else m / max(math.floor(m * m / (m - v) + 0.5), 1.0)
+                q[k] = m
+                total[k] = m * coef[0, k]
+            for j in range(1, n_terms):
+                for k in range(n_topics):
+                    x = q[k] * (mean[i, k] - j * step[k])
+                    q[k] = x if abs(x) > TINY else 0.0  # (no subnormal products after the first term)
+                    total[k] += q[k] * coef[j, k]
+            for k in range(n_topics):
+                m = mean[i, k]
+                if 0.0 < m < SERIES_MEAN:
+                    partial[blk, k] += total[k]
+                else:
+                    partial[blk, k] += gain(m, var[i, k], a[k])
 
 
 @njit(cache=True, nogil=True)
