@@ -206,6 +206,7 @@ def main(argv=None):
     p.add_argument("--peer-iters", type=int, default=None, help="tomotopy sweeps (default 1000, quick 100)")
     p.add_argument("--out", default=None, help="markdown report (default benchmarks/results/hdp.md; quick: none)")
     p.add_argument("--fresh", action="store_true", help="ignore rows already in the JSON store")
+    p.add_argument("--redo", action="store_true", help="recompute the selected rows already in the store (replaced)")
     p.add_argument("--quiet-wait", type=float, default=None, help="seconds to wait for an idle machine (default 10)")
     args = p.parse_args(argv)
     q = args.quick
@@ -229,7 +230,7 @@ def main(argv=None):
     done = {(r["corpus"], r["system"]) for r in store["rows"]}
     bq.warm_up(["CollapsedLDA"])
     for get, corpus, true_k in datasets(args):
-        todo = [s for s in args.systems if (corpus, s) not in done]
+        todo = [s for s in args.systems if args.redo or (corpus, s) not in done]
         if not todo:
             continue
         data = get()
@@ -238,6 +239,8 @@ def main(argv=None):
         for name in todo:
             log(f"{corpus}: fitting {name} (T = {T}) on {data.X_train.shape[0]} x {data.X_train.shape[1]}")
             fit, meter, extra = fit_system(name, T, data.X_train, args)
+            store["rows"] = [r for r in store["rows"]  # (--redo: the row and its variants' rows are replaced)
+                             if not (r["corpus"] == corpus and (r["system"] == name or r["system"].startswith(name + " (")))]
             variants = extra.pop("variants", {})
             row = {"corpus": corpus, "true_k": true_k, "system": name, "T": T, "seconds": meter.wall,
                    "foreign_share": meter.foreign_share, **extra, **evaluate(fit, data, scorer)}

@@ -94,6 +94,12 @@ def test_cell_variances_match_dense_sums(dtype):
     np.add.at(want_w, X.indices, cell)
     np.testing.assert_allclose(v_dk, want_d, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(v_wk, want_w, rtol=1e-12, atol=1e-15)
+    for n in (1, 2, 3):  # document ranges fixed, not the threads: the same sums on any number of threads
+        again = np.full((40, 6), np.nan), np.full((30, 6), np.nan)
+        with threads(n):
+            cell_variances(X.indptr.astype(np.int64), X.indices.astype(np.int32), X.data, gamma, *again)
+        np.testing.assert_array_equal(again[0], v_dk)
+        np.testing.assert_array_equal(again[1], v_wk)
 
 
 def test_polya_steps_from_expected_counts_match_the_elementwise_formula():

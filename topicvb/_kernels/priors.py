@@ -248,24 +248,42 @@ def _gain_sum_blocks(worker, workers, n_blocks, mean, var, a, coef, scratch, par
                     partial[blk, k] += gain(m, var[i, k], a[k])
 
 
-@njit(cache=True, nogil=True)
+VARIANCE_PARTS = 2  # document ranges of cell_variances, each with its own (V, K) sums: fixed, not the thread count
+
+
 def cell_variances(indptr, indices, data, gamma, v_dk, v_wk):
     """The variances of the mean-field counts, v_dk = sum_w c_dw gamma_dwk (1 - gamma_dwk) and v_wk =
-    sum_d c_dw gamma_dwk (1 - gamma_dwk) (each of a cell's c tokens an independent indicator), in one
-    pass over the cells in document order on one thread (v_wk gathered by scattered adds, each in the
-    order of the documents, as a pass over the term's cells would; reading gamma in its own order
-    costs about a third of that column pass). v_dk, v_wk: float64 (D, K), (V, K), overwritten.
+    sum_d c_dw gamma_dwk (1 - gamma_dwk) (each of a cell's c tokens an independent indicator), by
+    VARIANCE_PARTS ranges of documents on the threads, each in document order (v_wk gathered by
+    scattered adds into the range's own (V, K) sums, added in range order: the result does not depend
+    on the thread count; reading gamma in its own order costs about a third of a pass over each term's
+    cells). v_dk, v_wk: float64 (D, K), (V, K), overwritten.
     """
+    n_parts = VARIANCE_PARTS
+    parts = np.empty((n_parts - 1, *v_wk.shape)) if n_parts > 1 else v_wk[None]
+    run_items(_cell_variance_parts, n_parts, n_parts, indptr, indices, data, gamma, v_dk, v_wk, parts,
+              work=3 * gamma.size)
+    for part in parts[: n_parts - 1]:
+        v_wk += part
+
+
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
+def _cell_variance_parts(worker, workers, n_parts, indptr, indices, data, gamma, v_dk, v_wk, parts):
+    """:func:`cell_variances` of the document ranges in this worker's share: range 0 sums into v_wk,
+    range r > 0 into parts[r - 1]."""
+    n_docs = indptr.shape[0] - 1
     n_topics = gamma.shape[1]
-    v_wk[:] = 0.0
-    for d in range(indptr.shape[0] - 1):
-        for k in range(n_topics):
-            v_dk[d, k] = 0.0
-        for p in range(indptr[d], indptr[d + 1]):
-            c = np.float64(data[p])
-            w = indices[p]
+    for part in range(worker * n_parts // workers, (worker + 1) * n_parts // workers):
+        out = v_wk if part == 0 else parts[part - 1]
+        out[:] = 0.0
+        for d in range(part * n_docs // n_parts, (part + 1) * n_docs // n_parts):
             for k in range(n_topics):
-                g = np.float64(gamma[p, k])
-                x = c * g * (1.0 - g)
-                v_dk[d, k] += x
-                v_wk[w, k] += x
+                v_dk[d, k] = 0.0
+            for p in range(indptr[d], indptr[d + 1]):
+                c = np.float64(data[p])
+                w = indices[p]
+                for k in range(n_topics):
+                    g = np.float64(gamma[p, k])
+                    x = c * g * (1.0 - g)
+                    v_dk[d, k] += x
+                    out[w, k] += x
