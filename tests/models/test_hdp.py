@@ -369,13 +369,37 @@ def test_clone_and_equal_seeds_agree(block_corpus):
 
 def test_min_topic_share_sets_the_kept_topics_not_the_fit(lda_corpus):
     X = lda_corpus.corpus.X
-    default = _fit(X, max_components=10, max_iter=40)
+    default = _fit(X, max_components=10, max_iter=40, refit_kept=False)
     every = _fit(X, max_components=10, max_iter=40, min_topic_share=0.0)
     np.testing.assert_array_equal(every.all_components_, default.all_components_)
     assert every.n_components_ == 10 and every.components_.shape == (10, X.shape[1])
+    assert every.refit_sweeps_ == 0  # (nothing dropped: nothing to refit)
+    np.testing.assert_array_equal(every.components_, every.all_components_)
     np.testing.assert_array_equal(every.components_[:default.n_components_], default.components_)
+    assert default.refit_sweeps_ == 0 and default.n_components_ < 10
     assert np.all(every.doc_topic_prior_ >= 1e-12)
     assert np.isfinite(every.perplexity(X)) and np.isfinite(default.perplexity(X))
+
+
+def test_the_kept_topics_refit_alone_explain_every_token(lda_corpus):
+    # a truncation above the 6 true topics: the small topics are dropped and the kept ones refit, so that
+    # their counts hold every training token (without the refit they miss the dropped topics' tokens),
+    # and the fit of the T topics is unchanged
+    X = lda_corpus.corpus.X
+    plain = _fit(X, max_components=10, max_iter=40, refit_kept=False)
+    refit = _fit(X, max_components=10, max_iter=40)
+    np.testing.assert_array_equal(refit.all_components_, plain.all_components_)
+    np.testing.assert_array_equal(refit.bound_history_[:refit.n_iter_], plain.bound_history_)
+    K = refit.n_components_
+    assert K == plain.n_components_ < 10 and refit.components_.shape == (K, X.shape[1])
+    assert refit.refit_sweeps_ > 0 and refit.bound_history_.shape == (refit.n_iter_ + refit.refit_sweeps_,)
+    eta = refit.topic_word_prior_
+    tokens = float(X.sum())
+    assert float((refit.components_ - eta).sum()) == pytest.approx(tokens, rel=1e-9)
+    dropped = float((plain.all_components_[K:] - plain.topic_word_prior_).sum())
+    assert dropped > 0 and float((plain.components_ - plain.topic_word_prior_).sum()) == pytest.approx(tokens - dropped)
+    assert refit.doc_topic_prior_.shape == (K,) and np.all(np.diff(refit.components_.sum(axis=1)) <= 1e-9)
+    assert _recovery(lda_corpus.topic_word, refit.topic_word_distribution()) >= 0.97
 
 
 def test_float32(themes):

@@ -122,7 +122,8 @@ _HDP_ARRAYS = _LDA_ARRAYS + (
 )
 _HDP_SCALARS = _LDA_SCALARS + (ScalarSpec("n_components_", "features"),
                                ScalarSpec("doc_topic_concentration_", "positive", required=False),
-                               ScalarSpec("stick_concentration_", "positive", required=False))
+                               ScalarSpec("stick_concentration_", "positive", required=False),
+                               ScalarSpec("refit_sweeps_", "count", required=False))
 
 
 @dataclass(frozen=True)
