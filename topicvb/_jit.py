@@ -60,7 +60,7 @@ KERNELS = {
                      "transform": ("cvb0._sweep_chunks",)},
     "HDP": {"fit": ("cvb0._sweep", "cvb0._document_count_chunks", "cvb0._term_count_chunks", "plsa._log_likelihoods",
                     "sparse.column_index", "seeding._candidates", "seeding._nearest", "seeding._cluster_means",
-                    "priors._cell_variance_parts", "hdp.loggamma_gain_sums"),
+                    "priors._cell_variance_parts", "hdp._loggamma_sum_blocks"),
             "transform": ("cvb0._sweep_chunks",)},
     "StochasticCollapsedLDA": {"fit": ("cvb0._scvb0_chunks", "cvb0._sweep_chunks", "cvb0._document_count_chunks",
                                        "cvb0._term_count_chunks", "cvb0._sweep", "plsa._log_likelihoods",

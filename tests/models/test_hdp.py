@@ -249,6 +249,12 @@ def test_merge_gain_matches_the_bound_difference_for_hard_assignments(block_corp
     # (the merged topic 2 is empty: its prior terms vanish, and the doc-prior total A is unchanged)
     want = joint(merged[:, [0, 1, 3]], merged_alpha[[0, 1, 3]]) - joint(gamma, alpha)
     assert gain_ == pytest.approx(want, rel=1e-9)
+    # a round's cache of each topic's own terms gives every pair's gain as computed alone
+    cache, args = {}, (gamma, X.data, rows, X.indices, n_dk, v_dk, n_wk, v_wk, alpha, eta)
+    pairs = [(0, 2), (0, 1), (1, 2), (3, 0), (0, 2)]
+    cached = [merge_gain(j, k, *args, cache=cache) for j, k in pairs]
+    assert sorted(cache) == [0, 1, 2, 3]
+    np.testing.assert_allclose(cached, [merge_gain(j, k, *args) for j, k in pairs], rtol=1e-12)
 
 
 # ---------------------------------------------------------------------------- fits

@@ -14,7 +14,8 @@ import math
 import numpy as np
 from numba import njit
 
-from .priors import SMALL_MEAN, shifted_law
+from .priors import ROWS, SMALL_MEAN, shifted_law
+from .workers import run_items
 
 MAX_TERMS = 4096
 
@@ -66,13 +67,23 @@ def loggamma_gain(m, v, b):
     return total
 
 
-@njit(cache=True, nogil=True)
 def loggamma_gain_sums(mean, var, a):
-    """out[k] = sum_i E[lnG(n_ik + a_k) - lnG(a_k)] over the rows of ``mean`` (D, K), ``var`` (D, K)
-    (float64), a (K,) float64; returns a new float64 (K,) array."""
+    """out[k] = sum_i E[lnG(n_ik + a_k) - lnG(a_k)] over the rows of ``mean`` (n, K), ``var`` (n, K) (float
+    arrays of any layout), a (K,) float64; returns a new float64 (K,) array. Blocks of ROWS rows on the
+    threads, each summed into its own row of a (blocks, K) array, then summed in a fixed order: the result
+    does not depend on the thread count."""
+    n_blocks = max(1, (mean.shape[0] + ROWS - 1) // ROWS)
+    partial = np.zeros((n_blocks, mean.shape[1]))
+    a = np.ascontiguousarray(a, dtype=np.float64)
+    run_items(_loggamma_sum_blocks, n_blocks, n_blocks, mean, var, a, partial, work=60 * mean.size)
+    return partial.sum(axis=0)
+
+
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
+def _loggamma_sum_blocks(worker, workers, n_blocks, mean, var, a, partial):
+    """:func:`loggamma_gain_sums` of the row blocks in this worker's share."""
     n, n_topics = mean.shape
-    out = np.zeros(n_topics)
-    for i in range(n):
-        for k in range(n_topics):
-            out[k] += loggamma_gain(np.float64(mean[i, k]), np.float64(var[i, k]), a[k])
-    return out
+    for blk in range(worker * n_blocks // workers, (worker + 1) * n_blocks // workers):
+        for i in range(blk * ROWS, min(n, (blk + 1) * ROWS)):
+            for k in range(n_topics):
+                partial[blk, k] += loggamma_gain(np.float64(mean[i, k]), np.float64(var[i, k]), a[k])

@@ -191,28 +191,39 @@ def _topic_terms(n_d, v_d, n_w, v_w, a, eta, n_terms):
     return _column_terms(n_d, v_d, a) + words
 
 
-def merge_gain(j, k, gamma, data, rows, indices, n_dk, v_dk, n_wk, v_wk, alpha, eta, *, by_topic=None):
+def merge_gain(j, k, gamma, data, rows, indices, n_dk, v_dk, n_wk, v_wk, alpha, eta, *, by_topic=None, cache=None):
     """The change of the collapsed bound when topic k is merged into topic j (see above).
 
     gamma : (nnz, T) responsibilities; data : (nnz,) counts; rows, indices : (nnz,) document and term of each
     cell; n_dk, v_dk (D, T), n_wk, v_wk (V, T): counts and variances; alpha : (T,); eta : float;
-    by_topic : None or gamma's topic-major copy (T, nnz) (read instead of gamma's strided columns).
+    by_topic : None or gamma's topic-major copy (T, nnz) (read instead of gamma's strided columns);
+    cache : None or a dict kept while the state does not change (one round of candidate pairs), holding each
+    topic's own terms (its Polya terms and its cells' sum of c q ln q), which every pair it is in shares.
     """
     source = gamma.T if by_topic is None else by_topic
     gj, gk = source[j].astype(np.float64), source[k].astype(np.float64)
+    V = n_wk.shape[0]
+
+    def alone(t, g):
+        if cache is not None and t in cache:
+            return cache[t]
+        value = (_topic_terms(n_dk[:, t], v_dk[:, t], n_wk[:, t], v_wk[:, t], alpha[t], eta, V),
+                 float(np.sum(data * _xlogx(g))))
+        if cache is not None:
+            cache[t] = value
+        return value
+
+    (terms_j, ent_j), (terms_k, ent_k) = alone(j, gj), alone(k, gk)
     g = gj + gk
     cross = data * gj * gk
-    D, V = n_dk.shape[0], n_wk.shape[0]
+    D = n_dk.shape[0]
     n_d = n_dk[:, j] + n_dk[:, k]
     v_d = np.maximum(v_dk[:, j] + v_dk[:, k] - 2.0 * np.bincount(rows, cross, minlength=D), 0.0)
     n_w = n_wk[:, j] + n_wk[:, k]
     v_w = np.maximum(v_wk[:, j] + v_wk[:, k] - 2.0 * np.bincount(indices, cross, minlength=V), 0.0)
-    before = (_topic_terms(n_dk[:, j], v_dk[:, j], n_wk[:, j], v_wk[:, j], alpha[j], eta, V)
-              + _topic_terms(n_dk[:, k], v_dk[:, k], n_wk[:, k], v_wk[:, k], alpha[k], eta, V))
     after = _topic_terms(n_d, v_d, n_w, v_w, alpha[j] + alpha[k], eta, V)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ent = data * (_xlogx(gj) + _xlogx(gk) - _xlogx(g))
-    return after - before + float(np.sum(ent))
+    # the entropy's change: sum of c (q_j ln q_j + q_k ln q_k - q ln q), q = q_j + q_k
+    return after - (terms_j + terms_k) + ent_j + ent_k - float(np.sum(data * _xlogx(g)))
 
 
 def _xlogx(x):

@@ -424,13 +424,15 @@ class _Sweeps:
             return beta, 0
         alpha = alpha0 * beta
         by_topic = np.ascontiguousarray(state["gamma"].T)  # (a topic's responsibilities in one place)
-        gains = []
+        gains, cache = [], {}  # (each topic's own terms, shared by its pairs: the state is fixed in this loop)
+        # the counts topic-major (the (D, T) / (V, T) views of (T, D) / (T, V) copies): a topic's column in one place
+        counts = [np.ascontiguousarray(state[key].T).T for key in ("n_dk", "v_dk", "n_wk", "v_wk")]
         for j, k in merge_candidates(state["n_wk"], eta, live, MERGE_PAIRS * live.shape[0], MERGE_SIMILARITY):
-            gain = merge_gain(j, k, state["gamma"], self.data, self.rows, self.indices, state["n_dk"], state["v_dk"],
-                              state["n_wk"], state["v_wk"], alpha, eta, by_topic=by_topic)
+            gain = merge_gain(j, k, state["gamma"], self.data, self.rows, self.indices, *counts, alpha, eta,
+                              by_topic=by_topic, cache=cache)
             if gain > 0:
                 gains.append((gain, j, k))
-        del by_topic
+        del by_topic, counts
         beta = beta.copy()
         done, n_merged = set(), 0
         for gain, j, k in sorted(gains, reverse=True):
