@@ -69,7 +69,7 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
     ``doc_topic_prior_``, ``transform`` and everything downstream (evaluation, inspection, report,
     save / load) use those topics only, ordered by decreasing size; the fit's T topics are kept in
     ``all_components_``, ``topic_weights_`` and ``topic_shares_``. On real text many topics sit below 1%
-    (together 10-20% of the tokens on KOS, AP and 20 Newsgroups at ``max_components=100``), so the kept
+    (together 45-47% of the tokens on KOS, AP and 20 Newsgroups at ``max_components=100``), so the kept
     topics are then refit alone (``refit_kept``, a delete move as in Hughes, Kim & Sudderth): the
     dropped topics' share of each cell goes to the kept topics in proportion, and CVB0 sweeps with the
     fitted alpha0 beta_k and eta run until the log-likelihood settles. ``components_`` then explain
