@@ -79,6 +79,22 @@ def test_a_file_whose_topic_count_disagrees_is_refused(model, corpus, tmp_path):
         load(tmp_path / "bad.npz")
 
 
+def test_a_file_giving_hdp_a_matrix_prior_is_refused(model, tmp_path):
+    # (found by the corrupted-file property test: a clear ValueError, not the AttributeError of HDP's
+    # n_components, which exists only after a fit)
+    import json
+
+    path = save(model, tmp_path / "hdp.npz")
+    with np.load(path, allow_pickle=False) as f:
+        arrays = dict(f)
+    meta = json.loads(str(arrays["meta"]))
+    meta["params"]["topic_word_prior"] = {"array": "topic_word_prior"}
+    arrays["meta"] = np.array(json.dumps(meta))
+    np.savez(tmp_path / "bad.npz", **arrays)
+    with pytest.raises(ValueError, match="HDP does not take"):
+        load(tmp_path / "bad.npz")
+
+
 def test_pipeline_on_texts(tmp_path):
     fruit, city = "apple banana cherry grape lemon mango", "paris london tokyo berlin madrid rome"
     rng = np.random.default_rng(0)

@@ -468,6 +468,9 @@ def _new_model(meta, path: Path, arrays=None):
     if _PRIOR_ARRAY in (arrays or {}) and not matrix_prior:
         raise ValueError(f"{where!r} holds the array {_PRIOR_ARRAY!r} but its topic_word_prior parameter does not "
                          "refer to it.")
+    if matrix_prior and "n_components" not in valid:  # (HDP: a number of topics only after the fit, no matrix prior)
+        raise ValueError(f"{where!r} has an invalid or inconsistent parameter: topic_word_prior refers to a matrix "
+                         f"prior, which {name} does not take.")
     if matrix_prior:  # a matrix prior, stored as an array
         n_components = params.get("n_components", cls().n_components)
         if isinstance(n_components, bool) or not isinstance(n_components, int) or not 1 <= n_components <= 2**31:

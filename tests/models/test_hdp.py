@@ -358,6 +358,35 @@ def test_bad_input_is_refused(block_corpus):
         HDP(max_iter=2).fit(block_corpus, resume=True)
 
 
+def test_checkpoints_resume_and_are_checked(lda_corpus, tmp_path):
+    # a fit's last checkpoint resumed gives the same model (the refit of the kept topics redone from it);
+    # a checkpoint whose counts do not add up to X's tokens, or of another corpus, is refused by name
+    X = lda_corpus.corpus.X
+    ckpt = tmp_path / "hdp.ckpt.npz"
+    params = dict(max_components=10, max_iter=40, random_state=0)
+    straight = _fit(X, **params)
+    saved = _fit(X, **params, checkpoint_path=ckpt, checkpoint_every=1)
+    np.testing.assert_array_equal(saved.components_, straight.components_)
+    with np.load(ckpt) as z:
+        arrays = dict(z)
+    assert int(arrays["iteration"]) == straight.n_iter_ and arrays["gamma"].shape == (X.nnz, 10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        resumed = HDP(**params, checkpoint_path=ckpt).fit(X, resume=True)
+    assert resumed.n_iter_ == straight.n_iter_ and resumed.refit_sweeps_ == straight.refit_sweeps_
+    np.testing.assert_array_equal(resumed.components_, straight.components_)
+    np.testing.assert_array_equal(resumed.bound_history_, straight.bound_history_)
+    np.testing.assert_array_equal(resumed.objective_history_, straight.objective_history_)
+    with pytest.raises(ValueError, match="written for other data or other parameters"):
+        HDP(**params, checkpoint_path=ckpt).fit(X[:, :-1], resume=True)
+    with np.load(ckpt) as z:  # (every entry, its metadata included, as written)
+        arrays = dict(z)
+    arrays["n_wk"] = arrays["n_wk"] * 1.5
+    np.savez(ckpt, **arrays)
+    with pytest.raises(ValueError, match="n_wk adds up to"):
+        HDP(**params, checkpoint_path=ckpt).fit(X, resume=True)
+
+
 # ---------------------------------------------------------------------------- scikit-learn
 @parametrize_with_checks([HDP(max_components=4, max_iter=15, random_state=0)])
 def test_sklearn_compatible(estimator, check):

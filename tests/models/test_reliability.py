@@ -12,7 +12,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from topicvb.datasets import make_lda_corpus
-from topicvb.models import PLSA, BatchLDA, CollapsedLDA, OnlineLDA
+from topicvb.models import HDP, PLSA, BatchLDA, CollapsedLDA, OnlineLDA
 
 CORPUS = "make_lda_corpus(3000, 400, 10, doc_length=120, random_state=5).corpus.X"
 PARAMS = {
@@ -20,6 +20,7 @@ PARAMS = {
     "OnlineLDA": "n_components=10, max_iter=40, tol=0, batch_size=500, random_state=0",
     "PLSA": "n_components=10, max_iter=60, tol=0, random_state=0",
     "CollapsedLDA": "n_components=10, max_iter=60, tol=0, random_state=0",
+    "HDP": "max_components=14, max_iter=50, tol=0, random_state=0",  # (merges at 30 and 50; the refit after)
 }
 
 
@@ -60,7 +61,7 @@ def test_resume_after_the_process_was_killed_gives_the_uninterrupted_result(name
     proc.wait(timeout=60)
     assert ckpt.exists()
     X = eval(CORPUS, {"make_lda_corpus": make_lda_corpus})
-    cls = {"BatchLDA": BatchLDA, "OnlineLDA": OnlineLDA, "PLSA": PLSA, "CollapsedLDA": CollapsedLDA}[name]
+    cls = {"BatchLDA": BatchLDA, "OnlineLDA": OnlineLDA, "PLSA": PLSA, "CollapsedLDA": CollapsedLDA, "HDP": HDP}[name]
     params = eval(f"dict({PARAMS[name]})")
     resumed = cls(**params, checkpoint_path=ckpt).fit(X, resume=True)
     straight = cls(**params).fit(X)

@@ -97,7 +97,8 @@ def _storage(estimator, X):
 def expected_state(estimator, X) -> dict:
     """What a checkpoint of ``estimator`` fitting ``X`` must match (see :func:`check_checkpoint_arrays`)."""
     D, V = X.shape
-    K = getattr(estimator, "n_components", None)
+    # the topics of the state: HDP's truncation level (its n_components is the fitted number), else n_components
+    K = getattr(estimator, "max_components", None) or getattr(estimator, "n_components", None)
     second = getattr(estimator, "variant", None) == "cvb"  # CollapsedLDA's CVB keeps count variances
     max_iter = getattr(estimator, "max_iter", None)
     # the class whose checkpoints these are (a subclass of BatchLDA writes BatchLDA's)
@@ -223,6 +224,21 @@ CHECKPOINT_ARRAYS = {
         ArraySpec("v_wk", ("Vv", "K"), "model", "nonnegative"),
         ArraySpec("eta_scale", (), "float64", "positive", required=False),  # a matrix prior's learned scale
     ) + _PRIORS + (_HISTORY, _ITERATION) + _RNG_ARRAYS,
+    "HDP": (  # K: the truncation level T
+        ArraySpec("gamma", ("N", "K"), "model", "probabilities", sum_axis=1),
+        ArraySpec("n_dk", ("D", "K"), "model", "nonnegative"),
+        ArraySpec("n_wk", ("V", "K"), "model", "nonnegative"),
+        ArraySpec("beta", ("K",), "float64", "nonnegative"),  # the topic weights (a merged topic's: 0)
+        ArraySpec("alpha0", (), "float64", "positive"),
+        ArraySpec("conc", (), "float64", "positive"),
+        ArraySpec("eta", (), "float64", "positive"),
+        _HISTORY,
+        ArraySpec("objectives", (None,), "float64", "finite"),
+        ArraySpec("converged", (), "int", "count"),
+        ArraySpec("ever_converged", (), "int", "count"),
+        ArraySpec("n_merges", (), "int", "count"),
+        _ITERATION,
+    ) + _RNG_ARRAYS,
     "OnlineLDA": (
         ArraySpec("lam", ("K", "V"), "model", "positive"),
     ) + _PRIORS + (
@@ -238,7 +254,8 @@ CHECKPOINT_ARRAYS = {
 # Arrays that come together or not at all.
 _GROUPS = {"PLSA": (("best_value", "best_iter", "best_theta", "best_phi_t"),)}
 # Which estimator wrote a checkpoint, from an array only its checkpoints hold (when no ``expected`` says).
-_SIGNATURES = (("theta", "PLSA"), ("n_dk", "CollapsedLDA"), ("means", "OnlineLDA"), ("lam", "BatchLDA"))
+_SIGNATURES = (("theta", "PLSA"), ("alpha0", "HDP"), ("n_dk", "CollapsedLDA"), ("means", "OnlineLDA"),
+               ("lam", "BatchLDA"))
 
 
 def check_checkpoint_arrays(arrays: dict, expected: dict | None = None) -> dict:
@@ -293,6 +310,8 @@ def check_checkpoint_arrays(arrays: dict, expected: dict | None = None) -> dict:
     _check_progress(name, checked, expected.get("max_iter"))
     if name == "CollapsedLDA":
         _check_collapsed_counts(checked, dims, expected.get("n_tokens"), PROBABILITY_TOLERANCE[float_dtype])
+    elif name == "HDP":
+        _check_token_totals(checked, expected.get("n_tokens"), PROBABILITY_TOLERANCE[float_dtype])
     return checked
 
 
@@ -328,7 +347,7 @@ def _check_matrix_prior(arrays: dict) -> None:
 # How many objective values each checkpoint holds after `iteration` iterations (the fits' resumption
 # relies on it: BatchLDA and PLSA append the bound of an iteration in the next one).
 _HISTORY_LAG = {"PLSA": ("history", 1), "BatchLDA": ("history", 1), "CollapsedLDA": ("history", 0),
-                "OnlineLDA": ("means", 0)}
+                "OnlineLDA": ("means", 0), "HDP": ("history", 0)}
 
 
 def _check_progress(name: str, arrays: dict, max_iter) -> None:
@@ -366,6 +385,11 @@ def _check_collapsed_counts(arrays: dict, dims: dict, n_tokens, tol: float) -> N
                 raise ValueError(f"{v_name} exceeds {n_name} at entry {tuple(int(j) for j in i)} "
                                  f"({var[i].item()!r} > {counts[i].item()!r}); a variance of these counts is at "
                                  "most the count.")
+    _check_token_totals(arrays, n_tokens, tol)
+
+
+def _check_token_totals(arrays: dict, n_tokens, tol: float) -> None:
+    """The expected counts n_dk and n_wk each adding up to the tokens of X (when known)."""
     if n_tokens is not None:
         for n_name in ("n_dk", "n_wk"):
             total = float(arrays[n_name].sum(dtype=np.float64))

@@ -17,8 +17,8 @@ from .._kernels.plsa import log_likelihood
 from .._kernels.priors import cell_variances
 from .._kernels.sparse import column_index
 from .._validation import MAX_INT, csr_arrays
-from ._base import TopicModelBase
-from ._checkpoint import interruptible
+from ._base import CHECKPOINT_CONSTRAINTS, TopicModelBase
+from ._checkpoint import interruptible, restore_rng
 from ._collapsed import CollapsedInferenceMixin, point_estimates
 from ._hdp import (V_MIN, global_objective, global_step, merge_candidates, merge_gain, size_order,
                    stick_weights, sticks)
@@ -128,8 +128,11 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
         Stop (after the burn-in) when the training log-likelihood rose by at most ``tol`` relative.
     transform_max_iter, mean_change_tol
         As in :class:`topicvb.CollapsedLDA` (inference of new documents with the topics fixed).
-    random_state, verbose, n_jobs, dtype
-        As in :class:`topicvb.BatchLDA`.
+    random_state, verbose, n_jobs, dtype, checkpoint_path, checkpoint_every
+        As in :class:`topicvb.BatchLDA`: a checkpoint holds the state of the sweeps (responsibilities,
+        counts, alpha0, the topic weights, gamma, eta and the histories); a fit resumed from one
+        (``fit(X, resume=True)``) ends as the uninterrupted fit would, the refit of the kept topics
+        included.
 
     Attributes
     ----------
@@ -182,7 +185,7 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
                  topic_word_prior=None, learn_topic_word_prior=True, min_topic_share=0.01, refit_kept=True,
                  merges=True, topic_update="sequential", prior_burn_in=10, init="seeded", max_iter=300, tol=1e-5,
                  transform_max_iter=100, mean_change_tol=1e-3, random_state=None, verbose=0, n_jobs=None,
-                 dtype="float64"):
+                 dtype="float64", checkpoint_path=None, checkpoint_every=1):
         self.max_components = max_components
         self.doc_topic_concentration = doc_topic_concentration
         self.stick_concentration = stick_concentration
@@ -202,6 +205,8 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
         self.verbose = verbose
         self.n_jobs = n_jobs
         self.dtype = dtype
+        self.checkpoint_path = checkpoint_path
+        self.checkpoint_every = checkpoint_every
 
     # with CollapsedInferenceMixin's and TopicModelBase's (n_components and doc_topic_prior: not parameters here)
     _parameter_constraints: dict = {
@@ -216,6 +221,7 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
         "topic_update": [StrOptions({"sequential", "per_sweep"})],
         "prior_burn_in": [Interval(Integral, 0, MAX_INT)],
         "init": [StrOptions({"seeded", "random"})],
+        **CHECKPOINT_CONSTRAINTS,
     }
 
     @property
@@ -257,20 +263,28 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
 
     # ------------------------------------------------------------------ the fit
     def _fit(self, X, resume=False):
-        if resume:
-            raise ValueError("HDP does not write checkpoints; fit(resume=True) does not apply.")
         rng = check_random_state(self.random_state)
         T = int(self.max_components)
         fit = _Sweeps(self, X)
-        alpha0 = 1.0 if self.doc_topic_concentration is None else float(self.doc_topic_concentration)
-        conc = 1.0 if self.stick_concentration is None else float(self.stick_concentration)
-        eta = 1.0 / T if self.topic_word_prior is None else float(self.topic_word_prior)
-        beta = np.full(T, 1.0 / T)  # the topic weights, in the order of the state's columns
-        state = fit.start(X, rng, T)
-        history, objectives = [], []
+        save, saved = self._checkpointer(X, resume)
         started = time.perf_counter()
-        it, converged, ever_converged, n_merges = 0, False, False, 0
         with threads(self.n_jobs), interruptible(type(self).__name__) as stop:
+            if saved is None:
+                alpha0 = 1.0 if self.doc_topic_concentration is None else float(self.doc_topic_concentration)
+                conc = 1.0 if self.stick_concentration is None else float(self.stick_concentration)
+                eta = 1.0 / T if self.topic_word_prior is None else float(self.topic_word_prior)
+                beta = np.full(T, 1.0 / T)  # the topic weights, in the order of the state's columns
+                state = fit.start(X, rng, T)
+                history, objectives = [], []
+                it, converged, ever_converged, n_merges = 0, False, False, 0
+            else:  # the in-place counts as they were, not recomputed, for exact resumption
+                state = fit.restore(saved)
+                alpha0, conc, eta = (float(saved[key]) for key in ("alpha0", "conc", "eta"))
+                beta = np.asarray(saved["beta"], dtype=np.float64)
+                history, objectives = list(saved["history"]), list(saved["objectives"])
+                it, ever_converged, n_merges = int(saved["iteration"]), bool(saved["ever_converged"]), int(saved["n_merges"])
+                converged = bool(saved["converged"])
+                restore_rng(rng, saved)
             while not stop.requested and it < self.max_iter and not converged:
                 it += 1
                 fit.sweep(state, alpha0 * beta, eta)
@@ -299,6 +313,12 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
                     beta, n_merged = fit.merge(state, alpha0, beta, eta)
                     n_merges += n_merged
                     converged = converged and n_merged == 0
+                save(it, {"gamma": state["gamma"], "n_dk": state["n_dk"], "n_wk": state["n_wk"], "beta": beta,
+                          "alpha0": np.float64(alpha0), "conc": np.float64(conc), "eta": np.float64(eta),
+                          "history": np.asarray(history, dtype=np.float64),
+                          "objectives": np.asarray(objectives, dtype=np.float64),
+                          "converged": np.int64(converged), "ever_converged": np.int64(ever_converged),
+                          "n_merges": np.int64(n_merges)}, rng)
             if n_merges:
                 logger.info("HDP: %d merge(s) accepted", n_merges)
             if not stop.requested:
@@ -389,6 +409,13 @@ class _Sweeps:
             gamma = rng.standard_gamma(1.0, size=(self.indices.shape[0], T)) + 1e-3
         gamma /= gamma.sum(axis=1, keepdims=True)
         return self.counts(np.ascontiguousarray(gamma, dtype=self.dtype))
+
+    def restore(self, saved):
+        """The state of a checkpoint's arrays (the counts as saved; no variances: each step recomputes them)."""
+        gamma, n_dk, n_wk = (np.ascontiguousarray(saved[key], dtype=self.dtype) for key in ("gamma", "n_dk", "n_wk"))
+        D, T = n_dk.shape
+        return {"gamma": gamma, "n_dk": n_dk, "n_wk": n_wk, "empty": np.empty((0, T), dtype=self.dtype),
+                "v_dk": np.zeros((D, T)), "v_wk": np.zeros((self.n_terms, T))}
 
     def counts(self, gamma):
         D, T = self.indptr.shape[0] - 1, gamma.shape[1]
