@@ -124,32 +124,24 @@ def _update_cell(p, d, w, c, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta
         for k in range(n_topics):  # among the topics the term may be in (a scalar prior: all, total = K)
             new[k] = 1.0 if eta_t[row, k] > 0.0 else 0.0
             total += new[k]
-    if second_order:
+    if second_order or write_topics:  # (CVB; the serial CVB0 sweep writes its case out itself: see _sweep)
         for k in range(n_topics):
             g_new = new[k] / total
             g_old = gamma[p, k]
             delta = c * (g_new - g_old)
-            dv = c * (g_new * (1.0 - g_new) - g_old * (1.0 - g_old))
             new[k] = abs(g_new - g_old)
             n_dk[d, k] += delta
-            v_dk[d, k] += dv
             if write_topics:
                 n_wk[w, k] += delta
                 n_k[k] += delta
-                v_wk[w, k] += dv
-                v_k[k] += dv
+            if second_order:
+                dv = c * (g_new * (1.0 - g_new) - g_old * (1.0 - g_old))
+                v_dk[d, k] += dv
+                if write_topics:
+                    v_wk[w, k] += dv
+                    v_k[k] += dv
             gamma[p, k] = g_new
-    elif write_topics:
-        for k in range(n_topics):
-            g_new = new[k] / total
-            g_old = gamma[p, k]
-            delta = c * (g_new - g_old)
-            new[k] = abs(g_new - g_old)
-            n_dk[d, k] += delta
-            n_wk[w, k] += delta
-            n_k[k] += delta
-            gamma[p, k] = g_new
-    else:
+    else:  # first order, the topics frozen (documents swept in parallel, inference): a loop that vectorises
         for k in range(n_topics):
             g_new = new[k] / total
             g_old = gamma[p, k]

@@ -181,8 +181,6 @@ def _column_terms(n, var, prior):
 
 def _topic_terms(n_d, v_d, n_w, v_w, a, eta, n_terms):
     """The bound's terms of one topic: its documents' Polya terms and its words' (see above)."""
-    from scipy.special import gammaln
-
     from .._kernels.hdp import loggamma_gain
 
     total, total_var = float(np.sum(n_w)), float(np.sum(v_w))
