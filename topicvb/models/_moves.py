@@ -328,14 +328,19 @@ def propose_counts(cells, column, n_dk, n_wk, n_terms, alpha, eta, slot, into, r
     return n_dk, n_wk, k, gain
 
 
+NORM_BLOCK = 1 << 12  # cells per block of product_columns' normaliser
+
+
 def product_columns(cells, doc_weights, term_weights):
     """``column(k)`` for a model whose responsibilities are proportional to a product, q(z_dw = k) ∝
     doc_weights[d, k] term_weights[w, k]: P(z | d) P(w | z) for PLSA, exp E[log theta_dk] exp E[log
-    beta_kw] for batch VB. The normaliser of every cell is computed once (in blocks of cells)."""
+    beta_kw] for batch VB. The normaliser of every cell is computed once, in blocks of NORM_BLOCK cells (the
+    block's gathered rows are two (block, K) temporaries: 105 MB at K = 100 with blocks of 65,536 cells, the
+    largest allocation of a move with storage="counts"; 6.6 MB now, and faster, the same values)."""
     rows, terms = cells.rows, cells.indices
     norm = np.empty(rows.shape[0])
-    for start in range(0, rows.shape[0], 1 << 16):
-        block = slice(start, start + (1 << 16))
+    for start in range(0, rows.shape[0], NORM_BLOCK):
+        block = slice(start, start + NORM_BLOCK)
         norm[block] = np.einsum("pk,pk->p", doc_weights[rows[block]], term_weights[terms[block]])
     norm = np.maximum(norm, 1e-300)
     return lambda k: doc_weights[rows, k] * term_weights[terms, k] / norm
