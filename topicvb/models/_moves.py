@@ -334,9 +334,9 @@ NORM_BLOCK = 1 << 12  # cells per block of product_columns' normaliser
 def product_columns(cells, doc_weights, term_weights):
     """``column(k)`` for a model whose responsibilities are proportional to a product, q(z_dw = k) ∝
     doc_weights[d, k] term_weights[w, k]: P(z | d) P(w | z) for PLSA, exp E[log theta_dk] exp E[log
-    beta_kw] for batch VB. The normaliser of every cell is computed once, in blocks of NORM_BLOCK cells (the
-    block's gathered rows are two (block, K) temporaries: 105 MB at K = 100 with blocks of 65,536 cells, the
-    largest allocation of a move with storage="counts"; 6.6 MB now, and faster, the same values)."""
+    beta_kw] for batch VB. The normaliser of every cell is computed once, in blocks of NORM_BLOCK cells, so
+    that the block's two gathered (block, K) temporaries stay small (6.6 MB at K = 100): with storage="counts"
+    they would otherwise be a move's largest allocation."""
     rows, terms = cells.rows, cells.indices
     norm = np.empty(rows.shape[0])
     for start in range(0, rows.shape[0], NORM_BLOCK):

@@ -76,7 +76,7 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
     every token: held-out perplexity (document completion on a 10% test split, ``benchmarks/results/hdp.md``)
     1551 against 2070 without the refit on KOS, 2285 against 3108 on AP, 2722 against 4242 on
     20 Newsgroups, for a slightly lower NPMI of the top words (0.214 / 0.258 / 0.292 against 0.223 / 0.267 /
-    0.319: the absorbed tokens are spread over the kept topics) and 1-2 s more.
+    0.319: the absorbed tokens are spread over the kept topics).
 
     ``bound_history_`` holds, after every sweep, the training log-likelihood at the point estimates (as
     CollapsedLDA's); ``objective_history_`` the global objective after each global step.
