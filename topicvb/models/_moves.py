@@ -287,9 +287,9 @@ def propose(cells, gamma, n_terms, alpha, eta, slot, into, rng, column=None, ran
     """The proposal of freeing ``slot`` (see :func:`free_slot`) and re-seeding it by the best split
     of another topic, as a new responsibility array; returns (gamma, split topic, its gain).
 
-    ``column(k)``, when given, reads topic k's responsibilities faster than ``gamma[:, k]`` (from a
-    transposed copy); the topics are ranked on the columns before the slot is freed (a merge does not
-    change the topics that may be split; a deletion shifts them by the dead topic's few tokens). The
+    ``column(k)``, when given, reads topic k's responsibilities (a contiguous copy of ``gamma[:, k]``);
+    the topics are ranked on the columns before the slot is freed (a merge does not change the topics
+    that may be split; a deletion shifts them by the dead topic's few tokens). The
     topic a near-duplicate was merged into is not split: that would only re-divide the pair. None when
     no topic is left to split (``eta`` a matrix whose other topics are all fixed).
     """

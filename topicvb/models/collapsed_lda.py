@@ -483,7 +483,9 @@ class _CVBSweeps:
     def _proposal(self, state, candidate, rng):
         """:func:`._moves.priced_proposal` on the responsibilities: (new gamma, description) or None."""
         g, V = state["gamma"], self.n_terms
-        by_topic = np.ascontiguousarray(g.T)  # a topic's responsibilities, read many times, in one place
+
+        def column(k):  # a topic's responsibilities: a strided read of gamma (a proposal reads some 20 of them;
+            return np.ascontiguousarray(g[:, k])  # a transposed copy of gamma cost more than all the reads)
 
         if candidate == 0:  # a new round (the state is the one the last round's rejected proposals restored)
             self.round = Round()
@@ -491,10 +493,9 @@ class _CVBSweeps:
         eta = topic_major(state["eta"])  # (the moves take a matrix prior topic-major)
 
         def build(slot, into):
-            return propose(self.cells, g, V, state["alpha"], eta, slot, into, rng, by_topic.__getitem__,
-                           self.round.gains)
+            return propose(self.cells, g, V, state["alpha"], eta, slot, into, rng, column, self.round.gains)
 
-        return priced_proposal(self.cells, by_topic.__getitem__, topic_shares(g, self.data), state["n_wk"],
+        return priced_proposal(self.cells, column, topic_shares(g, self.data), state["n_wk"],
                                state["alpha"], eta, candidate, DEAD_SHARE, logger, self.owner, build, self.round)
 
     def try_move(self, state, history, it, candidate, rng):

@@ -282,7 +282,8 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
                 alpha0, conc, eta = (float(saved[key]) for key in ("alpha0", "conc", "eta"))
                 beta = np.asarray(saved["beta"], dtype=np.float64)
                 history, objectives = list(saved["history"]), list(saved["objectives"])
-                it, ever_converged, n_merges = int(saved["iteration"]), bool(saved["ever_converged"]), int(saved["n_merges"])
+                it, n_merges = int(saved["iteration"]), int(saved["n_merges"])
+                ever_converged = bool(saved["ever_converged"])
                 converged = bool(saved["converged"])
                 restore_rng(rng, saved)
             while not stop.requested and it < self.max_iter and not converged:
@@ -450,16 +451,17 @@ class _Sweeps:
         if live.shape[0] < 2:
             return beta, 0
         alpha = alpha0 * beta
-        by_topic = np.ascontiguousarray(state["gamma"].T)  # (a topic's responsibilities in one place)
+        # (a pair's two topics' responsibilities are strided reads of gamma: a transposed copy of gamma, T x nnz,
+        # cost more than all of a round's reads, and as much memory as gamma)
         gains, cache = [], {}  # (each topic's own terms, shared by its pairs: the state is fixed in this loop)
         # the counts topic-major (the (D, T) / (V, T) views of (T, D) / (T, V) copies): a topic's column in one place
         counts = [np.ascontiguousarray(state[key].T).T for key in ("n_dk", "v_dk", "n_wk", "v_wk")]
         for j, k in merge_candidates(state["n_wk"], eta, live, MERGE_PAIRS * live.shape[0], MERGE_SIMILARITY):
             gain = merge_gain(j, k, state["gamma"], self.data, self.rows, self.indices, *counts, alpha, eta,
-                              by_topic=by_topic, cache=cache)
+                              cache=cache)
             if gain > 0:
                 gains.append((gain, j, k))
-        del by_topic, counts
+        del counts
         beta = beta.copy()
         done, n_merged = set(), 0
         for gain, j, k in sorted(gains, reverse=True):
