@@ -72,6 +72,25 @@ def test_loggamma_gain_of_exact_counts_is_the_log_gamma_difference():
     np.testing.assert_allclose(loggamma_gain_sums(counts, np.zeros_like(counts), a), want, rtol=1e-12)
 
 
+def test_loggamma_gain_sums_do_not_depend_on_the_thread_count():
+    # row blocks summed into their own partial rows, then in a fixed order; strided (column) input as merges pass it
+    from topicvb._config import threads
+
+    rng = np.random.default_rng(3)
+    mean = rng.exponential(2.0, (700, 5))
+    var = mean * rng.uniform(0, 1, mean.shape)
+    a = np.array([0.01, 0.1, 0.5, 1.0, 4.0])
+    with threads(1):
+        one = loggamma_gain_sums(mean, var, a)
+        col = loggamma_gain_sums(mean[:, 2:3], var[:, 2:3], a[2:3])
+    with threads(2):
+        two = loggamma_gain_sums(mean, var, a)
+    np.testing.assert_array_equal(one, two)
+    want = [sum(loggamma_gain(m, v, a[k]) for m, v in zip(mean[:, k], var[:, k])) for k in range(5)]
+    np.testing.assert_allclose(one, want, rtol=1e-12)
+    assert col[0] == pytest.approx(one[2], rel=1e-12)
+
+
 def test_sticks_and_weights_are_inverse():
     beta = np.random.default_rng(0).dirichlet(np.ones(7))
     np.testing.assert_allclose(stick_weights(sticks(beta)), beta, rtol=1e-12)
