@@ -191,12 +191,14 @@ def sweep(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha,
     v_dk, v_wk, v_k : the variance arrays of the same shapes (used when ``second_order``)
     alpha : float64 (K,); second_order : bool (True for CVB, False for CVB0)
     eta : a float, or a matrix prior as a term-major (V, K) array (:func:`matrix_prior`)
-    Returns the mean absolute change of gamma per cell and topic.
+    Returns nothing (the fits judge convergence by their objective, so the sweep does not measure the change of
+    gamma: that cost a store, a load and a sum per cell and topic, 14% of the CVB0 sweep).
     """
     eta_t, eta_sum, step = prior_rows(eta, *n_wk.shape)
     if second_order:  # (two kernels: a CVB0 fit compiles only its own, the smaller)
-        return _cvb_sweep(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta_t, eta_sum, step)
-    return _sweep(indptr, indices, data, gamma, n_dk, n_wk, n_k, alpha, eta_t, eta_sum, step)
+        _cvb_sweep(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta_t, eta_sum, step)
+    else:
+        _sweep(indptr, indices, data, gamma, n_dk, n_wk, n_k, alpha, eta_t, eta_sum, step)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")  # (no ZeroDivisionError branch: the topic loops vectorise)
@@ -206,12 +208,10 @@ def _cvb_sweep(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, a
     n_topics = n_wk.shape[1]
     new = np.empty(n_topics, dtype=np.float64)
     yes = n_docs >= 0  # (runtime flags, not literals: _sweep_chunks passes a runtime False)
-    change = 0.0
     for d in range(n_docs):
         for p in range(indptr[d], indptr[d + 1]):
-            change += _update_cell(p, d, indices[p], data[p], gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k,
-                                   alpha, eta_t, eta_sum, step, yes, new, yes, yes)
-    return change / max(1, indices.shape[0] * n_topics)
+            _update_cell(p, d, indices[p], data[p], gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta_t, eta_sum,
+                         step, yes, new, yes, yes)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")  # (no ZeroDivisionError branch: the topic loops vectorise)
@@ -221,7 +221,6 @@ def _sweep(indptr, indices, data, gamma, n_dk, n_wk, n_k, alpha, eta_t, eta_sum,
     n_docs = indptr.shape[0] - 1
     n_topics = n_wk.shape[1]
     new = np.empty(n_topics, dtype=np.float64)
-    change = 0.0
     for d in range(n_docs):
         for p in range(indptr[d], indptr[d + 1]):
             w = indices[p]
@@ -240,18 +239,11 @@ def _sweep(indptr, indices, data, gamma, n_dk, n_wk, n_k, alpha, eta_t, eta_sum,
                     total += new[k]
             for k in range(n_topics):
                 g_new = new[k] / total
-                g_old = gamma[p, k]
-                delta = c * (g_new - g_old)
-                new[k] = abs(g_new - g_old)
+                delta = c * (g_new - gamma[p, k])
                 n_dk[d, k] += delta
                 n_wk[w, k] += delta
                 n_k[k] += delta
                 gamma[p, k] = g_new
-            cell = 0.0
-            for k in range(n_topics):
-                cell += new[k]
-            change += cell
-    return change / max(1, indices.shape[0] * n_topics)
 
 
 def sweep_documents(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta, second_order,
