@@ -20,6 +20,8 @@ PARAMS = {
     "OnlineLDA": "n_components=10, max_iter=40, tol=0, batch_size=500, random_state=0",
     "PLSA": "n_components=10, max_iter=60, tol=0, random_state=0",
     "CollapsedLDA": "n_components=10, max_iter=60, tol=0, random_state=0",
+    # (the prior step and the objective beside the sweep: a checkpoint holds one objective fewer than sweeps)
+    "CollapsedLDA-learned": "n_components=10, max_iter=60, tol=0, random_state=0, learn_priors=True, prior_burn_in=2",
     "HDP": "max_components=14, max_iter=50, tol=0, random_state=0",  # (merges at 30 and 50; the refit after)
 }
 
@@ -50,18 +52,19 @@ def _wait_for_iteration(proc, n, timeout=300):
 @pytest.mark.parametrize("name", list(PARAMS))
 def test_resume_after_the_process_was_killed_gives_the_uninterrupted_result(name, tmp_path):
     ckpt = tmp_path / "fit.ckpt.npz"
+    model = name.split("-")[0]
     proc = _start(f"""
         from topicvb.datasets import make_lda_corpus
-        from topicvb.models import {name}
+        from topicvb.models import {model}
         X = {CORPUS}
-        {name}({PARAMS[name]}, verbose=1, checkpoint_path={str(ckpt)!r}).fit(X)
+        {model}({PARAMS[name]}, verbose=1, checkpoint_path={str(ckpt)!r}).fit(X)
     """, tmp_path)
     _wait_for_iteration(proc, 3)
     proc.send_signal(signal.SIGKILL)  # no chance to clean up: the last complete checkpoint must be intact
     proc.wait(timeout=60)
     assert ckpt.exists()
     X = eval(CORPUS, {"make_lda_corpus": make_lda_corpus})
-    cls = {"BatchLDA": BatchLDA, "OnlineLDA": OnlineLDA, "PLSA": PLSA, "CollapsedLDA": CollapsedLDA, "HDP": HDP}[name]
+    cls = {"BatchLDA": BatchLDA, "OnlineLDA": OnlineLDA, "PLSA": PLSA, "CollapsedLDA": CollapsedLDA, "HDP": HDP}[model]
     params = eval(f"dict({PARAMS[name]})")
     resumed = cls(**params, checkpoint_path=ckpt).fit(X, resume=True)
     straight = cls(**params).fit(X)

@@ -94,3 +94,21 @@ def run_items(kernel, n_items: int, *args, workers: int | None = None, work: flo
     finally:
         for f in futures:
             f.result()
+
+
+def _on_one_thread(fn):
+    previous = numba.get_num_threads()
+    numba.set_num_threads(1)  # (thread-local: this helper's own kernel calls run here, on no other thread)
+    try:
+        return fn()
+    finally:
+        numba.set_num_threads(previous)
+
+
+def start_beside(fn):
+    """``fn()`` started on a helper thread, its kernels' work items all on that thread (numba's thread count
+    there is 1, whatever it is here); returns the Future. For work that overlaps a serial kernel running in
+    this thread (a kernel compiled with ``nogil=True``): the helper uses the core the serial kernel leaves
+    idle. The helper is one of :func:`run_items`'s pool; ``fn`` must not call :func:`run_items` with more
+    than one worker (it could wait on a pool thread that waits on it)."""
+    return _helpers(1).submit(_on_one_thread, fn)

@@ -99,7 +99,10 @@ def expected_state(estimator, X) -> dict:
     D, V = X.shape
     # the topics of the state: HDP's truncation level (its n_components is the fitted number), else n_components
     K = getattr(estimator, "max_components", None) or getattr(estimator, "n_components", None)
-    second = getattr(estimator, "variant", None) == "cvb"  # CollapsedLDA's CVB keeps count variances
+    second = getattr(estimator, "variant", None) == "cvb"  # CollapsedLDA's CVB keeps count variances, and so
+    # does CVB0 with stored responsibilities and learned priors (refreshed every few sweeps: not exact, see below)
+    learned = getattr(estimator, "learn_priors", None) not in (None, False)
+    stale = learned and not second and _storage(estimator, X) == "responsibilities"
     max_iter = getattr(estimator, "max_iter", None)
     # the class whose checkpoints these are (a subclass of BatchLDA writes BatchLDA's)
     name = next((c.__name__ for c in type(estimator).__mro__ if c.__name__ in CHECKPOINT_ARRAYS),
@@ -108,7 +111,8 @@ def expected_state(estimator, X) -> dict:
             "eta_matrix": _is_array_param(getattr(estimator, "topic_word_prior", None)),
             "dtype": np.dtype(getattr(estimator, "_float", np.float64)),
             "dims": {"K": K, "D": D, "V": V, "N": 0 if _storage(estimator, X) == "counts" else X.nnz,
-                     "Dv": D if second else 0, "Vv": V if second else 0},
+                     "Dv": D if second or stale else 0, "Vv": V if second or stale else 0},
+            "stale_variances": stale,
             "max_iter": max_iter if isinstance(max_iter, int) else None,
             "n_tokens": float(X.sum())}
 
@@ -309,7 +313,8 @@ def check_checkpoint_arrays(arrays: dict, expected: dict | None = None) -> dict:
         _check_matrix_prior(checked)
     _check_progress(name, checked, expected.get("max_iter"))
     if name == "CollapsedLDA":
-        _check_collapsed_counts(checked, dims, expected.get("n_tokens"), PROBABILITY_TOLERANCE[float_dtype])
+        _check_collapsed_counts(checked, dims, expected.get("n_tokens"), PROBABILITY_TOLERANCE[float_dtype],
+                                expected.get("stale_variances", False))
     elif name == "HDP":
         _check_token_totals(checked, expected.get("n_tokens"), PROBABILITY_TOLERANCE[float_dtype])
     return checked
@@ -346,8 +351,9 @@ def _check_matrix_prior(arrays: dict) -> None:
 
 # How many objective values each checkpoint holds after `iteration` iterations (the fits' resumption
 # relies on it: BatchLDA and PLSA append the bound of an iteration in the next one).
-_HISTORY_LAG = {"PLSA": ("history", 1), "BatchLDA": ("history", 1), "CollapsedLDA": ("history", 0),
-                "OnlineLDA": ("means", 0), "HDP": ("history", 0)}
+# CollapsedLDA's stored-responsibilities fit computes an objective beside the next sweep: its history lags by 0 or 1.
+_HISTORY_LAG = {"PLSA": ("history", (1,)), "BatchLDA": ("history", (1,)), "CollapsedLDA": ("history", (0, 1)),
+                "OnlineLDA": ("means", (0,)), "HDP": ("history", (0,))}
 
 
 def _check_progress(name: str, arrays: dict, max_iter) -> None:
@@ -355,10 +361,10 @@ def _check_progress(name: str, arrays: dict, max_iter) -> None:
     it = int(arrays["iteration"])
     if max_iter is not None and it > max_iter:
         raise ValueError(f"it is at iteration {it}, past max_iter={max_iter}; resume with max_iter >= {it}.")
-    key, lag = _HISTORY_LAG[name]
-    if len(arrays[key]) != it - lag:
+    key, lags = _HISTORY_LAG[name]
+    if len(arrays[key]) not in [it - lag for lag in lags]:
         raise ValueError(f"{key} holds {len(arrays[key])} values, but a {name} checkpoint at iteration {it} holds "
-                         f"{it - lag}.")
+                         f"{' or '.join(str(it - lag) for lag in lags)}.")
     if name == "PLSA":
         if len(arrays["v_history"]) not in (0, len(arrays["history"])):
             raise ValueError(f"v_history holds {len(arrays['v_history'])} values; expected 0 or as many as history "
@@ -370,15 +376,16 @@ def _check_progress(name: str, arrays: dict, max_iter) -> None:
                          f"{int(arrays['n_batch_iter'])} (one bound per mini-batch).")
 
 
-def _check_collapsed_counts(arrays: dict, dims: dict, n_tokens, tol: float) -> None:
-    """CollapsedLDA's expected counts: CVB0 and CVB variances empty together; each variance at most its
-    count (c gamma (1 - gamma) <= c gamma); the counts adding up to the tokens of X."""
+def _check_collapsed_counts(arrays: dict, dims: dict, n_tokens, tol: float, stale: bool = False) -> None:
+    """CollapsedLDA's expected counts: the variances empty together or both kept; each variance at most its
+    count (c gamma (1 - gamma) <= c gamma) unless ``stale`` (CVB0's learned-prior variances, refreshed every
+    few sweeps, may exceed a count that has since fallen); the counts adding up to the tokens of X."""
     if (dims["Dv"], dims["Vv"]) not in ((0, 0), (dims["D"], dims["V"])):
         raise ValueError(f"v_dk and v_wk must both have 0 rows (CVB0) or match n_dk and n_wk (CVB); they have "
                          f"{dims['Dv']} and {dims['Vv']} rows.")
     for v_name, n_name in (("v_dk", "n_dk"), ("v_wk", "n_wk")):
         var, counts = arrays[v_name], arrays[n_name]
-        if var.size:
+        if var.size and not stale:
             bad = var > counts * (1.0 + tol) + tol
             if np.any(bad):
                 i = np.unravel_index(int(np.argmax(bad)), var.shape)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import logging
 import time
+from functools import partial
 from numbers import Integral
 
+import numba
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
@@ -16,6 +18,7 @@ from .._kernels.cvb0_counts import counts_log_likelihood, counts_sweep, fixed_po
 from .._kernels.plsa import log_likelihood
 from .._kernels.priors import cell_variances
 from .._kernels.sparse import column_index
+from .._kernels.workers import start_beside
 from .._validation import MAX_INT, csr_arrays
 from .._constraints import Boolean, Interval, Options, StrOptions
 from ._base import CHECKPOINT_CONSTRAINTS, DEAD_SHARE, TopicModelBase
@@ -91,12 +94,17 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         1% of the stored sweeps' on KOS, AP and 20 Newsgroups, often more sweeps (``BENCHMARKS.md``).
         ``topic_update`` does not apply. Results do not depend on the thread count.
     learn_priors : {False, True, "doc_topic", "topic_word"}, default=False
-        After every sweep, move alpha (asymmetric) and/or eta (symmetric) one step of Minka's fixed
+        With every sweep, move alpha (asymmetric) and/or eta (symmetric) one step of Minka's fixed
         point for the Dirichlet-multinomial likelihood of the counts (as Asuncion et al. 2009 do
         for CVB0), with the expectation E[psi(n + a)] over the counts' mean-field distribution
         rather than psi(E[n] + a) (the plug-in inflates the priors, which then inflate each other),
         and a weak Gamma(1, 1) hyperprior on each value; the results are in ``doc_topic_prior_``
-        and ``topic_word_prior_``. A matrix ``topic_word_prior`` keeps its shape and learns its scale
+        and ``topic_word_prior_``. With stored responsibilities the step reads the counts of the
+        state before the sweep and runs beside it (on a second thread when ``n_jobs`` allows), so a
+        sweep uses the priors of the step before; CVB0's count variances, which the step needs, are
+        refreshed every 4 sweeps (``VARIANCE_EVERY``). Same answers on KOS, AP and 20 Newsgroups as
+        a step after each sweep, in less time (``BENCHMARKS.md``); the results do not depend on the
+        thread count. A matrix ``topic_word_prior`` keeps its shape and learns its scale
         (the same fixed point for the scale, :func:`topicvb.models._priors.scaled_polya_step`).
     prior_burn_in : int, default=10
         Sweeps before the priors are first learned: right after the random start the expected
@@ -125,10 +133,12 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         sweeps are not counted; a move is only tried when its sweeps fit in what is left).
     tol : float, default=1e-5
         Stop when the training log-likelihood rose by at most ``tol`` relative (a decrease is not
-        convergence). The topics keep sharpening after the objective's relative change falls
-        below 1e-4: on KOS, AP and 20 Newsgroups (K = 20 and 50, three fit seeds, learned priors)
-        1e-5 lowered held-out perplexity in 18 of 18 fits and raised NPMI in 17 of 18 (mean +0.007)
-        against 1e-4, for two to three times the sweeps (``BENCHMARKS.md``).
+        convergence). With stored responsibilities each sweep's objective is computed beside the next
+        sweep, so the test sees it one sweep late and the fit ends one sweep after the one that
+        settled. The topics keep sharpening after the objective's relative change falls below 1e-4:
+        on KOS, AP and 20 Newsgroups (K = 20 and 50, three fit seeds, learned priors) 1e-5 lowered
+        held-out perplexity in 18 of 18 fits and raised NPMI in 17 of 18 (mean +0.007) against 1e-4,
+        for two to three times the sweeps (``BENCHMARKS.md``).
     transform_max_iter : int, default=100
         Passes over each new document in ``transform`` (CVB0 updates with the topics fixed).
     mean_change_tol : float, default=1e-3
@@ -222,13 +232,18 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
                 history = list(state["history"])
                 restore_rng(rng, state)
             cvb.log_memory(current)
-            it = len(history)
-            converged = cvb.settled(history, it)
+            # the sweeps done; history holds the objective after each but (while it is computed beside the next
+            # sweep, see _CVBSweeps.advance) the last: len(history) is it or it - 1
+            it = len(history) if state is None else int(state["iteration"])
+            if len(history) < it:
+                current["pending"] = cvb.estimates(current)
+            converged = cvb.settled(history)
             ever_converged, rejected, n_moves = converged, 0, 0
             while not stop.requested:
                 # moves once settled, or late (see _moves.late_window); ``rejected``: proposals in a row
                 if (converged or late_window(it, self.max_iter)) and self.moves and rejected < MAX_REJECTED \
                         and it + TRIAL_SWEEPS <= self.max_iter:
+                    history += cvb.complete(current)
                     moved = cvb.try_move(current, history, it, rejected, rng)
                     if moved is None or moved == "done":
                         rejected = MAX_REJECTED if moved == "done" else rejected + 1
@@ -241,13 +256,15 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
                     break
                 else:
                     it += 1
-                    history.append(cvb.advance(current, it))
+                    history += cvb.advance(current, it)
                     rejected = 0
                 save(it, {**cvb.saved_arrays(current), "alpha": current["alpha"], **cvb.prior_arrays(current),
                           "history": np.asarray(history)}, rng)
-                self._report(it, history[-1], history[-2] if len(history) > 1 else None, started)
-                converged = cvb.settled(history, it)
+                if history:
+                    self._report(len(history), history[-1], history[-2] if len(history) > 1 else None, started)
+                converged = cvb.settled(history)
                 ever_converged = ever_converged or converged
+            history += cvb.complete(current)  # (the last state's objective, when still pending)
         if n_moves:
             logger.info("%s: %d move(s) accepted", type(self).__name__, n_moves)
         if not stop.requested:
@@ -260,6 +277,13 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
             "n_iter_": it,
         }
 
+
+# CVB0 with stored responsibilities and learned priors: the variances of the counts that the prior step reads
+# (v_dk, v_wk; a pass over the responsibilities, cell_variances) are refreshed every VARIANCE_EVERY sweeps,
+# the counts in every one. A variance enters the step only through the second-order part of E[psi(n + a)] and
+# changes slowly; the pass cost as much as a third of a sweep. (The step itself runs beside the sweep: see
+# _CVBSweeps.advance.)
+VARIANCE_EVERY = 4
 
 # storage="auto": the responsibilities are stored while they take at most this many bytes (1 GiB; about three
 # times that at the peak of a move), else only the counts (:class:`_CountSweeps`).
@@ -389,10 +413,13 @@ class _CVBSweeps:
         self.indptr, self.indices, self.data = csr_arrays(X)
         self.colptr, self.positions = self._columns()
         self.learn_alpha, self.learn_eta = learn_alpha, learn_eta
+        self.learning = learn_alpha or learn_eta
+        self.variances = self.second or self.learning  # whether the state keeps v_dk, v_wk (else (0, K))
         lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
-        self.prior_learning = _PriorLearning(self.indptr, self.indices, self.data, lengths, self.second)
+        self.prior_learning = _PriorLearning(lengths)
         self.cells = Cells(self.indptr, self.indices, self.data) if model.moves else None
         self.base_t = np.ascontiguousarray(eta.T, dtype=np.float64) if isinstance(eta, np.ndarray) else None
+        self.copies = None  # the buffers of the counts a prior step beside a sweep reads (see advance)
 
     def prior_state(self, value):
         """The state's topic-word prior entries for ``value``: the float eta, or a matrix prior's scale."""
@@ -448,37 +475,86 @@ class _CVBSweeps:
     def counts(self, gamma):
         """A state for ``gamma``: its counts (and variances) recomputed."""
         D, V, K = self.indptr.shape[0] - 1, self.n_terms, self.n_topics
-        shape_d, shape_v = ((D, K), (V, K)) if self.second else ((0, K), (0, K))
+        shape_d, shape_v = ((D, K), (V, K)) if self.variances else ((0, K), (0, K))
         state = {"gamma": gamma, "n_dk": np.empty((D, K), dtype=self.dtype), "n_wk": np.empty((V, K), dtype=self.dtype),
                  "v_dk": np.empty(shape_d, dtype=self.dtype), "v_wk": np.empty(shape_v, dtype=self.dtype)}
-        document_counts(self.indptr, self.data, gamma, state["n_dk"], state["v_dk"], self.second)
-        term_counts(self.colptr, self.positions, self.data, gamma, state["n_wk"], state["v_wk"], self.second)
+        document_counts(self.indptr, self.data, gamma, state["n_dk"], state["v_dk"], self.variances)
+        term_counts(self.colptr, self.positions, self.data, gamma, state["n_wk"], state["v_wk"], self.variances)
         return state
 
     def advance(self, state, it):
-        """Sweep ``it`` (and its prior step) of ``state`` in place; returns the objective after it."""
+        """Sweep ``it`` of ``state`` in place and, beside it, the work on the state before it: the learned priors'
+        step (after the burn-in; see VARIANCE_EVERY) and the objective when it is pending. Returns the objectives
+        computed: [the state before the sweep's] when it was pending, else []; the new state's is left pending
+        (:meth:`complete`).
+
+        The prior step and the objective read only the counts (and variances), not the responsibilities, so they
+        can run on a helper thread while this thread sweeps (the sweep is serial, and leaves the other core idle):
+        the sweep therefore uses the priors of the step before (from the state two sweeps back), and the stopping
+        test sees each objective one sweep late. On one thread, or with topic_update="per_sweep" (whose sweep
+        uses every thread), the same work runs here first: the results do not depend on the thread count.
+        """
         gamma, n_dk, n_wk, v_dk, v_wk = state["gamma"], state["n_dk"], state["n_wk"], state["v_dk"], state["v_wk"]
         alpha, eta, second = state["alpha"], state["eta"], self.second
+        learning = self.learning and it > self.model.prior_burn_in
+        if learning and not second and (it - self.model.prior_burn_in - 1) % VARIANCE_EVERY == 0:
+            cell_variances(self.indptr, self.indices, self.data, gamma, v_dk, v_wk)
+        sequential = self.model.topic_update == "sequential"
+        beside = sequential and numba.get_num_threads() > 1
+        counts = None
+        if learning:  # (copies when beside a sweep that changes them: CVB0's sweep leaves the variances alone)
+            counts = self._copies(n_dk, n_wk, v_dk, v_wk, second) if beside else (n_dk, n_wk, v_dk, v_wk)
+        work = partial(self._beside, alpha, state.get("scale", eta), counts, state.pop("pending", None))
+        job = start_beside(work) if beside else None
+        done = work() if job is None else None
         n_k = n_wk.sum(axis=0)
         v_k = v_wk.sum(axis=0) if second else np.zeros(self.n_topics, dtype=self.dtype)
-        if self.model.topic_update == "sequential":
+        if sequential:
             sweep(self.indptr, self.indices, self.data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta, second)
         else:
             sweep_documents(self.indptr, self.indices, self.data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha,
                             eta, second, False, 1, 0.0)
             term_counts(self.colptr, self.positions, self.data, gamma, n_wk, v_wk, second)
-        if (self.learn_alpha or self.learn_eta) and it > self.model.prior_burn_in:
-            value = state.get("scale", eta)
-            state["alpha"], value = self.prior_learning.prior_step(alpha, value, gamma, n_dk, n_wk, v_dk, v_wk,
-                                                                   self.learn_alpha, self.learn_eta, self.base_t)
+        (alpha, value), values = job.result() if job is not None else done
+        if learning:
+            state["alpha"] = alpha
             state.update(self.prior_state(value))
-        theta, phi_t = point_estimates(n_dk, n_wk, state["alpha"], state["eta"])
+        state["pending"] = self.estimates(state)
+        return values
+
+    def _copies(self, n_dk, n_wk, v_dk, v_wk, second):
+        """The counts (and, for CVB, whose sweep changes them, the variances) in buffers kept between sweeps."""
+        if self.copies is None or self.copies[0].shape != n_dk.shape or self.copies[1].shape != n_wk.shape:
+            self.copies = (np.empty_like(n_dk), np.empty_like(n_wk), np.empty_like(v_dk), np.empty_like(v_wk))
+        for into, x in zip(self.copies, (n_dk, n_wk) + ((v_dk, v_wk) if second else ())):
+            np.copyto(into, x)
+        return self.copies if second else self.copies[:2] + (v_dk, v_wk)
+
+    def _beside(self, alpha, value, counts, pending):
+        """The work :meth:`advance` does beside a sweep: ((alpha, prior value) after the prior step, when
+        ``counts`` (n_dk, n_wk, v_dk, v_wk) are given, else as they are; [the objective of ``pending``, the
+        point estimates of :meth:`estimates`] or [])."""
+        if counts is not None:
+            alpha, value = self.prior_learning.prior_step(alpha, value, *counts, self.learn_alpha, self.learn_eta,
+                                                          self.base_t)
+        return (alpha, value), ([] if pending is None else [self.objective(*pending)])
+
+    def estimates(self, state):
+        """The point estimates (theta, phi_t) of ``state`` (:func:`._collapsed.point_estimates`)."""
+        return point_estimates(state["n_dk"], state["n_wk"], state["alpha"], state["eta"])
+
+    def objective(self, theta, phi_t):
+        """The training log-likelihood at the point estimates ``theta``, ``phi_t``."""
         return float(np.sum(log_likelihood(self.indptr, self.indices, self.data, theta, phi_t)))
 
-    def settled(self, history, it):
+    def complete(self, state):
+        """[The objective of ``state``] when it is pending (:meth:`advance`), else []."""
+        pending = state.pop("pending", None)
+        return [] if pending is None else [self.objective(*pending)]
+
+    def settled(self, history):
         """Converged (and, when priors are learned, past their burn-in)."""
-        learning = self.learn_alpha or self.learn_eta
-        return self.model._converged(history) and (not learning or it > self.model.prior_burn_in)
+        return self.model._converged(history) and (not self.learning or len(history) > self.model.prior_burn_in)
 
     def _proposal(self, state, candidate, rng):
         """:func:`._moves.priced_proposal` on the responsibilities: (new gamma, description) or None."""
@@ -508,7 +584,8 @@ class _CVBSweeps:
         trial = {**self.counts(gamma), **self.priors(state)}
         values = []
         while len(values) < TRIAL_SWEEPS and not hopeless(history, values, TRIAL_SWEEPS):
-            values.append(self.advance(trial, it + len(values) + 1))
+            self.advance(trial, it + len(values) + 1)
+            values += self.complete(trial)  # (each trial sweep's objective at once: the judge reads them all)
         return (trial, values) if judge(history, values, TRIAL_SWEEPS, logger, self.owner, what) else None
 
 
@@ -570,12 +647,12 @@ class _CountSweeps(_CVBSweeps):
                      eta_sum, self.second, self.refine, self.shift, self.max_cells, self.variances, self.damping)
         if (self.learn_alpha or self.learn_eta) and it > self.model.prior_burn_in:
             state["alpha"], value = self.prior_learning.prior_step(state["alpha"], state.get("scale", state["eta"]),
-                                                                   None, n_dk, n_wk, v_dk, v_wk, self.learn_alpha,
+                                                                   n_dk, n_wk, v_dk, v_wk, self.learn_alpha,
                                                                    self.learn_eta, self.base_t)
             state.update(self.prior_state(value))
         value, eta_t, eta_sum = prior_arrays(state["eta"], self.n_topics)
-        return counts_log_likelihood(self.indptr, self.indices, self.data, n_dk, n_wk, state["alpha"], value, eta_t,
-                                     eta_sum)
+        return [counts_log_likelihood(self.indptr, self.indices, self.data, n_dk, n_wk, state["alpha"], value,
+                                      eta_t, eta_sum)]  # (the objective of the sweep's state: never pending)
 
     def try_move(self, state, history, it, candidate, rng):
         if candidate == 0:  # a new round (see _moves.Round)
@@ -595,7 +672,7 @@ class _CountSweeps(_CVBSweeps):
                  "v_dk": state["v_dk"].copy(), "v_wk": state["v_wk"].copy(), **self.priors(state)}
         values = []
         while len(values) < TRIAL_SWEEPS and not hopeless(history, values, TRIAL_SWEEPS):
-            values.append(self.advance(trial, it + len(values) + 1))
+            values += self.advance(trial, it + len(values) + 1)
         return (trial, values) if judge(history, values, TRIAL_SWEEPS, logger, self.owner, what) else None
 
 
@@ -606,27 +683,16 @@ HYPER_SHAPE, HYPER_RATE = 1.0, 1.0
 
 
 class _PriorLearning:
-    """One step per sweep of the learned priors (:func:`._priors.polya_step`), from the expected counts
-    and their variances: CVB keeps the variances (v_dk, v_wk); for CVB0 they are computed from the
-    responsibilities when the priors are learned (sum over a row's cells of c gamma (1 - gamma)), both
-    in one pass over the cells (:func:`topicvb._kernels.priors.cell_variances`)."""
+    """One step of the learned priors (:func:`._priors.polya_step`) from the expected counts and their
+    variances (v_dk, v_wk: CVB keeps them exact; CVB0 with stored responsibilities refreshes them every
+    VARIANCE_EVERY sweeps, :func:`topicvb._kernels.priors.cell_variances`; the counts sweeps compute them in
+    every sweep)."""
 
-    def __init__(self, indptr, indices, data, lengths, second_order):
-        self.indptr, self.indices, self.data = indptr, indices, data
-        self.lengths, self.second_order = lengths, second_order
-        self.scratch = None
+    def __init__(self, lengths):
+        self.lengths = lengths
 
-    def _variances(self, gamma, n_docs, n_terms):
-        if self.scratch is None or self.scratch[1].shape[0] != n_terms:
-            self.scratch = (np.empty((n_docs, gamma.shape[1])), np.empty((n_terms, gamma.shape[1])))
-        v_dk, v_wk = self.scratch
-        cell_variances(self.indptr, self.indices, self.data, gamma, v_dk, v_wk)
-        return v_dk, v_wk
-
-    def prior_step(self, alpha, eta, gamma, n_dk, n_wk, v_dk, v_wk, learn_alpha, learn_eta, base_t=None):
+    def prior_step(self, alpha, eta, n_dk, n_wk, v_dk, v_wk, learn_alpha, learn_eta, base_t=None):
         """(alpha, eta) after one step; with a matrix prior (``base_t``, (V, K)) ``eta`` is its scale."""
-        if v_dk.shape[0] != n_dk.shape[0]:  # variances not kept (CVB0 with stored responsibilities): computed
-            v_dk, v_wk = self._variances(gamma, n_dk.shape[0], n_wk.shape[0])
         if learn_alpha:
             alpha = polya_step(alpha, n_dk, v_dk, self.lengths, HYPER_SHAPE, HYPER_RATE)
         if learn_eta and base_t is None:
