@@ -7,9 +7,9 @@ for every nonzero, and the nonzeros per document), and joins the blocks into CSR
 
 With ``n_jobs > 1`` this process and ``n_jobs - 1`` forked worker processes count chunks side by
 side (see :func:`run_parallel`): a chunk goes to a worker while fewer than two per worker are queued,
-otherwise this process counts it itself (up to its fair share). Workers receive texts a chunk at a
-time and send back blocks over their own numbering of the terms (arrays, and only the terms they had
-not sent before), never per-document dictionaries; blocks
+otherwise this process counts it itself (up to a little less than its fair share, since it also
+merges). Workers receive texts a chunk at a time and send back blocks over their own numbering of the
+terms (arrays, and only the terms they had not sent before), never per-document dictionaries; blocks
 are merged in input order, so the output never depends on ``n_jobs``. Corpora under
 :data:`_PARALLEL_MIN_CHARS` characters are counted in this process alone, since starting workers
 would cost more than they save; the decision reads ahead at most that much text.
@@ -39,11 +39,9 @@ _PARALLEL_MIN_CHARS = 8_000_000
 #: Chunks queued or running per worker process; more decouple the processes (one that is not
 #: scheduled for a while does not stall the other) at the cost of texts held in memory.
 _CHUNKS_PER_WORKER = 2
-#: This process counts at most this share of a fair ``1 / n_jobs`` of the chunks (it also merges the
-#: workers' results and builds the matrix at the end, but a worker pays for receiving its texts): on
-#: the 25,000 IMDB training reviews with two processes, 1.0 gave 1.37x over one process against 1.29x
-#: for 0.85 (medians of 5, scratch ``vec_chunk.py``), and smaller chunks did not help.
-_MAIN_SHARE = 1.0
+#: This process counts at most this share of a fair ``1 / n_jobs`` of the chunks: it also merges
+#: the workers' results and builds the matrix at the end.
+_MAIN_SHARE = 0.85
 
 
 # ---------------------------------------------------------------------------- worker side
