@@ -26,16 +26,16 @@ def main(argv=None):
     from topicvb._kernels.cvb0 import prior_arrays, sweep
     from topicvb._kernels.cvb0_counts import counts_sweep, fixed_point_shift
     from topicvb._validation import csr_arrays
-    from topicvb.models.collapsed_lda import _start_counts, _start_responsibilities
+    from topicvb.models._collapsed_start import start_counts, start_responsibilities
 
     argv = sys.argv[1:] if argv is None else argv
     K = int(argv[0]) if argv else 100
     X = common.load_matrices(verbose=False).X_train
     indptr, indices, data = csr_arrays(X)
     alpha, eta = np.full(K, 1.0 / K), 1.0 / K
-    n_dk, n_wk, v_dk, v_wk = _start_counts(X, np.random.RandomState(0), K, np.float64, "seeded", eta, False)
+    n_dk, n_wk, v_dk, v_wk = start_counts(X, np.random.RandomState(0), K, np.float64, "seeded", eta, False)
     shift, max_cells = fixed_point_shift(data.sum()), int(np.diff(indptr).max())
-    gamma = _start_responsibilities(X, np.random.RandomState(0), K, np.float64, "seeded", eta)
+    gamma = start_responsibilities(X, np.random.RandomState(0), K, np.float64, "seeded", eta)
     stored_dk, stored_wk, empty = n_dk.copy(), n_wk.copy(), np.zeros((0, K))
 
     def stored():

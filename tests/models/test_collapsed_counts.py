@@ -152,7 +152,7 @@ def test_storage_must_be_a_known_value(corpus):
 @pytest.mark.parametrize("matrix", [False, True], ids=["scalar", "matrix"])
 def test_the_start_counts_are_those_of_the_start_responsibilities(corpus, init, matrix):
     """The counts-only start (no n_nonzero x K array) sums exactly what the stored start holds."""
-    from topicvb.models.collapsed_lda import _start_counts, _start_responsibilities
+    from topicvb.models._collapsed_start import start_counts, start_responsibilities
 
     X, _ = corpus
     K, V = 10, X.shape[1]
@@ -161,8 +161,8 @@ def test_the_start_counts_are_those_of_the_start_responsibilities(corpus, init, 
         eta = np.full((K, V), 0.1)
         eta[0, :5] = 4.0  # a seeded topic
         eta[2, 5:9] = 0.0  # excluded pairs
-    gamma = _start_responsibilities(X, np.random.RandomState(3), K, np.float64, init, eta)
-    n_dk, n_wk, v_dk, v_wk = _start_counts(X, np.random.RandomState(3), K, np.float64, init, eta, True)
+    gamma = start_responsibilities(X, np.random.RandomState(3), K, np.float64, init, eta)
+    n_dk, n_wk, v_dk, v_wk = start_counts(X, np.random.RandomState(3), K, np.float64, init, eta, True)
     rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
     weighted = X.data[:, None] * gamma
     want_dk, want_wk = np.zeros_like(n_dk), np.zeros_like(n_wk)
@@ -207,16 +207,16 @@ def test_auto_storage_stores_responsibilities_below_the_limit_and_counts_above(c
 @pytest.mark.parametrize("learn, expected", [(False, (1, 1.0)), (True, (2, 0.65))])
 def test_the_rebuild_is_damped_when_priors_are_learned(corpus, monkeypatch, learn, expected):
     """Learned priors: two rebuild steps moving 0.65 of the way (the undamped step's error fed the learned
-    eta); fixed priors: one undamped step (measured better there; see _CountSweeps)."""
-    from topicvb.models import collapsed_lda
+    eta); fixed priors: one undamped step (measured better there; see CountSweeps)."""
+    from topicvb.models import _collapsed_sweeps
 
     seen = []
-    real = collapsed_lda.counts_sweep
+    real = _collapsed_sweeps.counts_sweep
 
     def spy(*args):
         seen.append((args[12], args[16]))  # (refine, damping)
         return real(*args)
 
-    monkeypatch.setattr(collapsed_lda, "counts_sweep", spy)
+    monkeypatch.setattr(_collapsed_sweeps, "counts_sweep", spy)
     _fit(corpus[0][:200], learn_priors=learn, max_iter=3, tol=0, moves=False)
     assert seen and set(seen) == {expected}

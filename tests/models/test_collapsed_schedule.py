@@ -12,7 +12,8 @@ import reference as ref
 from topicvb.datasets import make_lda_corpus
 from topicvb.models import CollapsedLDA
 from topicvb.models._priors import polya_step, symmetric_polya_step
-from topicvb.models.collapsed_lda import HYPER_RATE, HYPER_SHAPE, VARIANCE_EVERY, _random_responsibilities
+from topicvb.models._collapsed_start import random_responsibilities
+from topicvb.models._collapsed_sweeps import HYPER_RATE, HYPER_SHAPE, VARIANCE_EVERY
 
 
 def _counts(X, gamma, K, second):
@@ -40,7 +41,7 @@ def _reference_fit(X, K, seed, n_sweeps, burn_in, second):
     held before that step; the step's priors taken after it; each state's objective at its priors."""
     D, V = X.shape
     Xs = sp.csr_matrix(X)
-    start = _random_responsibilities(Xs, check_random_state(seed), K, np.float64)
+    start = random_responsibilities(Xs, check_random_state(seed), K, np.float64)
     rows, cols = Xs.nonzero()
     gamma = {(d, w): start[i] for i, (d, w) in enumerate(zip(rows, cols))}
     alpha, eta = np.full(K, 1.0 / K), 1.0 / K

@@ -23,10 +23,10 @@ def clustered():
 def test_collapsed_seeded_responsibilities_follow_the_seeded_topics(clustered):
     # each cell's responsibilities are the seeded topics' weights of its term, normalised (a slow reference)
     from topicvb.models._start import seeded_topics
-    from topicvb.models.collapsed_lda import _seeded_responsibilities
+    from topicvb.models._collapsed_start import seeded_responsibilities
 
     X = clustered.corpus.X.tocsr()
-    gamma = _seeded_responsibilities(X, np.random.RandomState(4), 6, np.float64)
+    gamma = seeded_responsibilities(X, np.random.RandomState(4), 6, np.float64)
     lam = seeded_topics(X, 6, np.random.RandomState(4), np.float64)
     phi = lam / lam.sum(axis=1, keepdims=True)
     expected = np.array([phi[:, w] / phi[:, w].sum() for w in X.indices])

@@ -1,4 +1,4 @@
-"""The seeded start's memory (issue #22): the lean ``seeded_topics`` and ``_start_counts`` give, bit for bit,
+"""The seeded start's memory (issue #22): the lean ``seeded_topics`` and ``start_counts`` give, bit for bit,
 the numbers of the plain NumPy/SciPy computation (kept here as the reference: the embedding and its term-major
 copy as CSR matrices, the cluster sums as a sparse product, one (K, V) noise draw), and their traced peak
 memory stays near two (K, V) float64 arrays."""
@@ -13,7 +13,7 @@ from topicvb.datasets import make_lda_corpus
 from topicvb._kernels.seeding import candidate_distances, nearest_centre
 from topicvb._validation import csr_arrays
 from topicvb.models._start import initial_topics, prior_informed_start, random_start, seeded_topics
-from topicvb.models.collapsed_lda import _start_blocks, _start_counts
+from topicvb.models._collapsed_start import start_blocks, start_counts
 
 
 def _reference_seeded_topics(X, n_topics, rng, dtype, n_refine=2, centre_weight=0.5):
@@ -91,7 +91,7 @@ def _reference_start_counts(X, rng, n_topics, dtype, init, eta, variances):
     rows = np.repeat(np.arange(D), np.diff(X.indptr))
     n_dk, n_wk = np.zeros((D, n_topics)), np.zeros((V, n_topics))
     v_dk, v_wk = np.zeros((D if variances else 0, n_topics)), np.zeros((V if variances else 0, n_topics))
-    for start, block in _start_blocks(X, rng, n_topics, init, eta):
+    for start, block in start_blocks(X, rng, n_topics, init, eta):
         end = start + block.shape[0]
         first, last = rows[start], rows[end - 1]
         cells = np.arange(block.shape[0])
@@ -159,7 +159,7 @@ def test_start_counts_are_those_of_the_plain_computation(corpus, init, variances
     eta[2:, 30] = 0.0
     for prior in (0.1, eta):
         for dtype in (np.float64, np.float32):
-            got = _start_counts(corpus, np.random.RandomState(4), 6, dtype, init, prior, variances)
+            got = start_counts(corpus, np.random.RandomState(4), 6, dtype, init, prior, variances)
             ref = _reference_start_counts(corpus, np.random.RandomState(4), 6, dtype, init, prior, variances)
             for a, b in zip(got, ref):
                 assert a.flags.c_contiguous and _bits(a, b), (init, variances, type(prior), dtype)
@@ -184,5 +184,5 @@ def test_the_seeded_start_holds_at_most_two_topic_by_term_arrays():
     assert _traced_peak(lambda: seeded_topics(X, K, np.random.RandomState(0), np.float64)) <= 2 * kv + small
     # the counts' start: the outputs n_dk (D, K) and n_wk (V, K), and no more than the seeding before them
     outputs = (D + V) * K * 8
-    peak = _traced_peak(lambda: _start_counts(X, np.random.RandomState(0), K, np.float64, "seeded", 0.1, False))
+    peak = _traced_peak(lambda: start_counts(X, np.random.RandomState(0), K, np.float64, "seeded", 0.1, False))
     assert peak <= max(2 * kv, outputs) + small

@@ -1,0 +1,337 @@
+"""CollapsedLDA's fit on one matrix: the sweeps of a state (stored responsibilities, :class:`CVBSweeps`, or only
+the counts, :class:`CountSweeps`), their learned-prior steps (:class:`PriorLearning`), the stopping test and the
+moves. :class:`topicvb.models.CollapsedLDA` drives them (its ``_fit``)."""
+
+from __future__ import annotations
+
+import logging
+from functools import partial
+
+import numba
+import numpy as np
+
+from .._kernels.cvb0 import document_counts, prior_arrays, sweep, sweep_documents, term_counts
+from .._kernels.cvb0_counts import counts_log_likelihood, counts_sweep, fixed_point_shift
+from .._kernels.plsa import log_likelihood
+from .._kernels.priors import cell_variances
+from .._kernels.sparse import column_index
+from .._kernels.workers import start_beside
+from .._validation import csr_arrays
+from ._base import DEAD_SHARE
+from ._collapsed import point_estimates, topic_major
+from ._collapsed_start import start_counts, start_responsibilities
+from ._moves import (TRIAL_SWEEPS, Cells, Round, count_proposal, hopeless, judge, priced_proposal, product_columns,
+                     propose, topic_shares)
+from ._priors import polya_step, scaled_polya_step, symmetric_polya_step
+
+logger = logging.getLogger("topicvb.models.collapsed_lda")  # (the estimator's log, as before the split)
+
+# CVB0 with stored responsibilities and learned priors: the variances of the counts that the prior step reads
+# (v_dk, v_wk; a pass over the responsibilities, cell_variances) are refreshed every VARIANCE_EVERY sweeps,
+# the counts in every one. A variance enters the step only through the second-order part of E[psi(n + a)] and
+# changes slowly; the pass cost as much as a third of a sweep. (The step itself runs beside the sweep: see
+# CVBSweeps.advance.)
+VARIANCE_EVERY = 4
+
+
+class CVBSweeps:
+    """CollapsedLDA's fit on one matrix: sweeps of a state (the responsibilities ``gamma``, the counts
+    ``n_dk``, ``n_wk`` and, for CVB or learned priors, their variances ``v_dk``, ``v_wk``, the priors ``alpha``,
+    ``eta``; a dict), the stopping test and the moves (:mod:`._moves`). A matrix prior is kept term-major, ``eta`` (V, K) =
+    ``scale`` times the given matrix ``base_t`` (the scale is what ``learn_priors`` learns)."""
+
+    def __init__(self, model, X, learn_alpha, learn_eta, eta):
+        self.model, self.owner = model, type(model).__name__
+        self.second = model.variant == "cvb"
+        self.dtype = model._float
+        self.n_topics, self.n_terms = model.n_components, X.shape[1]
+        self.indptr, self.indices, self.data = csr_arrays(X)
+        self.colptr, self.positions = self._columns()
+        self.learn_alpha, self.learn_eta = learn_alpha, learn_eta
+        self.learning = learn_alpha or learn_eta
+        self.variances = self.second or self.learning  # whether the state keeps v_dk, v_wk (else (0, K))
+        lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
+        self.prior_learning = PriorLearning(lengths)
+        self.cells = Cells(self.indptr, self.indices, self.data) if model.moves else None
+        self.base_t = np.ascontiguousarray(eta.T, dtype=np.float64) if isinstance(eta, np.ndarray) else None
+        self.copies = None  # the buffers of the counts a prior step beside a sweep reads (see advance)
+
+    def prior_state(self, value):
+        """The state's topic-word prior entries for ``value``: the float eta, or a matrix prior's scale."""
+        if self.base_t is None:
+            return {"eta": value}
+        return {"eta": self.base_t if value == 1.0 else value * self.base_t, "scale": value}
+
+    def prior_arrays(self, state):
+        """The checkpoint's arrays of the topic-word prior: "eta", the float or the (K, V) matrix, and for a
+        matrix its scale "eta_scale" (the matrix is the parameter times it: resumption recomputes it)."""
+        if self.base_t is None:
+            return {"eta": np.array(state["eta"])}
+        return {"eta": topic_major(state["eta"]), "eta_scale": np.array(state["scale"])}
+
+    def saved_prior(self, arrays):
+        """The value :meth:`prior_state` takes, from a checkpoint's arrays (:meth:`prior_arrays`)."""
+        if self.base_t is None:
+            return float(arrays["eta"])
+        if "eta_scale" in arrays:
+            return float(arrays["eta_scale"])
+        eta = np.asarray(arrays["eta"], dtype=np.float64).T  # (a checkpoint without the scale: its ratio)
+        w, k = np.unravel_index(int(np.argmax(self.base_t)), self.base_t.shape)
+        return float(eta[w, k] / self.base_t[w, k])
+
+    @staticmethod
+    def priors(state):
+        """The prior entries of ``state`` (for a new state with other counts)."""
+        return {k: state[k] for k in ("alpha", "eta", "scale") if k in state}
+
+    STATE = ("gamma", "n_dk", "n_wk", "v_dk", "v_wk")  # the arrays of a state a checkpoint holds
+
+    def _columns(self):
+        """The column index of the cells (:func:`topicvb._kernels.sparse.column_index`) the term counts use."""
+        colptr, positions, _ = column_index(self.indptr, self.indices, self.n_terms)
+        return colptr, positions
+
+    def start(self, X, rng, eta):
+        """The state of the start (``init``), priors not included."""
+        return self.counts(start_responsibilities(X, rng, self.n_topics, self.dtype, self.model.init, eta))
+
+    def restore(self, state):
+        """The state of a checkpoint's arrays, priors not included."""
+        return {k: state[k].astype(self.dtype) for k in self.STATE}
+
+    def saved_arrays(self, state):
+        """The arrays of ``state`` a checkpoint holds (priors apart)."""
+        return {k: state[k] for k in self.STATE}
+
+    def log_memory(self, state):
+        logger.info("%s: responsibilities take %.1f MiB (%d non-zeros x %d topics, %s)", self.owner,
+                    state["gamma"].nbytes / 2**20, self.indices.shape[0], self.n_topics, self.model.dtype)
+
+    def counts(self, gamma):
+        """A state for ``gamma``: its counts (and variances) recomputed."""
+        D, V, K = self.indptr.shape[0] - 1, self.n_terms, self.n_topics
+        shape_d, shape_v = ((D, K), (V, K)) if self.variances else ((0, K), (0, K))
+        state = {"gamma": gamma, "n_dk": np.empty((D, K), dtype=self.dtype), "n_wk": np.empty((V, K), dtype=self.dtype),
+                 "v_dk": np.empty(shape_d, dtype=self.dtype), "v_wk": np.empty(shape_v, dtype=self.dtype)}
+        document_counts(self.indptr, self.data, gamma, state["n_dk"], state["v_dk"], self.variances)
+        term_counts(self.colptr, self.positions, self.data, gamma, state["n_wk"], state["v_wk"], self.variances)
+        return state
+
+    def advance(self, state, it):
+        """Sweep ``it`` of ``state`` in place and, beside it, the work on the state before it: the learned priors'
+        step (after the burn-in; see VARIANCE_EVERY) and the objective when it is pending. Returns the objectives
+        computed: [the state before the sweep's] when it was pending, else []; the new state's is left pending
+        (:meth:`complete`).
+
+        The prior step and the objective read only the counts (and variances), not the responsibilities, so they
+        can run on a helper thread while this thread sweeps (the sweep is serial, and leaves the other core idle):
+        the sweep therefore uses the priors of the step before (from the state two sweeps back), and the stopping
+        test sees each objective one sweep late. On one thread, or with topic_update="per_sweep" (whose sweep
+        uses every thread), the same work runs here first: the results do not depend on the thread count.
+        """
+        gamma, n_dk, n_wk, v_dk, v_wk = state["gamma"], state["n_dk"], state["n_wk"], state["v_dk"], state["v_wk"]
+        alpha, eta, second = state["alpha"], state["eta"], self.second
+        learning = self.learning and it > self.model.prior_burn_in
+        if learning and not second and (it - self.model.prior_burn_in - 1) % VARIANCE_EVERY == 0:
+            cell_variances(self.indptr, self.indices, self.data, gamma, v_dk, v_wk)
+        sequential = self.model.topic_update == "sequential"
+        beside = sequential and numba.get_num_threads() > 1
+        counts = None
+        if learning:  # (copies when beside a sweep that changes them: CVB0's sweep leaves the variances alone)
+            counts = self._copies(n_dk, n_wk, v_dk, v_wk, second) if beside else (n_dk, n_wk, v_dk, v_wk)
+        work = partial(self._beside, alpha, state.get("scale", eta), counts, state.pop("pending", None))
+        job = start_beside(work) if beside else None
+        done = work() if job is None else None
+        n_k = n_wk.sum(axis=0)
+        v_k = v_wk.sum(axis=0) if second else np.zeros(self.n_topics, dtype=self.dtype)
+        if sequential:
+            sweep(self.indptr, self.indices, self.data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta, second)
+        else:
+            sweep_documents(self.indptr, self.indices, self.data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha,
+                            eta, second, False, 1, 0.0)
+            term_counts(self.colptr, self.positions, self.data, gamma, n_wk, v_wk, second)
+        (alpha, value), values = job.result() if job is not None else done
+        if learning:
+            state["alpha"] = alpha
+            state.update(self.prior_state(value))
+        state["pending"] = self.estimates(state)
+        return values
+
+    def _copies(self, n_dk, n_wk, v_dk, v_wk, second):
+        """The counts (and, for CVB, whose sweep changes them, the variances) in buffers kept between sweeps."""
+        if self.copies is None or self.copies[0].shape != n_dk.shape or self.copies[1].shape != n_wk.shape:
+            self.copies = (np.empty_like(n_dk), np.empty_like(n_wk), np.empty_like(v_dk), np.empty_like(v_wk))
+        for into, x in zip(self.copies, (n_dk, n_wk) + ((v_dk, v_wk) if second else ())):
+            np.copyto(into, x)
+        return self.copies if second else self.copies[:2] + (v_dk, v_wk)
+
+    def _beside(self, alpha, value, counts, pending):
+        """The work :meth:`advance` does beside a sweep: ((alpha, prior value) after the prior step, when
+        ``counts`` (n_dk, n_wk, v_dk, v_wk) are given, else as they are; [the objective of ``pending``, the
+        point estimates of :meth:`estimates`] or [])."""
+        if counts is not None:
+            alpha, value = self.prior_learning.prior_step(alpha, value, *counts, self.learn_alpha, self.learn_eta,
+                                                          self.base_t)
+        return (alpha, value), ([] if pending is None else [self.objective(*pending)])
+
+    def estimates(self, state):
+        """The point estimates (theta, phi_t) of ``state`` (:func:`._collapsed.point_estimates`)."""
+        return point_estimates(state["n_dk"], state["n_wk"], state["alpha"], state["eta"])
+
+    def objective(self, theta, phi_t):
+        """The training log-likelihood at the point estimates ``theta``, ``phi_t``."""
+        return float(np.sum(log_likelihood(self.indptr, self.indices, self.data, theta, phi_t)))
+
+    def complete(self, state):
+        """[The objective of ``state``] when it is pending (:meth:`advance`), else []."""
+        pending = state.pop("pending", None)
+        return [] if pending is None else [self.objective(*pending)]
+
+    def settled(self, history):
+        """Converged (and, when priors are learned, past their burn-in)."""
+        return self.model._converged(history) and (not self.learning or len(history) > self.model.prior_burn_in)
+
+    def _proposal(self, state, candidate, rng):
+        """:func:`._moves.priced_proposal` on the responsibilities: (new gamma, description) or None."""
+        g, V = state["gamma"], self.n_terms
+
+        def column(k):  # a topic's responsibilities: a strided read of gamma (a proposal reads some 20 of them;
+            return np.ascontiguousarray(g[:, k])  # a transposed copy of gamma cost more than all the reads)
+
+        if candidate == 0:  # a new round (the state is the one the last round's rejected proposals restored)
+            self.round = Round()
+
+        eta = topic_major(state["eta"])  # (the moves take a matrix prior topic-major)
+
+        def build(slot, into):
+            return propose(self.cells, g, V, state["alpha"], eta, slot, into, rng, column, self.round.gains)
+
+        return priced_proposal(self.cells, column, topic_shares(g, self.data), state["n_wk"],
+                               state["alpha"], eta, candidate, DEAD_SHARE, logger, self.owner, build, self.round)
+
+    def try_move(self, state, history, it, candidate, rng):
+        """The state after an accepted move and its objectives; None when the proposal was rejected,
+        or "done" when no candidate is left or the cheapest is not worth trying (see :mod:`._moves`)."""
+        found = self._proposal(state, candidate, rng)
+        if found is None:  # no candidate left, or (later candidates cost more) none worth a trial
+            return "done"
+        gamma, what = found
+        trial = {**self.counts(gamma), **self.priors(state)}
+        values = []
+        while len(values) < TRIAL_SWEEPS and not hopeless(history, values, TRIAL_SWEEPS):
+            self.advance(trial, it + len(values) + 1)
+            values += self.complete(trial)  # (each trial sweep's objective at once: the judge reads them all)
+        return (trial, values) if judge(history, values, TRIAL_SWEEPS, logger, self.owner, what) else None
+
+
+class CountSweeps(CVBSweeps):
+    """CollapsedLDA's fit with ``storage="counts"``: the state holds the counts, not the responsibilities
+    (``gamma`` is None). A sweep is :func:`topicvb._kernels.cvb0_counts.counts_sweep` (documents in parallel,
+    each rebuilding its cells' responsibilities from the counts); the variances v_dk, v_wk are kept when CVB
+    or a learned prior needs them; moves propose new counts (:func:`._moves.count_proposal`) from the
+    responsibilities the counts give, q(z_dw = k) proportional to (n_dk + alpha_k)(n_wk + eta_wk) /
+    (n_k + eta_sum_k)."""
+
+    STATE = ("n_dk", "n_wk", "v_dk", "v_wk")
+    # the rebuild's exclusion steps and their damping (see the kernel), by measurement (BENCHMARKS.md): with
+    # learned priors one undamped step (0 steps were 1-2% worse in held-out perplexity) drifts from CVB0's fixed
+    # points, the error feeding the learned eta (about 1% worse on AP); two steps moving 0.65 of the way match the
+    # stored sweeps within 0.3% on KOS, AP and 20 Newsgroups. With fixed priors there is no such feedback and the
+    # single undamped step did better (20 Newsgroups, K = 100, 3 seeds: 0.990-0.992 of the stored sweeps'
+    # perplexity, against 1.008-1.019 damped).
+    REFINE, DAMPING = 1, 1.0  # fixed priors
+    LEARNED_REFINE, LEARNED_DAMPING = 2, 0.65
+
+    def __init__(self, model, X, learn_alpha, learn_eta, eta):
+        super().__init__(model, X, learn_alpha, learn_eta, eta)
+        self.variances = self.second or learn_alpha or learn_eta
+        learning = learn_alpha or learn_eta
+        self.refine, self.damping = ((self.LEARNED_REFINE, self.LEARNED_DAMPING) if learning
+                                     else (self.REFINE, self.DAMPING))
+        self.shift = fixed_point_shift(float(self.data.sum()))
+        self.max_cells = int(np.max(np.diff(self.indptr))) if self.indptr.shape[0] > 1 else 0
+
+    def _columns(self):
+        return None, None  # (no term pass over the cells: each sweep adds the documents' parts)
+
+    def start(self, X, rng, eta):
+        n_dk, n_wk, v_dk, v_wk = start_counts(X, rng, self.n_topics, self.dtype, self.model.init, eta, self.variances)
+        return {"gamma": None, "n_dk": n_dk, "n_wk": n_wk, "v_dk": v_dk, "v_wk": v_wk}
+
+    def restore(self, state):
+        out = {"gamma": None, **{k: state[k].astype(self.dtype) for k in self.STATE}}
+        if self.variances and out["v_dk"].shape[0] == 0:  # CVB0's variances are not saved: each sweep remakes them
+            out["v_dk"] = np.zeros_like(out["n_dk"])
+            out["v_wk"] = np.zeros_like(out["n_wk"])
+        return out
+
+    def saved_arrays(self, state):
+        keep = self.second  # (CVB0 rebuilds its variances in every sweep before it reads them)
+        return {"gamma": np.empty((0, self.n_topics), dtype=self.dtype),  # (no responsibilities: an empty array)
+                **{k: (state[k] if keep or not k.startswith("v_") else state[k][:0]) for k in self.STATE}}
+
+    def log_memory(self, state):
+        held = sum(state[k].nbytes for k in self.STATE)
+        logger.info("%s: counts take %.1f MiB (no responsibilities are stored: storage='counts')", self.owner,
+                    held / 2**20)
+
+    def advance(self, state, it):
+        n_dk, n_wk, v_dk, v_wk = state["n_dk"], state["n_wk"], state["v_dk"], state["v_wk"]
+        value, eta_t, eta_sum = prior_arrays(state["eta"], self.n_topics)
+        counts_sweep(self.indptr, self.indices, self.data, n_dk, v_dk, n_wk, v_wk, state["alpha"], value, eta_t,
+                     eta_sum, self.second, self.refine, self.shift, self.max_cells, self.variances, self.damping)
+        if (self.learn_alpha or self.learn_eta) and it > self.model.prior_burn_in:
+            state["alpha"], value = self.prior_learning.prior_step(state["alpha"], state.get("scale", state["eta"]),
+                                                                   n_dk, n_wk, v_dk, v_wk, self.learn_alpha,
+                                                                   self.learn_eta, self.base_t)
+            state.update(self.prior_state(value))
+        value, eta_t, eta_sum = prior_arrays(state["eta"], self.n_topics)
+        return [counts_log_likelihood(self.indptr, self.indices, self.data, n_dk, n_wk, state["alpha"], value,
+                                      eta_t, eta_sum)]  # (the objective of the sweep's state: never pending)
+
+    def try_move(self, state, history, it, candidate, rng):
+        if candidate == 0:  # a new round (see _moves.Round)
+            self.round = Round()
+        n_dk, n_wk, alpha, eta = state["n_dk"], state["n_wk"], state["alpha"], state["eta"]
+        term_weights = (n_wk + eta) / (n_wk.sum(axis=0) + (eta.sum(axis=0) if isinstance(eta, np.ndarray)
+                                                           else eta * self.n_terms))
+        column = product_columns(self.cells, n_dk + alpha, term_weights)
+        found = count_proposal(self.cells, column, n_dk, n_wk, alpha, topic_major(eta), candidate, DEAD_SHARE, rng,
+                               logger, self.owner, round_=self.round)
+        del column, term_weights  # (not needed in the trial sweeps)
+        if found is None:
+            return "done"
+        new_dk, new_wk, what = found
+        trial = {"gamma": None, "n_dk": new_dk.astype(self.dtype, copy=False),  # (the proposal's own arrays)
+                 "n_wk": new_wk.astype(self.dtype, copy=False),
+                 "v_dk": state["v_dk"].copy(), "v_wk": state["v_wk"].copy(), **self.priors(state)}
+        values = []
+        while len(values) < TRIAL_SWEEPS and not hopeless(history, values, TRIAL_SWEEPS):
+            values += self.advance(trial, it + len(values) + 1)
+        return (trial, values) if judge(history, values, TRIAL_SWEEPS, logger, self.owner, what) else None
+
+
+# A weak Gamma(shape, rate) hyperprior on each learned prior value: it keeps a prior from running off
+# where the counts say little (few documents, an unused topic) and is negligible against a real corpus's
+# counts (the fixed point's denominator grows with the number of documents, resp. of terms).
+HYPER_SHAPE, HYPER_RATE = 1.0, 1.0
+
+
+class PriorLearning:
+    """One step of the learned priors (:func:`._priors.polya_step`) from the expected counts and their
+    variances (v_dk, v_wk: CVB keeps them exact; CVB0 with stored responsibilities refreshes them every
+    VARIANCE_EVERY sweeps, :func:`topicvb._kernels.priors.cell_variances`; the counts sweeps compute them in
+    every sweep)."""
+
+    def __init__(self, lengths):
+        self.lengths = lengths
+
+    def prior_step(self, alpha, eta, n_dk, n_wk, v_dk, v_wk, learn_alpha, learn_eta, base_t=None):
+        """(alpha, eta) after one step; with a matrix prior (``base_t``, (V, K)) ``eta`` is its scale."""
+        if learn_alpha:
+            alpha = polya_step(alpha, n_dk, v_dk, self.lengths, HYPER_SHAPE, HYPER_RATE)
+        if learn_eta and base_t is None:
+            eta = symmetric_polya_step(eta, n_wk.T, v_wk.T, HYPER_SHAPE, HYPER_RATE)
+        elif learn_eta:
+            eta = scaled_polya_step(eta, base_t, n_wk, v_wk, HYPER_SHAPE, HYPER_RATE)
+        return alpha, eta
