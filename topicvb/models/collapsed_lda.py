@@ -229,32 +229,36 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
                 current["pending"] = cvb.estimates(current)
             converged = cvb.settled(history)
             ever_converged, rejected, n_moves = converged, 0, 0
+
+            def record(values):  # the objectives of sweeps, in order: one progress line each
+                for value in values:
+                    history.append(value)
+                    self._report(len(history), value, history[-2] if len(history) > 1 else None, started)
+
             while not stop.requested:
                 # moves once settled, or late (see _moves.late_window); ``rejected``: proposals in a row
                 if (converged or late_window(it, self.max_iter)) and self.moves and rejected < MAX_REJECTED \
                         and it + TRIAL_SWEEPS <= self.max_iter:
-                    history += cvb.complete(current)
+                    record(cvb.complete(current))
                     moved = cvb.try_move(current, history, it, rejected, rng)
                     if moved is None or moved == "done":
                         rejected = MAX_REJECTED if moved == "done" else rejected + 1
                         continue
                     current, values = moved
-                    history += values
+                    record(values)
                     it += TRIAL_SWEEPS
                     rejected, n_moves = 0, n_moves + 1
                 elif converged or it >= self.max_iter:
                     break
                 else:
                     it += 1
-                    history += cvb.advance(current, it)
+                    record(cvb.advance(current, it))
                     rejected = 0
                 save(it, {**cvb.saved_arrays(current), "alpha": current["alpha"], **cvb.prior_arrays(current),
                           "history": np.asarray(history)}, rng)
-                if history:
-                    self._report(len(history), history[-1], history[-2] if len(history) > 1 else None, started)
                 converged = cvb.settled(history)
                 ever_converged = ever_converged or converged
-            history += cvb.complete(current)  # (the last state's objective, when still pending)
+            record(cvb.complete(current))  # (the last state's objective, when still pending)
         if n_moves:
             logger.info("%s: %d move(s) accepted", type(self).__name__, n_moves)
         if not stop.requested:
