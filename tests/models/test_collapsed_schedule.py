@@ -83,10 +83,21 @@ def test_learned_prior_fit_follows_the_reference_schedule(variant):
         np.testing.assert_allclose(model.components_, (n_wk + eta).T, rtol=1e-10)
 
 
+def _guided_prior():
+    prior = np.full((5, 120), 0.05)
+    prior[0, :10] = 1.0  # a seeded topic
+    prior[1, 10:15] = 0.0  # excluded terms
+    return prior
+
+
 @pytest.mark.parametrize("params", [dict(), dict(variant="cvb"), dict(topic_update="per_sweep"),
-                                    dict(learn_priors="doc_topic")])
+                                    dict(learn_priors="doc_topic"), dict(dtype="float32"),
+                                    dict(dtype="float32", variant="cvb"), dict(dtype="float32", topic_update="per_sweep"),
+                                    dict(topic_word_prior="guided")])
 def test_learned_prior_fit_does_not_depend_on_the_thread_count(params):
     X = make_lda_corpus(400, 120, 5, doc_length=60, random_state=2).corpus.X
+    if params.get("topic_word_prior") == "guided":  # (a matrix prior: its scale is learned)
+        params = {**params, "topic_word_prior": _guided_prior()}
     kwargs = {**dict(learn_priors=True, prior_burn_in=3, max_iter=40, tol=0, random_state=0), **params}
     one = CollapsedLDA(5, n_jobs=1, **kwargs).fit(X)
     two = CollapsedLDA(5, n_jobs=2, **kwargs).fit(X)
@@ -104,3 +115,21 @@ def test_a_settled_fit_stops_one_sweep_after_the_sweep_whose_objective_settled_i
     h = model.bound_history_
     assert model.n_iter_ < model.max_iter and h.shape == (model.n_iter_,)
     assert model._converged(list(h[:-1])) and not any(model._converged(list(h[:j])) for j in range(4, len(h) - 1))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_a_learned_prior_fit_resumes_exactly_from_its_checkpoint(tmp_path, dtype):
+    """The checkpoint holds the variances of the last refresh (float64) and one objective fewer than the sweeps
+    while one is pending; the resumed fit recomputes that objective and continues as the uninterrupted one."""
+    X = make_lda_corpus(400, 120, 5, doc_length=60, random_state=2).corpus.X
+    kwargs = dict(learn_priors=True, prior_burn_in=3, tol=0, random_state=0, dtype=dtype, moves=False)
+    straight = CollapsedLDA(5, max_iter=30, **kwargs).fit(X)
+    path = tmp_path / "fit.npz"
+    CollapsedLDA(5, max_iter=30, checkpoint_path=path, checkpoint_every=17, **kwargs).fit(X)  # (saved at 17)
+    with np.load(path) as saved:
+        assert int(saved["iteration"]) == 17 and saved["history"].shape == (16,)
+        assert saved["v_dk"].dtype == np.float64 and saved["v_dk"].shape == (400, 5)
+    resumed = CollapsedLDA(5, max_iter=30, checkpoint_path=path, **kwargs).fit(X, resume=True)
+    np.testing.assert_array_equal(resumed.bound_history_, straight.bound_history_)
+    np.testing.assert_array_equal(resumed.components_, straight.components_)
+    np.testing.assert_array_equal(resumed.doc_topic_prior_, straight.doc_topic_prior_)

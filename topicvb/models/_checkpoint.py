@@ -224,8 +224,9 @@ CHECKPOINT_ARRAYS = {
         ArraySpec("gamma", ("N", "K"), "model", "probabilities", sum_axis=1),
         ArraySpec("n_dk", ("D", "K"), "model", "nonnegative"),
         ArraySpec("n_wk", ("V", "K"), "model", "nonnegative"),
-        ArraySpec("v_dk", ("Dv", "K"), "model", "nonnegative"),
-        ArraySpec("v_wk", ("Vv", "K"), "model", "nonnegative"),
+        # (float64: CVB0's learned-prior variances are kept in float64; CVB's, in the model's dtype, convert exactly)
+        ArraySpec("v_dk", ("Dv", "K"), "float64", "nonnegative"),
+        ArraySpec("v_wk", ("Vv", "K"), "float64", "nonnegative"),
         ArraySpec("eta_scale", (), "float64", "positive", required=False),  # a matrix prior's learned scale
     ) + _PRIORS + (_HISTORY, _ITERATION) + _RNG_ARRAYS,
     "HDP": (  # K: the truncation level T

@@ -55,6 +55,9 @@ class CVBSweeps:
         self.cells = Cells(self.indptr, self.indices, self.data) if model.moves else None
         self.base_t = np.ascontiguousarray(eta.T, dtype=np.float64) if isinstance(eta, np.ndarray) else None
         self.copies = None  # the buffers of the counts a prior step beside a sweep reads (see advance)
+        # CVB's variances are the sweep's, in the model's dtype; CVB0's (learned priors) only the prior step's, float64
+        self.var_dtype = self.dtype if self.second else np.float64
+        self.empty = np.empty((0, self.n_topics), dtype=self.dtype)
 
     def prior_state(self, value):
         """The state's topic-word prior entries for ``value``: the float eta, or a matrix prior's scale."""
@@ -97,7 +100,7 @@ class CVBSweeps:
 
     def restore(self, state):
         """The state of a checkpoint's arrays, priors not included."""
-        return {k: state[k].astype(self.dtype) for k in self.STATE}
+        return {k: state[k].astype(self.var_dtype if k.startswith("v_") else self.dtype) for k in self.STATE}
 
     def saved_arrays(self, state):
         """The arrays of ``state`` a checkpoint holds (priors apart)."""
@@ -112,10 +115,20 @@ class CVBSweeps:
         D, V, K = self.indptr.shape[0] - 1, self.n_terms, self.n_topics
         shape_d, shape_v = ((D, K), (V, K)) if self.variances else ((0, K), (0, K))
         state = {"gamma": gamma, "n_dk": np.empty((D, K), dtype=self.dtype), "n_wk": np.empty((V, K), dtype=self.dtype),
-                 "v_dk": np.empty(shape_d, dtype=self.dtype), "v_wk": np.empty(shape_v, dtype=self.dtype)}
-        document_counts(self.indptr, self.data, gamma, state["n_dk"], state["v_dk"], self.variances)
-        term_counts(self.colptr, self.positions, self.data, gamma, state["n_wk"], state["v_wk"], self.variances)
+                 "v_dk": np.empty(shape_d, dtype=self.var_dtype), "v_wk": np.empty(shape_v, dtype=self.var_dtype)}
+        v_dk, v_wk = self._sweep_variances(state)
+        document_counts(self.indptr, self.data, gamma, state["n_dk"], v_dk, self.second)
+        term_counts(self.colptr, self.positions, self.data, gamma, state["n_wk"], v_wk, self.second)
+        if self.variances and not self.second:  # (CVB0's, for the learned priors' step)
+            cell_variances(self.indptr, self.indices, self.data, gamma, state["v_dk"], state["v_wk"])
         return state
+
+    def _sweep_variances(self, state):
+        """The variance arrays the sweep kernels take: CVB's own; for CVB0 empty ones in the model's dtype (its
+        learned-prior variances, float64, are the prior step's alone)."""
+        if self.second:
+            return state["v_dk"], state["v_wk"]
+        return self.empty, self.empty
 
     def advance(self, state, it):
         """Sweep ``it`` of ``state`` in place and, beside it, the work on the state before it: the learned priors'
@@ -144,12 +157,13 @@ class CVBSweeps:
         done = work() if job is None else None
         n_k = n_wk.sum(axis=0)
         v_k = v_wk.sum(axis=0) if second else np.zeros(self.n_topics, dtype=self.dtype)
+        s_dk, s_wk = self._sweep_variances(state)
         if sequential:
-            sweep(self.indptr, self.indices, self.data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta, second)
+            sweep(self.indptr, self.indices, self.data, gamma, n_dk, n_wk, n_k, s_dk, s_wk, v_k, alpha, eta, second)
         else:
-            sweep_documents(self.indptr, self.indices, self.data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha,
+            sweep_documents(self.indptr, self.indices, self.data, gamma, n_dk, n_wk, n_k, s_dk, s_wk, v_k, alpha,
                             eta, second, False, 1, 0.0)
-            term_counts(self.colptr, self.positions, self.data, gamma, n_wk, v_wk, second)
+            term_counts(self.colptr, self.positions, self.data, gamma, n_wk, s_wk, second)
         (alpha, value), values = job.result() if job is not None else done
         if learning:
             state["alpha"] = alpha
