@@ -116,11 +116,10 @@ class CVBSweeps:
         shape_d, shape_v = ((D, K), (V, K)) if self.variances else ((0, K), (0, K))
         state = {"gamma": gamma, "n_dk": np.empty((D, K), dtype=self.dtype), "n_wk": np.empty((V, K), dtype=self.dtype),
                  "v_dk": np.empty(shape_d, dtype=self.var_dtype), "v_wk": np.empty(shape_v, dtype=self.var_dtype)}
-        v_dk, v_wk = self._sweep_variances(state)
-        document_counts(self.indptr, self.data, gamma, state["n_dk"], v_dk, self.second)
-        term_counts(self.colptr, self.positions, self.data, gamma, state["n_wk"], v_wk, self.second)
-        if self.variances and not self.second:  # (CVB0's, for the learned priors' step)
-            cell_variances(self.indptr, self.indices, self.data, gamma, state["v_dk"], state["v_wk"])
+        # (the variances in the same pass; without them empty arrays of the model's dtype, as the sweeps take)
+        v_dk, v_wk = (state["v_dk"], state["v_wk"]) if self.variances else (self.empty, self.empty)
+        document_counts(self.indptr, self.data, gamma, state["n_dk"], v_dk, self.variances)
+        term_counts(self.colptr, self.positions, self.data, gamma, state["n_wk"], v_wk, self.variances)
         return state
 
     def _sweep_variances(self, state):
