@@ -171,12 +171,14 @@ class CVBSweeps:
         return values
 
     def _copies(self, n_dk, n_wk, v_dk, v_wk, second):
-        """The counts (and, for CVB, whose sweep changes them, the variances) in buffers kept between sweeps."""
-        if self.copies is None or self.copies[0].shape != n_dk.shape or self.copies[1].shape != n_wk.shape:
-            self.copies = (np.empty_like(n_dk), np.empty_like(n_wk), np.empty_like(v_dk), np.empty_like(v_wk))
-        for into, x in zip(self.copies, (n_dk, n_wk) + ((v_dk, v_wk) if second else ())):
+        """The counts (and, for CVB, whose sweep changes them, the variances) in buffers kept between sweeps;
+        CVB0's sweep leaves the variances alone: they are passed as they are, not copied."""
+        copied = (n_dk, n_wk, v_dk, v_wk) if second else (n_dk, n_wk)
+        if self.copies is None or [c.shape for c in self.copies] != [x.shape for x in copied]:
+            self.copies = tuple(np.empty_like(x) for x in copied)
+        for into, x in zip(self.copies, copied):
             np.copyto(into, x)
-        return self.copies if second else self.copies[:2] + (v_dk, v_wk)
+        return self.copies if second else self.copies + (v_dk, v_wk)
 
     def _beside(self, alpha, value, counts, pending):
         """The work :meth:`advance` does beside a sweep: ((alpha, prior value) after the prior step, when
@@ -185,7 +187,7 @@ class CVBSweeps:
         if counts is not None:
             alpha, value = self.prior_learning.prior_step(alpha, value, *counts, self.learn_alpha, self.learn_eta,
                                                           self.base_t)
-        return (alpha, value), ([] if pending is None else [self.objective(*pending)])
+        return (alpha, value), self._objectives(pending)
 
     def estimates(self, state):
         """The point estimates (theta, phi_t) of ``state`` (:func:`._collapsed.point_estimates`)."""
@@ -197,7 +199,10 @@ class CVBSweeps:
 
     def complete(self, state):
         """[The objective of ``state``] when it is pending (:meth:`advance`), else []."""
-        pending = state.pop("pending", None)
+        return self._objectives(state.pop("pending", None))
+
+    def _objectives(self, pending):
+        """[The objective at the point estimates ``pending``], or [] for None."""
         return [] if pending is None else [self.objective(*pending)]
 
     def settled(self, history):
