@@ -89,3 +89,31 @@ def l2_cache_bytes() -> int:
 def block_rows(n_cols: int, itemsize: int) -> int:
     """Rows of an (n, n_cols) array of the given itemsize that fill half of a core's L2 cache (at least 16)."""
     return max(16, (l2_cache_bytes() // 2) // max(1, n_cols * itemsize))
+
+
+@functools.lru_cache(maxsize=1)
+def _malloc_trim():
+    """glibc's ``malloc_trim``, or None where the C library is not glibc."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        trim = libc.malloc_trim
+    except (OSError, AttributeError, TypeError):
+        return None
+    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
+    return trim
+
+
+def return_free_memory() -> None:
+    """Hand the C heap's free pages back to the system (glibc ``malloc_trim(0)``; nothing elsewhere).
+
+    NumPy arrays of a few MB come from the C heap once an array of that size has been freed (glibc raises
+    its threshold for memory-mapped blocks), and freed heap pages stay in the process's resident set. A
+    fit that holds little between phases with large temporaries (CollapsedLDA with ``storage="counts"``:
+    the start, a move's proposal) calls this at their ends, so that the next phase's arrays are not added
+    on top of pages nothing uses. A few milliseconds; changes no result."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)

@@ -70,7 +70,7 @@ def fixed_point_shift(total_count: float) -> int:
 
 
 def counts_sweep(indptr, indices, data, n_dk, v_dk, n_wk, v_wk, alpha, eta, eta_t, eta_sum, second_order, refine,
-                 shift, max_cells=None, variances=None, damping=1.0):
+                 shift, max_cells=None, variances=None, damping=1.0, buffers=None, max_workers=None):
     """One sweep of the counts-only CVB0 (CVB with ``second_order``), updating every count in place.
 
     indptr : int64 (D + 1,); indices : int32 (nnz,); data : float64 (nnz,)
@@ -80,6 +80,9 @@ def counts_sweep(indptr, indices, data, n_dk, v_dk, n_wk, v_wk, alpha, eta, eta_
     refine : exclusion steps of the rebuild (>= 0); damping : the share of the way each step moves (0, 1]
     shift : the fixed-point bits (:func:`fixed_point_shift`)
     max_cells : the largest number of cells of a document (computed when None)
+    buffers : a :class:`SweepBuffers` kept between sweeps (the accumulators allocated once, not per sweep), or
+        None (allocated here)
+    max_workers : at most this many threads (each adds a (V, K) int64 accumulator; the result is the same)
     Returns the mean absolute change of the responsibilities per cell and topic (rebuilt to final).
     """
     n_docs = indptr.shape[0] - 1
@@ -94,14 +97,12 @@ def counts_sweep(indptr, indices, data, n_dk, v_dk, n_wk, v_wk, alpha, eta, eta_
     n_k = n_wk.sum(axis=0, dtype=np.float64)
     inv_z = 1.0 / (np.maximum(n_k, 0.0) + eta_k)  # the rebuild's first guess excludes nothing
     workers = n_workers(n_docs, work=(2 + refine) * 4 * indices.shape[0] * n_topics)
+    workers = workers if max_workers is None else max(1, min(workers, int(max_workers)))
     # each worker a contiguous range of documents holding about nnz / workers cells
     bounds = np.searchsorted(indptr, np.arange(workers + 1) * indices.shape[0] / workers, side="left")
     bounds[0], bounds[-1] = 0, n_docs
-    acc = np.zeros((workers, n_terms, n_topics), dtype=np.int64)
-    vacc = np.zeros((workers if variances else 0, n_terms, n_topics), dtype=np.int64)
-    # per worker: 4 rows (see _counts_documents), a row per cell, and rows of padding so that no two workers
-    # write to the same (pair of) cache lines
-    scratch = np.zeros((workers, 4 + max_cells + -(-16 // n_topics), n_topics), dtype=np.float64)
+    acc, vacc, scratch = (SweepBuffers() if buffers is None else buffers).get(workers, n_terms, n_topics, variances,
+                                                                             max_cells)
     # without variances a row of zeros of each stands in (never read: the kernel reads v_d, v_w with CVB only)
     v_rows_d = v_dk if variances else np.zeros((1, n_topics), dtype=v_dk.dtype)
     v_rows_w = v_wk if variances else np.zeros((1, n_topics), dtype=v_wk.dtype)
@@ -114,6 +115,34 @@ def counts_sweep(indptr, indices, data, n_dk, v_dk, n_wk, v_wk, alpha, eta, eta_
     if variances:
         np.multiply(_summed(vacc), unit, out=v_wk)
     return float(scratch[:, 3].sum()) / max(1, indices.shape[0] * n_topics)
+
+
+class SweepBuffers:
+    """The per-thread int64 accumulators and float64 scratch of :func:`counts_sweep`, allocated at a fit's first
+    sweep and zeroed for each next one with the same shapes (the fit's thread count and matrix do not change).
+    :meth:`release` frees them (before a move's proposal, which then takes their place)."""
+
+    def __init__(self):
+        self.key, self.arrays = None, None
+
+    def get(self, workers, n_terms, n_topics, variances, max_cells):
+        """(acc, vacc, scratch), all zero."""
+        key = (workers, n_terms, n_topics, bool(variances), max_cells)
+        if key != self.key:
+            self.release()  # (the old ones freed first)
+            # per worker: 4 rows (see _counts_documents), a row per cell, and rows of padding so that no two
+            # workers write to the same (pair of) cache lines
+            self.arrays = (np.zeros((workers, n_terms, n_topics), dtype=np.int64),
+                           np.zeros((workers if variances else 0, n_terms, n_topics), dtype=np.int64),
+                           np.zeros((workers, 4 + max_cells + -(-16 // n_topics), n_topics), dtype=np.float64))
+            self.key = key
+        else:
+            for a in self.arrays:
+                a.fill(0)
+        return self.arrays
+
+    def release(self):
+        self.key, self.arrays = None, None
 
 
 def _summed(parts):

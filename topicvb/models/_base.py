@@ -254,8 +254,12 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
     def _topic_shares(self, fitted, X):
         """Each topic's share of the training tokens from the fitted state: the expected topic-term
         counts, components_ less the topic-word prior (PLSA overrides this)."""
-        counts = np.maximum(np.asarray(fitted["components_"], dtype=np.float64) - fitted["topic_word_prior_"], 0.0)
-        totals = counts.sum(axis=1)
+        components, prior = fitted["components_"], fitted["topic_word_prior_"]
+        matrix = np.ndim(prior) == 2
+        totals = np.empty(components.shape[0])
+        for k in range(components.shape[0]):  # (a row at a time: no (K, V) float64 copy)
+            row = np.asarray(components[k], dtype=np.float64)
+            totals[k] = np.maximum(row - (prior[k] if matrix else prior), 0.0).sum()
         return totals / max(float(totals.sum()), 1e-300)
 
     def _transaction(self, body, X, *, reset: bool, caller: str):

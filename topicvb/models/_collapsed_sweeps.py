@@ -10,8 +10,9 @@ from functools import partial
 import numba
 import numpy as np
 
+from .._config import return_free_memory
 from .._kernels.cvb0 import document_counts, prior_arrays, sweep, sweep_documents, term_counts
-from .._kernels.cvb0_counts import counts_log_likelihood, counts_sweep, fixed_point_shift
+from .._kernels.cvb0_counts import SweepBuffers, counts_log_likelihood, counts_sweep, fixed_point_shift
 from .._kernels.plsa import log_likelihood
 from .._kernels.priors import cell_variances
 from .._kernels.sparse import column_index
@@ -20,8 +21,8 @@ from .._validation import csr_arrays
 from ._base import DEAD_SHARE
 from ._collapsed import point_estimates, topic_major
 from ._collapsed_start import start_counts, start_responsibilities
-from ._moves import (TRIAL_SWEEPS, Cells, Round, count_proposal, hopeless, judge, priced_proposal, product_columns,
-                     propose, topic_shares)
+from ._moves import (TRIAL_SWEEPS, Cells, Round, ShiftedRows, count_proposal, hopeless, judge, priced_proposal,
+                     product_columns, propose, topic_shares)
 from ._priors import polya_step, scaled_polya_step, symmetric_polya_step
 
 logger = logging.getLogger("topicvb.models.collapsed_lda")  # (the estimator's log, as before the split)
@@ -205,6 +206,9 @@ class CVBSweeps:
         """[The objective at the point estimates ``pending``], or [] for None."""
         return [] if pending is None else [self.objective(*pending)]
 
+    def release(self):
+        """Free what the sweeps keep between them (before the fitted attributes are made)."""
+
     def settled(self, history):
         """Converged (and, when priors are learned, past their burn-in)."""
         return self.model._converged(history) and (not self.learning or len(history) > self.model.prior_burn_in)
@@ -268,6 +272,8 @@ class CountSweeps(CVBSweeps):
                                      else (self.REFINE, self.DAMPING))
         self.shift = fixed_point_shift(float(self.data.sum()))
         self.max_cells = int(np.max(np.diff(self.indptr))) if self.indptr.shape[0] > 1 else 0
+        self.buffers = SweepBuffers()  # (the sweeps' accumulators, allocated once: see counts_sweep)
+        self.max_workers = None  # (a move's trial sweeps: one thread, see try_move)
 
     def _columns(self):
         return None, None  # (no term pass over the cells: each sweep adds the documents' parts)
@@ -296,8 +302,11 @@ class CountSweeps(CVBSweeps):
     def advance(self, state, it):
         n_dk, n_wk, v_dk, v_wk = state["n_dk"], state["n_wk"], state["v_dk"], state["v_wk"]
         value, eta_t, eta_sum = prior_arrays(state["eta"], self.n_topics)
+        if self.buffers.key is None:  # (the sweeps' accumulators are about to be allocated: after the start, a move's
+            return_free_memory()      # proposal or a replaced state, the heap's free pages go back first)
         counts_sweep(self.indptr, self.indices, self.data, n_dk, v_dk, n_wk, v_wk, state["alpha"], value, eta_t,
-                     eta_sum, self.second, self.refine, self.shift, self.max_cells, self.variances, self.damping)
+                     eta_sum, self.second, self.refine, self.shift, self.max_cells, self.variances, self.damping,
+                     self.buffers, self.max_workers)
         if (self.learn_alpha or self.learn_eta) and it > self.model.prior_burn_in:
             state["alpha"], value = self.prior_learning.prior_step(state["alpha"], state.get("scale", state["eta"]),
                                                                    n_dk, n_wk, v_dk, v_wk, self.learn_alpha,
@@ -307,13 +316,20 @@ class CountSweeps(CVBSweeps):
         return [counts_log_likelihood(self.indptr, self.indices, self.data, n_dk, n_wk, state["alpha"], value,
                                       eta_t, eta_sum)]  # (the objective of the sweep's state: never pending)
 
+    def release(self):
+        self.buffers.release()  # (the accumulators)
+        return_free_memory()
+
     def try_move(self, state, history, it, candidate, rng):
         if candidate == 0:  # a new round (see _moves.Round)
             self.round = Round()
+        self.release()  # (the proposal's arrays take the accumulators' place; the trial sweeps allocate them again)
         n_dk, n_wk, alpha, eta = state["n_dk"], state["n_wk"], state["alpha"], state["eta"]
-        term_weights = (n_wk + eta) / (n_wk.sum(axis=0) + (eta.sum(axis=0) if isinstance(eta, np.ndarray)
-                                                           else eta * self.n_terms))
-        column = product_columns(self.cells, n_dk + alpha, term_weights)
+        # q(z_dw = k) proportional to (n_dk + alpha_k)(n_wk + eta_wk) / (n_k + eta_sum_k), the factors read from the
+        # counts where needed (no (D, K) or (V, K) copy; alpha in the counts' dtype, as their sum would be)
+        term_weights = ShiftedRows(n_wk, eta, n_wk.sum(axis=0) + (eta.sum(axis=0) if isinstance(eta, np.ndarray)
+                                                                   else eta * self.n_terms))
+        column = product_columns(self.cells, ShiftedRows(n_dk, alpha.astype(n_dk.dtype)), term_weights)
         found = count_proposal(self.cells, column, n_dk, n_wk, alpha, topic_major(eta), candidate, DEAD_SHARE, rng,
                                logger, self.owner, round_=self.round)
         del column, term_weights  # (not needed in the trial sweeps)
@@ -324,8 +340,16 @@ class CountSweeps(CVBSweeps):
                  "n_wk": new_wk.astype(self.dtype, copy=False),
                  "v_dk": state["v_dk"].copy(), "v_wk": state["v_wk"].copy(), **self.priors(state)}
         values = []
-        while len(values) < TRIAL_SWEEPS and not hopeless(history, values, TRIAL_SWEEPS):
-            values += self.advance(trial, it + len(values) + 1)
+        # the trial's sweeps on one thread: the trial's counts are a second copy of the state's, and one thread adds
+        # into one (V, K) accumulator instead of one per thread, so that a move's peak stays near a sweep's
+        # (the counts do not depend on the thread count)
+        self.max_workers = 1
+        try:
+            while len(values) < TRIAL_SWEEPS and not hopeless(history, values, TRIAL_SWEEPS):
+                values += self.advance(trial, it + len(values) + 1)
+        finally:
+            self.max_workers = None
+            self.release()
         return (trial, values) if judge(history, values, TRIAL_SWEEPS, logger, self.owner, what) else None
 
 

@@ -40,6 +40,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._config import return_free_memory
+
 from .._kernels.cvb0 import sweep
 
 # Sweeps (iterations) of the full model before a proposal is judged, and proposals tried in a row
@@ -100,12 +102,15 @@ def topic_shares(gamma, data):
 
 
 class Cells:
-    """The CSR cells of a corpus with each cell's document, built once per fit."""
+    """The CSR cells of a corpus with each cell's document, built once per fit. ``data`` is kept as given
+    (float32 or float64: every use multiplies it by float64 responsibilities, which gives the numbers of a
+    float64 copy without one); ``rows`` are int32 where the documents allow it (int64 doubled them)."""
 
     def __init__(self, indptr, indices, data):
         self.indptr, self.indices = indptr, indices
-        self.data = np.asarray(data, dtype=np.float64)
-        self.rows = np.repeat(np.arange(indptr.shape[0] - 1), np.diff(indptr))
+        self.data = data if data.dtype in (np.float32, np.float64) else np.asarray(data, dtype=np.float64)
+        n_docs = indptr.shape[0] - 1
+        self.rows = np.repeat(np.arange(n_docs, dtype=np.int32 if n_docs < 2**31 else np.int64), np.diff(indptr))
 
     def sub_corpus(self, weight, rng=None, max_docs=None):
         """The cells with weight >= MIN_CELL_MASS, over the documents that have one (at most
@@ -145,9 +150,11 @@ def two_topic_gain(rows, terms, weight, first, n_terms, alpha, eta):
 def merge_cost(cells, first, second, n_terms, alpha, eta):
     """What merging two topics loses (:func:`two_topic_gain` of their current split), from their
     responsibilities ``first`` and ``second`` over the cells."""
-    pair = first + second
-    keep, rows, terms, weight, _ = cells.sub_corpus(cells.data * pair)
-    return two_topic_gain(rows, terms, weight, first[keep] / np.maximum(pair[keep], 1e-300), n_terms, alpha, eta)
+    weight = first + second
+    weight *= cells.data  # (the pair's mass per cell, in place: one (n_nonzero,) temporary fewer)
+    keep, rows, terms, weight, _ = cells.sub_corpus(weight)
+    first, second = first[keep], second[keep]
+    return two_topic_gain(rows, terms, weight, first / np.maximum(first + second, 1e-300), n_terms, alpha, eta)
 
 
 def slots_to_free(cells, column, shares, n_wk, n_terms, alpha, eta, dead_share, merges=True):
@@ -164,9 +171,9 @@ def slots_to_free(cells, column, shares, n_wk, n_terms, alpha, eta, dead_share, 
     dead = [int(k) for k in np.argsort(shares, kind="stable") if shares[k] < dead_share / K and not fixed[k]]
     out = [(0.0, k, -1) for k in dead]
     if K >= 3 and merges:
-        counts = np.asarray(n_wk, dtype=np.float64)
-        norms = np.sqrt(np.einsum("vk,vk->k", counts, counts))
-        sim = (counts.T @ counts) / np.maximum(np.outer(norms, norms), 1e-300)
+        sim = _gram(n_wk)
+        norms = np.sqrt(np.diag(sim).copy())
+        sim /= np.maximum(np.outer(norms, norms), 1e-300)
         sim[np.tril_indices(K)] = -np.inf
         sim[dead, :] = -np.inf
         sim[:, dead] = -np.inf
@@ -184,6 +191,19 @@ def slots_to_free(cells, column, shares, n_wk, n_terms, alpha, eta, dead_share, 
     if np.any(fixed):  # (a slot needs a topic to split: one not fixed, not the slot, not merged into)
         free = set(np.flatnonzero(~fixed).tolist())
         out = [entry for entry in out if free - {entry[1], entry[2]}]
+    return out
+
+
+def _gram(counts):
+    """counts.T @ counts in float64 for (V, K) counts: float64 counts directly, float32 ones by blocks of rows
+    (no float64 copy of the whole array)."""
+    if counts.dtype == np.float64:
+        return counts.T @ counts
+    out = np.zeros((counts.shape[1], counts.shape[1]))
+    step = max(1, (1 << 18) // max(1, counts.shape[1]))
+    for r in range(0, counts.shape[0], step):
+        block = np.asarray(counts[r:r + step], dtype=np.float64)
+        out += block.T @ block
     return out
 
 
@@ -316,6 +336,7 @@ def propose_counts(cells, column, n_dk, n_wk, n_terms, alpha, eta, slot, into, r
     if found is None:
         return None
     k, keep, fraction, gain = found
+    return_free_memory()  # (the split's and the pricing's temporaries, before the new counts: _config)
     n_dk, n_wk = n_dk.copy(), n_wk.copy()
     if into >= 0:
         n_dk[:, into] += n_dk[:, slot]
@@ -331,19 +352,53 @@ def propose_counts(cells, column, n_dk, n_wk, n_terms, alpha, eta, slot, into, r
 NORM_BLOCK = 1 << 12  # cells per block of product_columns' normaliser
 
 
+class ShiftedRows:
+    """The rows of (base + offset) / divisor, gathered where they are read and never made whole: a
+    :func:`product_columns` factor that is a shift of a (rows, K) count array (``offset``: a number, a (K,) row
+    or an array of base's shape; ``divisor``: a (K,) row or None). Each gathered entry is the number the whole
+    array would hold there (the same operations on the same operands)."""
+
+    def __init__(self, base, offset, divisor=None):
+        self.base, self.offset, self.divisor = base, offset, divisor
+        self.full = isinstance(offset, np.ndarray) and offset.ndim == 2
+
+    def rows(self, index):
+        out = self.base[index] + (self.offset[index] if self.full else self.offset)
+        return out if self.divisor is None else out / self.divisor
+
+    def column(self, index, k):
+        out = self.base[index, k] + (self.offset[index, k] if self.full else
+                                     (self.offset[k] if isinstance(self.offset, np.ndarray) else self.offset))
+        return out if self.divisor is None else out / self.divisor[k]
+
+
+def _rows(weights, index):
+    return weights.rows(index) if isinstance(weights, ShiftedRows) else weights[index]
+
+
+def _column(weights, index, k):
+    return weights.column(index, k) if isinstance(weights, ShiftedRows) else weights[index, k]
+
+
 def product_columns(cells, doc_weights, term_weights):
     """``column(k)`` for a model whose responsibilities are proportional to a product, q(z_dw = k) ∝
     doc_weights[d, k] term_weights[w, k]: P(z | d) P(w | z) for PLSA, exp E[log theta_dk] exp E[log
-    beta_kw] for batch VB. The normaliser of every cell is computed once, in blocks of NORM_BLOCK cells, so
-    that the block's two gathered (block, K) temporaries stay small (6.6 MB at K = 100): with storage="counts"
-    they would otherwise be a move's largest allocation."""
+    beta_kw] for batch VB, (n_dk + alpha_k)(n_wk + eta) / (n_k + V eta) for the collapsed counts. Each
+    factor is a (rows, K) array or a :class:`ShiftedRows` of counts (no (D, K) or (V, K) copy). The
+    normaliser of every cell is computed once, in blocks of NORM_BLOCK cells, so that the block's two
+    gathered (block, K) temporaries stay small (6.6 MB at K = 100): with storage="counts" they would
+    otherwise be a move's largest allocation."""
     rows, terms = cells.rows, cells.indices
     norm = np.empty(rows.shape[0])
     for start in range(0, rows.shape[0], NORM_BLOCK):
         block = slice(start, start + NORM_BLOCK)
-        norm[block] = np.einsum("pk,pk->p", doc_weights[rows[block]], term_weights[terms[block]])
+        norm[block] = np.einsum("pk,pk->p", _rows(doc_weights, rows[block]), _rows(term_weights, terms[block]))
     norm = np.maximum(norm, 1e-300)
-    return lambda k: doc_weights[rows, k] * term_weights[terms, k] / norm
+
+    def column(k):  # doc_weights[rows, k] * term_weights[terms, k] / norm, with one temporary fewer in float64
+        product = _column(doc_weights, rows, k) * _column(term_weights, terms, k)
+        return np.divide(product, norm, out=product) if product.dtype == np.float64 else product / norm
+    return column
 
 
 def expected_counts(cells, column, n_topics, n_docs, n_terms):

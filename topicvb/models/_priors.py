@@ -123,11 +123,21 @@ def kernel_array(x, shape):
 def _gain_sums(counts, variances, prior):
     """sum over the rows of ``counts`` (n, K) of E[psi(n_ik + prior_k)] - psi(prior_k), a (K,) array
     (:func:`topicvb._kernels.priors.gain_column_sums`; the plug-in when ``variances`` is None)."""
-    counts = np.ascontiguousarray(counts, dtype=np.float64)
-    prior = kernel_array(prior, counts.shape[1:])
     if variances is None:
+        counts = np.ascontiguousarray(counts, dtype=np.float64)
+        prior = kernel_array(prior, counts.shape[1:])
         return np.sum(digamma(counts + prior) - digamma(prior), axis=0)
-    return gain_column_sums(counts, np.ascontiguousarray(variances, dtype=np.float64), prior)
+    prior = kernel_array(prior, np.shape(counts)[1:])
+    if _float32_rows(counts) and _float32_rows(variances):  # (the kernel reads float32 as float64: no copies)
+        return gain_column_sums(counts, variances, prior)
+    return gain_column_sums(np.ascontiguousarray(counts, dtype=np.float64),
+                            np.ascontiguousarray(variances, dtype=np.float64), prior)
+
+
+def _float32_rows(x):
+    """A C-contiguous float32 array (CollapsedLDA's float32 counts and variances), which the gain kernel reads
+    as it is: a float64 copy of each would be a (D, K) or (V, K) temporary per prior step."""
+    return isinstance(x, np.ndarray) and x.dtype == np.float32 and x.flags.c_contiguous
 
 
 def symmetric_polya_step(eta: float, counts, variances, shape: float = 1.0, rate: float = 0.0) -> float:
@@ -139,12 +149,14 @@ def symmetric_polya_step(eta: float, counts, variances, shape: float = 1.0, rate
     with n_k = sum_w n_kw, whose variance is taken as sum_w var(n_kw) (the tokens of a topic are
     assigned independently under the mean-field distribution).
     """
-    counts = np.asarray(counts, dtype=np.float64)
+    # (float32 counts and variances as they are: their sums in float64, the gain kernel reads them as float64)
+    keep = _float32_rows(np.transpose(counts)) and (variances is None or _float32_rows(np.transpose(variances)))
+    counts = counts if keep else np.asarray(counts, dtype=np.float64)
     n_topics, dim = counts.shape
     e = float(eta)
-    var = None if variances is None else np.asarray(variances, dtype=np.float64)
-    totals = counts.sum(axis=1)
-    total_var = None if var is None else var.sum(axis=1)
+    var = None if variances is None else (variances if keep else np.asarray(variances, dtype=np.float64))
+    totals = counts.sum(axis=1, dtype=np.float64)
+    total_var = None if var is None else var.sum(axis=1, dtype=np.float64)
     # over the (V, K) transpose: the model passes n_wk.T, whose transpose is C-contiguous (no copy)
     numer = float(np.sum(_gain_sums(counts.T, None if var is None else var.T, e)))
     denom = dim * float(np.sum(expected_digamma_gain(totals, total_var, dim * e)))

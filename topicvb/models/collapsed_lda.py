@@ -259,6 +259,7 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
                 converged = cvb.settled(history)
                 ever_converged = ever_converged or converged
             record(cvb.complete(current))  # (the last state's objective, when still pending)
+            cvb.release()
         if n_moves:
             logger.info("%s: %d move(s) accepted", type(self).__name__, n_moves)
         if not stop.requested:

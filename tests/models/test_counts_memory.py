@@ -1,0 +1,118 @@
+"""The memory work on CollapsedLDA(storage="counts") (issue #22) changes no number of a float64 fit: the
+move's factors read from the counts where needed (``ShiftedRows``) give the columns of the whole arrays, the
+sweeps' accumulators kept between sweeps (``SweepBuffers``) and a trial on one thread give the counts of fresh
+ones on every thread, and the prior step reads float32 counts without float64 copies."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from topicvb._config import return_free_memory, threads
+from topicvb._kernels.cvb0 import prior_arrays
+from topicvb._kernels.cvb0_counts import SweepBuffers, counts_sweep, fixed_point_shift
+from topicvb._validation import csr_arrays
+from topicvb.datasets import make_lda_corpus
+from topicvb.models._moves import Cells, ShiftedRows, _gram, product_columns
+from topicvb.models._priors import _gain_sums, polya_step, symmetric_polya_step
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return sp.csr_matrix(make_lda_corpus(400, 300, 6, random_state=3).corpus.X, dtype=np.float64)
+
+
+def _counts(X, K, dtype, rng):
+    g = rng.dirichlet(np.ones(K), size=X.shape[1])
+    n_wk = (np.asarray(X.sum(axis=0)).ravel()[:, None] * g).astype(dtype)
+    n_dk = np.asarray(X @ g).astype(dtype)
+    return n_dk, n_wk
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("matrix", [False, True], ids=["scalar", "matrix"])
+def test_shifted_rows_give_the_columns_of_the_whole_arrays(corpus, dtype, matrix):
+    rng = np.random.default_rng(0)
+    K = 7
+    n_dk, n_wk = _counts(corpus, K, dtype, rng)
+    alpha = rng.random(K) + 0.05
+    eta = 0.05
+    if matrix:  # (a matrix prior with excluded pairs)
+        eta = rng.random((corpus.shape[1], K)) * 0.1
+        eta[rng.random(eta.shape) < 0.2] = 0.0
+    total = n_wk.sum(axis=0) + (eta.sum(axis=0) if matrix else eta * corpus.shape[1])
+    cells = Cells(*csr_arrays(corpus))
+    whole = product_columns(cells, n_dk + alpha.astype(dtype), (n_wk + eta) / total)
+    shifted = product_columns(cells, ShiftedRows(n_dk, alpha.astype(dtype)), ShiftedRows(n_wk, eta, total))
+    for k in range(K):
+        np.testing.assert_array_equal(shifted(k), whole(k))
+    # the responsibilities of every cell sum to one over the topics
+    np.testing.assert_allclose(sum(shifted(k) for k in range(K)), 1.0, rtol=1e-6)
+
+
+def test_cells_keep_the_data_and_int32_rows(corpus):
+    indptr, indices, data = csr_arrays(corpus)
+    cells = Cells(indptr, indices, data)
+    assert cells.data is data and cells.rows.dtype == np.int32
+    np.testing.assert_array_equal(cells.rows, np.repeat(np.arange(corpus.shape[0]), np.diff(indptr)))
+    single = Cells(indptr, indices, data.astype(np.float32))
+    assert single.data.dtype == np.float32
+
+
+def test_gram_of_float32_counts_is_the_float64_gram():
+    rng = np.random.default_rng(1)
+    counts = (rng.random((5000, 9)) * 30).astype(np.float32)
+    wide = counts.astype(np.float64)
+    np.testing.assert_allclose(_gram(counts), wide.T @ wide, rtol=1e-12)
+    np.testing.assert_array_equal(_gram(wide), wide.T @ wide)  # (float64: the product itself)
+
+
+@pytest.mark.parametrize("variances", [False, True], ids=["cvb0", "variances"])
+def test_kept_buffers_and_one_thread_give_the_counts_of_fresh_buffers(corpus, variances):
+    """Three sweeps with buffers kept between them (and the middle one on one thread, as a move's trial runs)
+    against three sweeps with fresh buffers on two threads: the same counts, bit for bit."""
+    K = 12
+    indptr, indices, data = csr_arrays(corpus)
+    shift = fixed_point_shift(float(data.sum()))
+    alpha = np.full(K, 0.1)
+    results = []
+    for kept in (False, True):
+        rng = np.random.default_rng(2)
+        n_dk, n_wk = _counts(corpus, K, np.float64, rng)
+        shape_d, shape_w = (n_dk.shape, n_wk.shape) if variances else ((0, K), (0, K))
+        v_dk, v_wk = np.zeros(shape_d), np.zeros(shape_w)
+        buffers = SweepBuffers() if kept else None
+        with threads(2):
+            for sweep in range(3):
+                counts_sweep(indptr, indices, data, n_dk, v_dk, n_wk, v_wk, alpha, *prior_arrays(0.01, K), False, 1,
+                             shift, None, variances, 1.0, buffers, 1 if kept and sweep == 1 else None)
+        results.append((n_dk, n_wk, v_dk, v_wk))
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
+    assert buffers.key is not None
+    buffers.release()
+    assert buffers.key is None and buffers.arrays is None
+
+
+def test_prior_steps_read_float32_counts_as_their_float64_values(corpus):
+    rng = np.random.default_rng(4)
+    K = 8
+    n_dk, n_wk = _counts(corpus, K, np.float32, rng)
+    v_dk = (n_dk * 0.3).astype(np.float32)
+    v_wk = (n_wk * 0.2).astype(np.float32)
+    alpha = rng.random(K) + 0.05
+    wide = [a.astype(np.float64) for a in (n_dk, n_wk, v_dk, v_wk)]
+    # the gain sums: the kernel reads each float32 entry as its float64 value, so the numbers are the same
+    np.testing.assert_array_equal(_gain_sums(n_dk, v_dk, alpha), _gain_sums(wide[0], wide[2], alpha))
+    lengths = np.asarray(corpus.sum(axis=1)).ravel()
+    np.testing.assert_array_equal(polya_step(alpha, n_dk, v_dk, lengths, 1.0, 1.0),
+                                  polya_step(alpha, wide[0], wide[2], lengths, 1.0, 1.0))
+    # the symmetric step sums the float32 totals in float64 by blocks: the same up to rounding
+    assert symmetric_polya_step(0.05, n_wk.T, v_wk.T, 1.0, 1.0) == pytest.approx(
+        symmetric_polya_step(0.05, wide[1].T, wide[3].T, 1.0, 1.0), rel=1e-12)
+
+
+def test_returning_free_memory_is_safe_to_call():
+    blocks = [np.ones(1 << 18) for _ in range(8)]
+    del blocks
+    return_free_memory()  # (glibc: the heap's free pages go back; elsewhere nothing)
+    return_free_memory()
