@@ -16,7 +16,8 @@ process's ru_maxrss (generating or loading the corpus included).
 Part ``20ng``: 20 Newsgroups (``common.load_matrices``: the by-date train split, the shared
 vectorizer settings), K = 100, ``CollapsedLDA`` with its defaults (moves on, ``tol=1e-5``,
 ``max_iter=200``, ``n_jobs`` = all cores) and ``storage="responsibilities"`` (today's dense CVB0) or
-``"counts"``, with fixed priors and with ``learn_priors=True`` (the recommended configuration);
+``"counts"`` (float64, and float32: ``dtype="float32"``), with fixed priors and with ``learn_priors=True``
+(the recommended configuration);
 each full fit's wall and CPU time and held-out perplexity by document completion
 (``common.DocCompletion``, half of each test document observed, seed 0), per ``random_state``. tomotopy
 ``LDAModel`` (2 worker threads, 20 sweeps: its working set is allocated in the first) gives the memory
@@ -85,7 +86,8 @@ def child_20ng(spec: dict) -> dict:
         tomotopy_model(X[:50], K_20NG).train(1, workers=2)
         out, _ = _measure(lambda: tomotopy_model(X, K_20NG).train(20, workers=2))
         return out
-    params = {"storage": spec["storage"], "learn_priors": spec["learn"], "random_state": spec["seed"]}
+    params = {"storage": spec["storage"], "learn_priors": spec["learn"], "random_state": spec["seed"],
+              "dtype": spec.get("dtype", "float64")}
     topicvb.CollapsedLDA(5, max_iter=2, **params).fit(X[:50])
     out, model = _measure(lambda: topicvb.CollapsedLDA(K_20NG, **params).fit(X))
     out["perplexity"] = float(common.DocCompletion(m.X_test, seed=0)(model.components_, model.doc_topic_prior_))
@@ -116,8 +118,9 @@ def part_20ng(args, rows):
     specs = [{"system": "tomotopy", "storage": "-", "learn": False, "seed": 0}]
     for seed in args.seeds:
         for learn in (False, True):
-            for storage in ("responsibilities", "counts"):
-                specs.append({"system": "CollapsedLDA", "storage": storage, "learn": learn, "seed": seed})
+            for storage, dtype in (("responsibilities", "float64"), ("counts", "float64"), ("counts", "float32")):
+                specs.append({"system": "CollapsedLDA", "storage": storage, "dtype": dtype, "learn": learn,
+                              "seed": seed})
     for spec in specs:
         print(f"[cvb0-memory] 20ng {spec}", file=sys.stderr, flush=True)
         rows.append(run("20ng", spec))
@@ -141,7 +144,9 @@ def write(args, rows_20ng, rows_scaling):
         for r in rows_20ng:
             inc = r["peak"] - r["rss_before"]
             name = "tomotopy LDAModel (20 sweeps, 2 threads, its corpus included)" if r["system"] == "tomotopy" else \
-                f"CollapsedLDA storage={r['storage']!r}{', learn_priors=True' if r['learn'] else ''}"
+                (f"CollapsedLDA storage={r['storage']!r}"
+                 f"{', dtype=' + repr(r['dtype']) if r.get('dtype', 'float64') != 'float64' else ''}"
+                 f"{', learn_priors=True' if r['learn'] else ''}")
             table.append([name, r["seed"], f"{common.mib(inc):.1f}", f"{inc / tomo_inc:.2f}", f"{common.mib(r['peak']):.0f}",
                           f"{r['seconds']:.1f}", f"{r['cpu']:.1f}", r.get("n_iter", "-"),
                           f"{r['perplexity']:.1f}" if "perplexity" in r else "-"])
@@ -153,14 +158,17 @@ def write(args, rows_20ng, rows_scaling):
             pairs = {}
             for r in rows_20ng:
                 if r["system"] == "CollapsedLDA" and r["learn"] == learn:
-                    pairs.setdefault(r["seed"], {})[r["storage"]] = r
-            ratios = [(p["counts"]["perplexity"] / p["responsibilities"]["perplexity"],
-                       p["counts"]["seconds"] / p["responsibilities"]["seconds"]) for p in pairs.values()
-                      if len(p) == 2]
-            if ratios:
-                lines.append(f"- {'learned' if learn else 'fixed'} priors: counts / responsibilities, held-out "
-                             f"perplexity {', '.join(f'{a:.4f}' for a, _ in ratios)} (mean {np.mean([a for a, _ in ratios]):.4f}); "
-                             f"fit wall time {', '.join(f'{b:.2f}' for _, b in ratios)}.")
+                    pairs.setdefault(r["seed"], {})[(r["storage"], r.get("dtype", "float64"))] = r
+            for dtype in ("float64", "float32"):
+                dense = ("responsibilities", "float64")
+                ratios = [(p[("counts", dtype)]["perplexity"] / p[dense]["perplexity"],
+                           p[("counts", dtype)]["seconds"] / p[dense]["seconds"]) for p in pairs.values()
+                          if dense in p and ("counts", dtype) in p]
+                if ratios:
+                    lines.append(f"- {'learned' if learn else 'fixed'} priors: counts ({dtype}) / responsibilities, "
+                                 f"held-out perplexity {', '.join(f'{a:.4f}' for a, _ in ratios)} (mean "
+                                 f"{np.mean([a for a, _ in ratios]):.4f}); fit wall time "
+                                 f"{', '.join(f'{b:.2f}' for _, b in ratios)}.")
         lines.append("")
     if rows_scaling:
         table = [[r["docs"], r["nnz"], r["k"], f"{common.mib(r['peak'] - r['rss_before']):.0f}",

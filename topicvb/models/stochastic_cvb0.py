@@ -406,7 +406,8 @@ class _Polish:
         if n_moves:
             logger.info("%s: %d move(s) accepted", self.owner, n_moves)
         state["components_"] = np.ascontiguousarray(evaluated[0].T + eta, dtype=evaluated[0].dtype)
-        state["bound_history_"] = np.concatenate([state["bound_history_"], np.asarray(history) / max(float(self.cells.data.sum(dtype=np.float64)), 1e-300)])
+        tokens = max(float(self.cells.data.sum(dtype=np.float64)), 1e-300)
+        state["bound_history_"] = np.concatenate([state["bound_history_"], np.asarray(history) / tokens])
         return it, settled
 
     def _report(self, it, history, started):
