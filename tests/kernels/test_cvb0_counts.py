@@ -269,3 +269,30 @@ def test_results_do_not_depend_on_the_number_of_threads_with_uneven_documents():
         states.append(s)
     for a, b in zip(*states):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("matrix", [False, True], ids=["scalar", "matrix"])
+@pytest.mark.parametrize("n_topics", [3, 19])
+def test_the_sweep_gives_the_log_likelihood_of_the_counts_before_it(matrix, n_topics):
+    """CVB0's rebuild computes each cell's first guess (n_dk + alpha)(n_wk + eta) / (n_k + eta_sum), whose
+    sum is the cell's term of the log-likelihood of the counts before the sweep: the sweep's per-document
+    output equals counts_log_likelihood of those counts (empty documents left as they were)."""
+    from topicvb._kernels.cvb0_counts import counts_log_likelihood
+
+    X = _corpus(6)
+    X[3] = 0  # an empty document
+    V = X.shape[1]
+    rng = np.random.default_rng(3)
+    alpha = rng.uniform(0.05, 0.5, n_topics)
+    eta = rng.uniform(0.01, 0.4, (V, n_topics)) if matrix else 0.07
+    csr, _, n_dk, n_wk, v_dk, v_wk = _state(X, n_topics, 3, False)
+    want = counts_log_likelihood(*csr, n_dk, n_wk, alpha, *prior_arrays(eta, n_topics))
+    out = np.full(X.shape[0], 0.0)
+    out[3] = 123.0
+    counts_sweep(*csr, n_dk, v_dk, n_wk, v_wk, alpha, *prior_arrays(eta, n_topics), False, 1,
+                 fixed_point_shift(float(X.sum())), log_likelihood=out)
+    assert out[3] == 123.0
+    out[3] = 0.0
+    np.testing.assert_allclose(out.sum(), want, rtol=1e-12)
+    # and the sweep changed the counts: the objective is the state's before it
+    assert counts_log_likelihood(*csr, n_dk, n_wk, alpha, *prior_arrays(eta, n_topics)) != want

@@ -116,3 +116,23 @@ def test_returning_free_memory_is_safe_to_call():
     del blocks
     return_free_memory()  # (glibc: the heap's free pages go back; elsewhere nothing)
     return_free_memory()
+
+
+@pytest.mark.parametrize("params", [{}, {"learn_priors": True}], ids=["fixed", "learned"])
+def test_objectives_computed_in_the_next_sweep_are_those_of_each_state(corpus, params):
+    """CVB0's counts sweeps get each state's objective from the next sweep's rebuild (one sweep late): a fit of
+    j sweeps ends with its last state's objective by a pass of its own, which must equal the value the longer
+    fit got from its sweep j + 1; the histories agree sweep by sweep."""
+    import warnings
+
+    from topicvb import CollapsedLDA
+
+    fits = {}
+    for n in (4, 7):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fits[n] = CollapsedLDA(6, storage="counts", max_iter=n, tol=0, moves=False, random_state=1,
+                                   prior_burn_in=2, **params).fit(corpus)
+    short, long = fits[4].bound_history_, fits[7].bound_history_
+    assert short.shape == (4,) and long.shape == (7,)
+    np.testing.assert_allclose(long[:4], short, rtol=1e-12)

@@ -59,8 +59,6 @@ from numba.extending import intrinsic
 
 from .workers import n_workers, run_items
 
-CHUNK = 64
-
 
 def fixed_point_shift(total_count: float) -> int:
     """Bits after the binary point of the fixed-point sums: as many as leave room for ``total_count``
@@ -70,7 +68,8 @@ def fixed_point_shift(total_count: float) -> int:
 
 
 def counts_sweep(indptr, indices, data, n_dk, v_dk, n_wk, v_wk, alpha, eta, eta_t, eta_sum, second_order, refine,
-                 shift, max_cells=None, variances=None, damping=1.0, buffers=None, max_workers=None):
+                 shift, max_cells=None, variances=None, damping=1.0, buffers=None, max_workers=None,
+                 log_likelihood=None):
     """One sweep of the counts-only CVB0 (CVB with ``second_order``), updating every count in place.
 
     indptr : int64 (D + 1,); indices : int32 (nnz,); data : float64 (nnz,)
@@ -83,6 +82,9 @@ def counts_sweep(indptr, indices, data, n_dk, v_dk, n_wk, v_wk, alpha, eta, eta_
     buffers : a :class:`SweepBuffers` kept between sweeps (the accumulators allocated once, not per sweep), or
         None (allocated here)
     max_workers : at most this many threads (each adds a (V, K) int64 accumulator; the result is the same)
+    log_likelihood : a float64 (D,) array (CVB0 only: ``second_order`` False), or None: its entries become the
+        documents' terms of :func:`counts_log_likelihood` of the counts *before* the sweep (the rebuild's first
+        guess is that sum's terms; empty documents' entries are left as they are)
     Returns the mean absolute change of the responsibilities per cell and topic (rebuilt to final).
     """
     n_docs = indptr.shape[0] - 1
@@ -109,7 +111,8 @@ def counts_sweep(indptr, indices, data, n_dk, v_dk, n_wk, v_wk, alpha, eta, eta_
     run_items(_counts_documents, workers, bounds, indptr, indices, data, n_dk, v_rows_d, n_wk, v_rows_w, n_k,
               v_wk.sum(axis=0, dtype=np.float64) if second_order else eta_k, inv_z,
               np.ascontiguousarray(alpha, dtype=np.float64), eta_row, eta_t, eta_k, bool(second_order), variances,
-              int(refine), float(damping), float(2.0 ** shift), acc, vacc, scratch, workers=workers)
+              int(refine), float(damping), float(2.0 ** shift), acc, vacc, scratch,
+              np.empty(0) if log_likelihood is None else log_likelihood, workers=workers)
     unit = 2.0 ** -shift
     np.multiply(_summed(acc), unit, out=n_wk)
     if variances:
@@ -184,7 +187,8 @@ def _prefetch(typingctx, row, write):
 
 @njit(cache=True, nogil=True, error_model="numpy", _nrt=False)
 def _normalise(out, eta_w, matrix):
-    """Scale the weights ``out`` to sum to one (every weight underflowed: uniform over the topics the term may be in).
+    """Scale the weights ``out`` to sum to one (every weight underflowed: uniform over the topics the term may be in);
+    returns their sum before.
     The sum runs in eight interleaved partial sums, a fixed order that a vector unit can follow (one running sum
     is a chain of dependent additions that the compiler may not reorder)."""
     n_topics = out.shape[0]
@@ -204,6 +208,7 @@ def _normalise(out, eta_w, matrix):
         s0 += out[k]
         k += 1
     total = ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+    weights = total
     if not total > 0.0:
         total = 0.0
         for k in range(n_topics):
@@ -212,6 +217,7 @@ def _normalise(out, eta_w, matrix):
     scale = 1.0 / total
     for k in range(n_topics):
         out[k] *= scale
+    return weights
 
 
 @njit(cache=True, nogil=True, inline="always")  # (inlined: a call passing its 14 arrays cost about 7% of a sweep)
@@ -240,10 +246,14 @@ def _cell(out, n_d, v_d, n_w, v_w, n_k, v_k, alpha, eta_w, eta_k, second_order, 
 @njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
 def _counts_documents(worker, workers, bounds, indptr, indices, data, n_dk, v_dk, n_wk, v_wk, n_k, v_k, inv_z,
                       alpha, eta_row, eta_t, eta_k, second_order, variances, refine, damping, scale, acc, vacc,
-                      scratch):
+                      scratch, log_likelihood):
     """:func:`counts_sweep` of documents bounds[worker] to bounds[worker + 1] (excluded)."""
     n_topics = n_wk.shape[1]
     matrix = eta_t.shape[0] > 0
+    objective = log_likelihood.shape[0] > 0 and not second_order
+    alpha_sum = 0.0
+    for k in range(n_topics):
+        alpha_sum += alpha[k]
     work = scratch[worker]
     # rows 4.. of ``work``: the cells' g; ``zero`` stays zero; ``chg`` sums |g_new - g_rebuilt| per topic
     tmp, zero, first, chg = work[0], work[1], work[2], work[3]
@@ -256,8 +266,13 @@ def _counts_documents(worker, workers, bounds, indptr, indices, data, n_dk, v_dk
         v_d = v_dk[d if variances else 0]
         # 1. rebuild: rows 4.. of ``work`` hold the rebuilt g (the cells' shares of the frozen counts);
         # first guess (a b / z, nothing excluded): (n_dk + alpha_k) / (n_k + eta_sum_k) is the same for all cells
+        length = 0.0
         for k in range(n_topics):
             first[k] = (max(n_d[k], 0.0) + alpha[k]) * inv_z[k]
+            length += max(n_d[k], 0.0)
+        # (its unnormalised weights sum to theta_d . phi_w times N_d + sum alpha: the cell's term of the frozen
+        # state's log-likelihood, counts_log_likelihood's, summed per document when asked for)
+        norm, ll = 1.0 / (length + alpha_sum), 0.0
         for p in range(start, end):
             w = indices[p]
             if p + AHEAD < end:
@@ -268,7 +283,11 @@ def _counts_documents(worker, workers, bounds, indptr, indices, data, n_dk, v_dk
             else:
                 for k in range(n_topics):
                     g[k] = first[k] * (max(n_w[k], 0.0) + eta_w[k])
-                _normalise(g, eta_w, matrix)
+                weights = _normalise(g, eta_w, matrix)
+                if objective:
+                    ll += data[p] * np.log(weights * norm)
+        if objective:
+            log_likelihood[d] = ll
         # then the ``refine`` steps (each cell's update excluding its rebuilt g from both counts, all cells against
         # the same counts, becomes its rebuilt g) and, at step == refine, the pass
         for step in range(refine + 1):
@@ -319,42 +338,67 @@ def _counts_documents(worker, workers, bounds, indptr, indices, data, n_dk, v_dk
 def counts_log_likelihood(indptr, indices, data, n_dk, n_wk, alpha, eta, eta_t, eta_sum):
     """sum_dw c_dw log sum_k theta_dk phi_kw of the point estimates theta_dk = (n_dk + alpha_k) /
     (N_d + sum alpha), phi_kw = (n_wk + eta_wk) / (n_k + eta_sum_k), computed from the counts on the fly
-    (no (D, K) or (V, K) copy); per-document sums, so the result does not depend on the thread count."""
+    (no (D, K) or (V, K) copy); per-document sums, so the result does not depend on the thread count.
+    Each document's row (n_dk + alpha_k) / (n_k + eta_sum_k) is made once, so that a cell's sum is a dot
+    product with its term's row of n_wk + eta (in eight partial sums, a fixed order that a vector unit can
+    follow: see _normalise), the term rows fetched a few cells ahead (_prefetch); the threads take ranges of
+    documents holding about equal numbers of cells."""
     n_docs = indptr.shape[0] - 1
-    n_chunks = (n_docs + CHUNK - 1) // CHUNK
+    n_topics = n_wk.shape[1]
+    matrix = eta_t.shape[0] > 0
     out = np.zeros(n_docs, dtype=np.float64)
-    inv_total = 1.0 / (n_wk.sum(axis=0, dtype=np.float64) + (eta_sum if eta_t.shape[0] else eta * n_wk.shape[0]))
-    run_items(_log_likelihood_chunks, n_chunks, n_chunks, indptr, indices, data, n_dk, n_wk,
-              np.ascontiguousarray(alpha, dtype=np.float64), float(eta), eta_t, inv_total, out,
-              work=indices.shape[0] * n_wk.shape[1])
+    inv_total = 1.0 / (n_wk.sum(axis=0, dtype=np.float64) + (eta_sum if matrix else eta * n_wk.shape[0]))
+    workers = n_workers(n_docs, work=indices.shape[0] * n_topics)
+    bounds = np.searchsorted(indptr, np.arange(workers + 1) * indices.shape[0] / workers, side="left")
+    bounds[0], bounds[-1] = 0, n_docs
+    rows = np.zeros((workers, n_topics + 16))  # (a row per thread, padded: no two threads share a cache line)
+    run_items(_log_likelihood_documents, workers, bounds, indptr, indices, data, n_dk, n_wk,
+              np.ascontiguousarray(alpha, dtype=np.float64), np.full(n_topics, 0.0 if matrix else float(eta)), eta_t,
+              inv_total, rows, out, workers=workers)
     return float(out.sum())
 
 
 @njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
-def _log_likelihood_chunks(worker, workers, n_chunks, indptr, indices, data, n_dk, n_wk, alpha, eta, eta_t, inv_total,
-                           out):
-    """:func:`counts_log_likelihood` of the documents of the chunks in this worker's share."""
-    n_docs = indptr.shape[0] - 1
+def _log_likelihood_documents(worker, workers, bounds, indptr, indices, data, n_dk, n_wk, alpha, eta_row, eta_t,
+                              inv_total, rows, out):
+    """:func:`counts_log_likelihood` of documents bounds[worker] to bounds[worker + 1] (excluded)."""
     n_topics = n_wk.shape[1]
     matrix = eta_t.shape[0] > 0
+    row = rows[worker]
     alpha_sum = 0.0
     for k in range(n_topics):
         alpha_sum += alpha[k]
-    for ch in range(worker * n_chunks // workers, (worker + 1) * n_chunks // workers):
-        for d in range(ch * CHUNK, min(n_docs, (ch + 1) * CHUNK)):
-            start, end = indptr[d], indptr[d + 1]
-            if start == end:
-                continue
-            length = 0.0
-            for k in range(n_topics):
-                length += n_dk[d, k]
-            norm = 1.0 / (length + alpha_sum)
-            total = 0.0
-            for p in range(start, end):
-                w = indices[p]
-                s = 0.0
-                for k in range(n_topics):
-                    e = eta_t[w, k] if matrix else eta
-                    s += (n_dk[d, k] + alpha[k]) * (n_wk[w, k] + e) * inv_total[k]
-                total += data[p] * np.log(s * norm)
-            out[d] = total
+    for d in range(bounds[worker], bounds[worker + 1]):
+        start, end = indptr[d], indptr[d + 1]
+        if start == end:
+            continue
+        n_d = n_dk[d]
+        length = 0.0
+        for k in range(n_topics):
+            length += n_d[k]
+        norm = 1.0 / (length + alpha_sum)
+        for k in range(n_topics):
+            row[k] = (n_d[k] + alpha[k]) * inv_total[k]
+        total = 0.0
+        for p in range(start, end):
+            if p + AHEAD < end:
+                _prefetch(n_wk[indices[p + AHEAD]], False)
+            w = indices[p]
+            n_w, eta_w = n_wk[w], eta_t[w] if matrix else eta_row
+            s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
+            k = 0
+            while k + 8 <= n_topics:
+                s0 += row[k] * (n_w[k] + eta_w[k])
+                s1 += row[k + 1] * (n_w[k + 1] + eta_w[k + 1])
+                s2 += row[k + 2] * (n_w[k + 2] + eta_w[k + 2])
+                s3 += row[k + 3] * (n_w[k + 3] + eta_w[k + 3])
+                s4 += row[k + 4] * (n_w[k + 4] + eta_w[k + 4])
+                s5 += row[k + 5] * (n_w[k + 5] + eta_w[k + 5])
+                s6 += row[k + 6] * (n_w[k + 6] + eta_w[k + 6])
+                s7 += row[k + 7] * (n_w[k + 7] + eta_w[k + 7])
+                k += 8
+            while k < n_topics:
+                s0 += row[k] * (n_w[k] + eta_w[k])
+                k += 1
+            total += data[p] * np.log((((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))) * norm)
+        out[d] = total

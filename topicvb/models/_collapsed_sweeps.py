@@ -300,21 +300,42 @@ class CountSweeps(CVBSweeps):
                     held / 2**20)
 
     def advance(self, state, it):
+        """Sweep ``it`` of ``state`` in place, then the learned priors' step. CVB0: the sweep's rebuild gives the
+        objective of the state before it (its first guess is that log-likelihood's terms, counts_sweep's
+        ``log_likelihood``), so that the stopping test sees each objective one sweep late, as with the stored
+        sweeps (:meth:`CVBSweeps.advance`), for no pass of its own; returns [it] when it was pending, and the
+        new state's is left pending (:meth:`complete`). CVB (whose first guess carries the variances):
+        [the new state's objective], by a pass over the cells."""
         n_dk, n_wk, v_dk, v_wk = state["n_dk"], state["n_wk"], state["v_dk"], state["v_wk"]
         value, eta_t, eta_sum = prior_arrays(state["eta"], self.n_topics)
         if self.buffers.key is None:  # (the sweeps' accumulators are about to be allocated: after the start, a move's
             return_free_memory()      # proposal or a replaced state, the heap's free pages go back first)
+        before = None if self.second else np.zeros(n_dk.shape[0])
         counts_sweep(self.indptr, self.indices, self.data, n_dk, v_dk, n_wk, v_wk, state["alpha"], value, eta_t,
                      eta_sum, self.second, self.refine, self.shift, self.max_cells, self.variances, self.damping,
-                     self.buffers, self.max_workers)
+                     self.buffers, self.max_workers, before)
         if (self.learn_alpha or self.learn_eta) and it > self.model.prior_burn_in:
             state["alpha"], value = self.prior_learning.prior_step(state["alpha"], state.get("scale", state["eta"]),
                                                                    n_dk, n_wk, v_dk, v_wk, self.learn_alpha,
                                                                    self.learn_eta, self.base_t)
             state.update(self.prior_state(value))
+        if self.second:
+            return [self._log_likelihood(state)]
+        values = [float(before.sum())] if state.pop("pending", None) is not None else []
+        state["pending"] = True
+        return values
+
+    def _log_likelihood(self, state):
+        """The training log-likelihood of ``state``'s point estimates, from the counts (a pass over the cells)."""
         value, eta_t, eta_sum = prior_arrays(state["eta"], self.n_topics)
-        return [counts_log_likelihood(self.indptr, self.indices, self.data, n_dk, n_wk, state["alpha"], value,
-                                      eta_t, eta_sum)]  # (the objective of the sweep's state: never pending)
+        return counts_log_likelihood(self.indptr, self.indices, self.data, state["n_dk"], state["n_wk"],
+                                     state["alpha"], value, eta_t, eta_sum)
+
+    def estimates(self, state):
+        return True  # (a pending objective is computed from the state itself: see complete)
+
+    def complete(self, state):
+        return [self._log_likelihood(state)] if state.pop("pending", None) is not None else []
 
     def release(self):
         self.buffers.release()  # (the accumulators)
@@ -346,7 +367,10 @@ class CountSweeps(CVBSweeps):
         self.max_workers = 1
         try:
             while len(values) < TRIAL_SWEEPS and not hopeless(history, values, TRIAL_SWEEPS):
-                values += self.advance(trial, it + len(values) + 1)
+                # (each trial sweep's objective at once, the judge reads them all: CVB's advance gives it, CVB0's
+                # is completed; the objective of the state before is none of them)
+                swept = self.advance(trial, it + len(values) + 1)
+                values += (swept if self.second else []) + self.complete(trial)
         finally:
             self.max_workers = None
             self.release()
