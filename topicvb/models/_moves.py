@@ -336,12 +336,13 @@ def propose_counts(cells, column, n_dk, n_wk, n_terms, alpha, eta, slot, into, r
     if found is None:
         return None
     k, keep, fraction, gain = found
+    # (the moved mass first: the column's temporaries are freed before the new counts are made)
+    moved = cells.data[keep] * column(k)[keep] * (1.0 - fraction)
     return_free_memory()  # (the split's and the pricing's temporaries, before the new counts: _config)
     n_dk, n_wk = n_dk.copy(), n_wk.copy()
     if into >= 0:
         n_dk[:, into] += n_dk[:, slot]
         n_wk[:, into] += n_wk[:, slot]
-    moved = cells.data[keep] * column(k)[keep] * (1.0 - fraction)
     n_dk[:, slot] = np.bincount(cells.rows[keep], weights=moved, minlength=n_dk.shape[0])
     n_wk[:, slot] = np.bincount(cells.indices[keep], weights=moved, minlength=n_wk.shape[0])
     n_dk[:, k] = np.maximum(n_dk[:, k] - n_dk[:, slot], 0.0)
