@@ -243,6 +243,36 @@ def _cell(out, n_d, v_d, n_w, v_w, n_k, v_k, alpha, eta_w, eta_k, second_order, 
     _normalise(out, eta_w, matrix)
 
 
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False, inline="always")
+def _first_guesses(start, end, indices, data, n_d, v_d, n_wk, v_wk, n_k, v_k, inv_z, alpha, alpha_sum, eta_row,
+                   eta_t, eta_k, second_order, work):
+    """The rebuild's first guess of cells ``start`` to ``end`` of one document into rows 4.. of ``work`` (a b / z,
+    nothing excluded; CVB: the full update with the variance factor, excluding rows of zeros). For CVB0 its
+    unnormalised weights sum to theta_d . phi_w times N_d + sum alpha, so it also returns the cells' terms of the
+    frozen counts' log-likelihood (:func:`counts_log_likelihood`), summed; CVB: 0."""
+    n_topics = n_wk.shape[1]
+    matrix = eta_t.shape[0] > 0
+    zero, first = work[1], work[2]
+    # (n_dk + alpha_k) / (n_k + eta_sum_k) is the same for all cells
+    length = 0.0
+    for k in range(n_topics):
+        first[k] = (max(n_d[k], 0.0) + alpha[k]) * inv_z[k]
+        length += max(n_d[k], 0.0)
+    norm, ll = 1.0 / (length + alpha_sum), 0.0
+    for p in range(start, end):
+        w = indices[p]
+        if p + AHEAD < end:
+            _prefetch(n_wk[indices[p + AHEAD]], False)
+        g, n_w, eta_w = work[4 + p - start], n_wk[w], eta_t[w] if matrix else eta_row
+        if second_order:
+            _cell(g, n_d, v_d, n_w, v_wk[w], n_k, v_k, alpha, eta_w, eta_k, True, matrix, zero, zero)
+        else:
+            for k in range(n_topics):
+                g[k] = first[k] * (max(n_w[k], 0.0) + eta_w[k])
+            ll += data[p] * np.log(_normalise(g, eta_w, matrix) * norm)
+    return ll
+
+
 @njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
 def _counts_documents(worker, workers, bounds, indptr, indices, data, n_dk, v_dk, n_wk, v_wk, n_k, v_k, inv_z,
                       alpha, eta_row, eta_t, eta_k, second_order, variances, refine, damping, scale, acc, vacc,
@@ -256,7 +286,7 @@ def _counts_documents(worker, workers, bounds, indptr, indices, data, n_dk, v_dk
         alpha_sum += alpha[k]
     work = scratch[worker]
     # rows 4.. of ``work``: the cells' g; ``zero`` stays zero; ``chg`` sums |g_new - g_rebuilt| per topic
-    tmp, zero, first, chg = work[0], work[1], work[2], work[3]
+    tmp, chg = work[0], work[3]
     acc_w = acc[worker]
     for d in range(bounds[worker], bounds[worker + 1]):
         start, end = indptr[d], indptr[d + 1]
@@ -264,28 +294,9 @@ def _counts_documents(worker, workers, bounds, indptr, indices, data, n_dk, v_dk
             continue
         n_d = n_dk[d]
         v_d = v_dk[d if variances else 0]
-        # 1. rebuild: rows 4.. of ``work`` hold the rebuilt g (the cells' shares of the frozen counts);
-        # first guess (a b / z, nothing excluded): (n_dk + alpha_k) / (n_k + eta_sum_k) is the same for all cells
-        length = 0.0
-        for k in range(n_topics):
-            first[k] = (max(n_d[k], 0.0) + alpha[k]) * inv_z[k]
-            length += max(n_d[k], 0.0)
-        # (its unnormalised weights sum to theta_d . phi_w times N_d + sum alpha: the cell's term of the frozen
-        # state's log-likelihood, counts_log_likelihood's, summed per document when asked for)
-        norm, ll = 1.0 / (length + alpha_sum), 0.0
-        for p in range(start, end):
-            w = indices[p]
-            if p + AHEAD < end:
-                _prefetch(n_wk[indices[p + AHEAD]], False)
-            g, n_w, eta_w = work[4 + p - start], n_wk[w], eta_t[w] if matrix else eta_row
-            if second_order:  # (with the variance factor: the full update, excluding rows of zeros)
-                _cell(g, n_d, v_d, n_w, v_wk[w], n_k, v_k, alpha, eta_w, eta_k, True, matrix, zero, zero)
-            else:
-                for k in range(n_topics):
-                    g[k] = first[k] * (max(n_w[k], 0.0) + eta_w[k])
-                weights = _normalise(g, eta_w, matrix)
-                if objective:
-                    ll += data[p] * np.log(weights * norm)
+        # 1. rebuild: rows 4.. of ``work`` hold the rebuilt g (the cells' shares of the frozen counts)
+        ll = _first_guesses(start, end, indices, data, n_d, v_d, n_wk, v_wk, n_k, v_k, inv_z, alpha, alpha_sum,
+                            eta_row, eta_t, eta_k, second_order, work)
         if objective:
             log_likelihood[d] = ll
         # then the ``refine`` steps (each cell's update excluding its rebuilt g from both counts, all cells against
