@@ -41,12 +41,18 @@ def test_shifted_rows_give_the_columns_of_the_whole_arrays(corpus, dtype, matrix
         eta[rng.random(eta.shape) < 0.2] = 0.0
     total = n_wk.sum(axis=0) + (eta.sum(axis=0) if matrix else eta * corpus.shape[1])
     cells = Cells(*csr_arrays(corpus))
-    whole = product_columns(cells, n_dk + alpha.astype(dtype), (n_wk + eta) / total)
-    shifted = product_columns(cells, ShiftedRows(n_dk, alpha.astype(dtype)), ShiftedRows(n_wk, eta, total))
+    whole = product_columns(cells, n_dk + alpha, (n_wk + eta) / total)
+    shifted = product_columns(cells, ShiftedRows(n_dk, alpha), ShiftedRows(n_wk, eta, total))
     for k in range(K):
         np.testing.assert_array_equal(shifted(k), whole(k))
     # the responsibilities of every cell sum to one over the topics
     np.testing.assert_allclose(sum(shifted(k) for k in range(K)), 1.0, rtol=1e-6)
+    # a learned eta is a NumPy float64, whose promotion of a float32 column differs from a Python float's
+    learned = np.float64(0.05) if not matrix else eta
+    whole = product_columns(cells, n_dk + alpha, (n_wk + learned) / total)
+    shifted = product_columns(cells, ShiftedRows(n_dk, alpha), ShiftedRows(n_wk, learned, total))
+    for k in range(K):
+        np.testing.assert_array_equal(shifted(k), whole(k))
 
 
 def test_cells_keep_the_data_and_int32_rows(corpus):
@@ -62,8 +68,12 @@ def test_gram_of_float32_counts_is_the_float64_gram():
     rng = np.random.default_rng(1)
     counts = (rng.random((5000, 9)) * 30).astype(np.float32)
     wide = counts.astype(np.float64)
-    np.testing.assert_allclose(_gram(counts), wide.T @ wide, rtol=1e-12)
-    np.testing.assert_array_equal(_gram(wide), wide.T @ wide)  # (float64: the product itself)
+    gram, squares = _gram(counts)
+    np.testing.assert_allclose(gram, wide.T @ wide, rtol=1e-12)
+    np.testing.assert_allclose(squares, np.einsum("vk,vk->k", wide, wide), rtol=1e-12)
+    gram, squares = _gram(wide)  # (float64: the expressions themselves)
+    np.testing.assert_array_equal(gram, wide.T @ wide)
+    np.testing.assert_array_equal(squares, np.einsum("vk,vk->k", wide, wide))
 
 
 @pytest.mark.parametrize("variances", [False, True], ids=["cvb0", "variances"])
@@ -136,3 +146,43 @@ def test_objectives_computed_in_the_next_sweep_are_those_of_each_state(corpus, p
     short, long = fits[4].bound_history_, fits[7].bound_history_
     assert short.shape == (4,) and long.shape == (7,)
     np.testing.assert_allclose(long[:4], short, rtol=1e-12)
+
+
+def test_a_fit_that_settles_on_its_last_sweep_does_not_warn(corpus):
+    """The counts sweeps see each objective one sweep late and the last one after the loop: a fit whose
+    max_iter ends on the sweep that settled must not warn that it did not converge (one stopped earlier must)."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    from topicvb import CollapsedLDA
+
+    def fit(max_iter):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model = CollapsedLDA(4, storage="counts", random_state=0, moves=False, max_iter=max_iter).fit(corpus)
+        return model, [w for w in caught if issubclass(w.category, ConvergenceWarning)]
+
+    free, _ = fit(500)
+    settled = free.n_iter_ - 1  # (the free fit stops one sweep after the one whose objective settled)
+    model, warned = fit(settled)
+    assert model.n_iter_ == settled and not warned
+    model, warned = fit(settled - 3)
+    assert warned
+
+
+def test_moves_read_float32_data_as_float64(corpus):
+    """Cells keep float32 data as it is; a merge's price and a split read it as float64, as a float64 copy would
+    be read, whatever the responsibilities' dtype (stored float32 responsibilities included)."""
+    from topicvb.models._moves import merge_cost, split_topic
+
+    indptr, indices, data = csr_arrays(corpus)
+    rng = np.random.default_rng(5)
+    first, second = (rng.random(data.shape[0]).astype(np.float32) * 0.5 for _ in range(2))
+    narrow, wide = Cells(indptr, indices, data.astype(np.float32)), Cells(indptr, indices, data)
+    V = corpus.shape[1]
+    assert merge_cost(narrow, first, second, V, 0.1, 0.01) == merge_cost(wide, first, second, V, 0.1, 0.01)
+    a = split_topic(narrow, first, V, 0.1, 0.01, np.random.default_rng(0))
+    b = split_topic(wide, first, V, 0.1, 0.01, np.random.default_rng(0))
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(x, y)

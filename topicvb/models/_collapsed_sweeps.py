@@ -347,10 +347,10 @@ class CountSweeps(CVBSweeps):
         self.release()  # (the proposal's arrays take the accumulators' place; the trial sweeps allocate them again)
         n_dk, n_wk, alpha, eta = state["n_dk"], state["n_wk"], state["alpha"], state["eta"]
         # q(z_dw = k) proportional to (n_dk + alpha_k)(n_wk + eta_wk) / (n_k + eta_sum_k), the factors read from the
-        # counts where needed (no (D, K) or (V, K) copy; alpha in the counts' dtype, as their sum would be)
+        # counts where needed (no (D, K) or (V, K) copy; the numbers those whole arrays would hold)
         term_weights = ShiftedRows(n_wk, eta, n_wk.sum(axis=0) + (eta.sum(axis=0) if isinstance(eta, np.ndarray)
                                                                    else eta * self.n_terms))
-        column = product_columns(self.cells, ShiftedRows(n_dk, alpha.astype(n_dk.dtype)), term_weights)
+        column = product_columns(self.cells, ShiftedRows(n_dk, alpha), term_weights)
         found = count_proposal(self.cells, column, n_dk, n_wk, alpha, topic_major(eta), candidate, DEAD_SHARE, rng,
                                logger, self.owner, round_=self.round)
         del column, term_weights  # (not needed in the trial sweeps)

@@ -103,8 +103,8 @@ def topic_shares(gamma, data):
 
 class Cells:
     """The CSR cells of a corpus with each cell's document, built once per fit. ``data`` is kept as given
-    (float32 or float64: every use multiplies it by float64 responsibilities, which gives the numbers of a
-    float64 copy without one); ``rows`` are int32 where the documents allow it (int64 doubled them)."""
+    (float32 or float64; its uses multiply it by responsibilities in float64, the numbers of a float64 copy
+    without one); ``rows`` are int32 where the documents allow it (int64 doubled them)."""
 
     def __init__(self, indptr, indices, data):
         self.indptr, self.indices = indptr, indices
@@ -150,8 +150,8 @@ def two_topic_gain(rows, terms, weight, first, n_terms, alpha, eta):
 def merge_cost(cells, first, second, n_terms, alpha, eta):
     """What merging two topics loses (:func:`two_topic_gain` of their current split), from their
     responsibilities ``first`` and ``second`` over the cells."""
-    weight = first + second
-    weight *= cells.data  # (the pair's mass per cell, in place: one (n_nonzero,) temporary fewer)
+    weight = first + second  # (then the pair's mass per cell, in float64; in place when the sum is float64)
+    weight = np.multiply(weight, cells.data, out=weight if weight.dtype == np.float64 else None, dtype=np.float64)
     keep, rows, terms, weight, _ = cells.sub_corpus(weight)
     first, second = first[keep], second[keep]
     return two_topic_gain(rows, terms, weight, first / np.maximum(first + second, 1e-300), n_terms, alpha, eta)
@@ -171,9 +171,9 @@ def slots_to_free(cells, column, shares, n_wk, n_terms, alpha, eta, dead_share, 
     dead = [int(k) for k in np.argsort(shares, kind="stable") if shares[k] < dead_share / K and not fixed[k]]
     out = [(0.0, k, -1) for k in dead]
     if K >= 3 and merges:
-        sim = _gram(n_wk)
-        norms = np.sqrt(np.diag(sim).copy())
-        sim /= np.maximum(np.outer(norms, norms), 1e-300)
+        sim, squares = _gram(n_wk)
+        norms = np.sqrt(squares)
+        sim = sim / np.maximum(np.outer(norms, norms), 1e-300)
         sim[np.tril_indices(K)] = -np.inf
         sim[dead, :] = -np.inf
         sim[:, dead] = -np.inf
@@ -195,16 +195,18 @@ def slots_to_free(cells, column, shares, n_wk, n_terms, alpha, eta, dead_share, 
 
 
 def _gram(counts):
-    """counts.T @ counts in float64 for (V, K) counts: float64 counts directly, float32 ones by blocks of rows
-    (no float64 copy of the whole array)."""
+    """(counts.T @ counts, the squared norms of the columns) in float64 for (V, K) counts: float64 counts directly
+    (the expressions the merge candidates always used), float32 ones by blocks of rows (no float64 copy of the
+    whole array)."""
     if counts.dtype == np.float64:
-        return counts.T @ counts
-    out = np.zeros((counts.shape[1], counts.shape[1]))
+        return counts.T @ counts, np.einsum("vk,vk->k", counts, counts)
+    gram, squares = np.zeros((counts.shape[1], counts.shape[1])), np.zeros(counts.shape[1])
     step = max(1, (1 << 18) // max(1, counts.shape[1]))
     for r in range(0, counts.shape[0], step):
         block = np.asarray(counts[r:r + step], dtype=np.float64)
-        out += block.T @ block
-    return out
+        gram += block.T @ block
+        squares += np.einsum("vk,vk->k", block, block)
+    return gram, squares
 
 
 def free_slot(gamma, slot, into):
@@ -235,7 +237,8 @@ def split_topic(cells, gamma_k, n_terms, alpha, eta, rng, max_docs=None, sweeps=
     ``max_docs`` the sub-model sees a sample of the topic's documents (drawn in proportion to their
     mass on it) and the gain is scaled up to all of them: a cheap estimate to rank the topics.
     """
-    keep, rows, terms, weight, share = cells.sub_corpus(cells.data * gamma_k, rng, max_docs)
+    keep, rows, terms, weight, share = cells.sub_corpus(np.multiply(cells.data, gamma_k, dtype=np.float64), rng,
+                                                        max_docs)
     n_docs = int(rows.max()) + 1 if rows.shape[0] else 0
     if n_docs < 2:
         return keep, np.ones(keep.shape[0]), 0.0
@@ -337,7 +340,7 @@ def propose_counts(cells, column, n_dk, n_wk, n_terms, alpha, eta, slot, into, r
         return None
     k, keep, fraction, gain = found
     # (the moved mass first: the column's temporaries are freed before the new counts are made)
-    moved = cells.data[keep] * column(k)[keep] * (1.0 - fraction)
+    moved = np.multiply(cells.data[keep], column(k)[keep], dtype=np.float64) * (1.0 - fraction)
     return_free_memory()  # (the split's and the pricing's temporaries, before the new counts: _config)
     n_dk, n_wk = n_dk.copy(), n_wk.copy()
     if into >= 0:
@@ -357,20 +360,26 @@ class ShiftedRows:
     """The rows of (base + offset) / divisor, gathered where they are read and never made whole: a
     :func:`product_columns` factor that is a shift of a (rows, K) count array (``offset``: a number, a (K,) row
     or an array of base's shape; ``divisor``: a (K,) row or None). Each gathered entry is the number the whole
-    array would hold there (the same operations on the same operands)."""
+    array would hold there: the same operations on the same operands, in the dtypes the whole expression
+    would take (fixed here, so that a gathered column does not follow a scalar's promotion rules)."""
 
     def __init__(self, base, offset, divisor=None):
         self.base, self.offset, self.divisor = base, offset, divisor
         self.full = isinstance(offset, np.ndarray) and offset.ndim == 2
+        self.sum_dtype = np.result_type(base, offset)
+        self.dtype = self.sum_dtype if divisor is None else np.result_type(self.sum_dtype, divisor)
 
     def rows(self, index):
-        out = self.base[index] + (self.offset[index] if self.full else self.offset)
-        return out if self.divisor is None else out / self.divisor
+        out = np.add(self.base[index], self.offset[index] if self.full else self.offset, dtype=self.sum_dtype)
+        return out if self.divisor is None else np.divide(out, self.divisor, dtype=self.dtype)
 
     def column(self, index, k):
-        out = self.base[index, k] + (self.offset[index, k] if self.full else
-                                     (self.offset[k] if isinstance(self.offset, np.ndarray) else self.offset))
-        return out if self.divisor is None else out / self.divisor[k]
+        if self.full:
+            offset = self.offset[index, k]
+        else:
+            offset = self.offset[k] if isinstance(self.offset, np.ndarray) else self.offset
+        out = np.add(self.base[index, k], offset, dtype=self.sum_dtype)
+        return out if self.divisor is None else np.divide(out, self.divisor[k], dtype=self.dtype)
 
 
 def _rows(weights, index):
@@ -408,7 +417,7 @@ def expected_counts(cells, column, n_topics, n_docs, n_terms):
     n_dk = np.empty((n_docs, n_topics))
     n_wk = np.empty((n_terms, n_topics))
     for k in range(n_topics):
-        weight = cells.data * column(k)
+        weight = np.multiply(cells.data, column(k), dtype=np.float64)
         n_dk[:, k] = np.bincount(cells.rows, weights=weight, minlength=n_docs)
         n_wk[:, k] = np.bincount(cells.indices, weights=weight, minlength=n_terms)
     return n_dk, n_wk

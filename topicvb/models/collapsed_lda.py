@@ -263,6 +263,7 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
                 converged = cvb.settled(history)
                 ever_converged = ever_converged or converged
             record(cvb.complete(current))  # (the last state's objective, when still pending)
+            ever_converged = ever_converged or cvb.settled(history)  # (which may be the one that settled)
             cvb.release()
         if n_moves:
             logger.info("%s: %d move(s) accepted", type(self).__name__, n_moves)
