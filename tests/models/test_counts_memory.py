@@ -186,3 +186,33 @@ def test_moves_read_float32_data_as_float64(corpus):
     b = split_topic(wide, first, V, 0.1, 0.01, np.random.default_rng(0))
     for x, y in zip(a, b):
         np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_a_rejected_trial_returns_to_the_state_kept_in_float32(corpus, dtype, monkeypatch):
+    """While a move's trial runs a float64 fit keeps the state in float32 (CountSweeps.NARROW_STATE): a rejected
+    move returns the state's arrays as float64 holding the float32-rounded counts; a float32 fit's, unchanged."""
+    from topicvb import CollapsedLDA
+    from topicvb.models import _collapsed_sweeps as cs
+
+    model = CollapsedLDA(8, storage="counts", random_state=0, dtype=dtype)
+    X = corpus.astype(model._float)
+    alpha, eta = model._resolve_priors()
+    sweeps = cs.CountSweeps(model, X, False, False, eta)
+    rng = np.random.default_rng(0)
+    state = sweeps.start(X, rng, eta)
+    state.update(alpha=alpha, **sweeps.prior_state(eta))
+    history = []
+    for it in range(1, 8):
+        history += sweeps.advance(state, it)
+    history += sweeps.complete(state)
+    before = {key: state[key].copy() for key in sweeps.STATE}
+    tried = []
+    monkeypatch.setattr(cs, "judge", lambda *args, **kwargs: tried.append(args[1]) or False)
+    assert sweeps.try_move(state, history, 7, 0, rng) is None
+    assert len(tried) == 1 and len(tried[0]) >= 1  # (a trial ran and was rejected)
+    for key in sweeps.STATE:
+        assert state[key].dtype == model._float
+        want = before[key].astype(np.float32).astype(model._float)
+        np.testing.assert_array_equal(state[key], want)
+    assert sweeps.buffers.key is None and sweeps.max_workers is None
