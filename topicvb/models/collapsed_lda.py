@@ -36,9 +36,9 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
     cell: memory is that of the counts, (n_docs + n_terms) x n_components floats (twice that with
     CVB or learned priors, for the variances), plus one n_terms x n_components int64 array per
     thread during the sweeps and, while a move is proposed and tried, a few n_nonzero-long vectors and
-    a second copy of the counts (its trial sweeps on one thread); ``dtype="float32"`` halves the counts
-    at no measurable cost (the README's memory model: within 2x of a Gibbs sampler's resident set on
-    20 Newsgroups at K = 100).
+    a second copy of the counts (its trial sweeps on one thread, the state it may return to kept in
+    float32 meanwhile); ``dtype="float32"`` halves the counts at no measurable cost (the README's memory
+    model: within 2x of a Gibbs sampler's resident set on 20 Newsgroups at K = 100).
 
     ``bound_history_`` holds, after every sweep (an accepted move's trial sweeps included), the
     training log-likelihood at the current point
