@@ -6,10 +6,12 @@ Run from the repository root::
     python benchmarks/bench_quality.py                       # full run (hours on 2 cores) -> results/quality.md, .json
     python benchmarks/bench_quality.py --corpora kos --k 50 --estimators CollapsedLDA tomotopy
     python benchmarks/bench_quality.py --corpora synthetic --synthetic-docs 1000 --seeds 0 1 --k 10 20
+    python benchmarks/bench_quality.py --corpora 20ng --k 20 --estimators CollapsedLDA+learn tomotopy \
+        --fit-seeds 0 1 2 3 4                                # means over fit seeds (random_state, tomotopy seed)
 
 Systems: every class of ``topicvb.models._registry.ENTRIES`` with its defaults except ``n_components``
 (= K) and ``random_state`` (0), and tomotopy ``LDAModel`` (collapsed Gibbs; alpha = eta = 1/K fixed,
-``tw=ONE``, seed 0, ``--tomotopy-iters`` sweeps, 2 worker threads), the peer code of
+``tw=ONE``, seed = the fit seed (0 unless ``--fit-seeds``), ``--tomotopy-iters`` sweeps, 2 worker threads), the peer code of
 ``bench_peers.py`` (``run_tomotopy``, ``tv_fit``) reused as it is.
 
 Corpora (``--corpora``):
@@ -62,7 +64,8 @@ import bench_peers as bp  # noqa: E402  (tomotopy and topicvb fit extracts share
 import common  # noqa: E402
 from common import md_table  # noqa: E402
 
-SEED = bp.SEED  # random_state of every topicvb fit and tomotopy's seed (bench_peers fixes it)
+SEED = bp.SEED  # the held-out split and document completion's seed; fits use FIT_SEED
+FIT_SEED = SEED  # random_state of the topicvb fit and tomotopy's seed being run (--fit-seeds sets it)
 CORPORA = ("20ng", "kos", "ap", "synthetic")
 DEFAULT_K = {"20ng": [20, 50], "kos": [50], "ap": [50], "synthetic": [10, 20, 50]}
 TOMOTOPY = "tomotopy"
@@ -104,7 +107,7 @@ def make_estimator(name: str, K: int):
                 raise ValueError(f"option {option!r} in {name!r}: {value!r} is not a Python literal.") from None
         else:
             raise ValueError(f"unknown estimator option {option!r} in {name!r}; use 'learn' or 'param=value'.")
-    return estimator_class(base)(n_components=K, random_state=SEED, **params)
+    return estimator_class(base)(n_components=K, random_state=FIT_SEED, **params)
 
 
 # --------------------------------------------------------------------------- corpora
@@ -370,7 +373,7 @@ def save_store(store: dict, path: Path | None) -> None:
 
 
 def row_key(row: dict) -> tuple:
-    return row["corpus"], row["K"], row["estimator"]
+    return row["corpus"], row["K"], row["estimator"], row.get("fit_seed", 0)
 
 
 def _order(store: dict):
@@ -380,14 +383,16 @@ def _order(store: dict):
 
     def key(r):
         fam = "synthetic" if r["corpus"].startswith("lda") else r["corpus"]
-        return (corp.get(fam, 9), r["K"], r["corpus"], est.get(r["estimator"], 99), r["estimator"])
+        return (corp.get(fam, 9), r["K"], r["corpus"], r.get("fit_seed", 0), est.get(r["estimator"], 99),
+                r["estimator"])
 
     return sorted(store["rows"], key=key)
 
 
-def tomotopy_seconds(rows: list, corpus: str, K: int) -> float | None:
-    """Wall time of the tomotopy row with the most sweeps on this corpus and K."""
-    t = [r for r in rows if r["corpus"] == corpus and r["K"] == K and r["estimator"].startswith(TOMOTOPY)]
+def tomotopy_seconds(rows: list, corpus: str, K: int, fit_seed: int = 0) -> float | None:
+    """Wall time of the tomotopy row with the most sweeps on this corpus and K (and fit seed)."""
+    t = [r for r in rows if r["corpus"] == corpus and r["K"] == K and r["estimator"].startswith(TOMOTOPY)
+         and r.get("fit_seed", 0) == fit_seed]
     return max(t, key=lambda r: r["iterations"])["seconds"] if t else None
 
 
@@ -400,7 +405,7 @@ def table_rows(rows: list, universe: list | None = None) -> list:
     universe = rows if universe is None else universe
     out = []
     for r in rows:
-        tt = tomotopy_seconds(universe, r["corpus"], r["K"])
+        tt = tomotopy_seconds(universe, r["corpus"], r["K"], r.get("fit_seed", 0))
         load = r.get("foreign_share")
         out.append([r["corpus"], r["K"], r["estimator"], r["iterations"], r["seconds"],
                     f"{r['seconds'] / tt:.2f}" if tt else "n/a", r["perplexity"], r["npmi"], r["diversity"],
@@ -443,6 +448,49 @@ def synthetic_means(rows: list) -> str | None:
                      "NPMI", "diversity", "recovery", "dead topics"], out)
 
 
+def fit_seed_means(rows: list) -> str | None:
+    """Mean ± standard deviation over fit seeds of the real-corpus rows, per corpus, K and estimator, where
+    some estimator there has rows of more than one fit seed; with the mean paired difference to tomotopy's
+    NPMI (same fit seed) and its standard error."""
+    groups: dict = {}
+    for r in rows:
+        if not r["corpus"].startswith("lda"):
+            groups.setdefault((r["corpus"], r["K"], r["estimator"]), []).append(r)
+    settings = {(c, K) for (c, K, _), rs in groups.items() if len(rs) > 1}
+    if not settings:
+        return None
+
+    def ms(vals, fmt):
+        if len(vals) == 1:
+            return fmt.format(vals[0])
+        return (fmt + " ± " + fmt).format(statistics.mean(vals), statistics.stdev(vals))
+
+    out = []
+    for (corpus, K, est), rs in groups.items():
+        if (corpus, K) not in settings:
+            continue
+        seeds = sorted(r.get("fit_seed", 0) for r in rs)
+        ratios, diffs = [], []
+        for r in rs:
+            fs = r.get("fit_seed", 0)
+            tt = tomotopy_seconds(rows, corpus, K, fs)
+            if tt:
+                ratios.append(r["seconds"] / tt)
+            tomo = [t for t in rows if t["corpus"] == corpus and t["K"] == K and t.get("fit_seed", 0) == fs
+                    and t["estimator"].startswith(TOMOTOPY)]
+            if tomo and not est.startswith(TOMOTOPY):
+                diffs.append(r["npmi"] - max(tomo, key=lambda t: t["iterations"])["npmi"])
+        if len(diffs) > 1:
+            diff = f"{statistics.mean(diffs):+.4f} ± {statistics.stdev(diffs) / len(diffs) ** 0.5:.4f}"
+        else:
+            diff = f"{diffs[0]:+.4f}" if diffs else ""
+        out.append([corpus, K, est, f"{len(seeds)} ({seeds[0]}-{seeds[-1]})", ms([r["seconds"] for r in rs], "{:.2f}"),
+                    ms(ratios, "{:.2f}") if ratios else "n/a", ms([r["perplexity"] for r in rs], "{:.1f}"),
+                    ms([r["npmi"] for r in rs], "{:.4f}"), diff, max(r["dead"] for r in rs)])
+    return md_table(["corpus", "K", "estimator", "fit seeds", "seconds", "time / tomotopy", "held-out perplexity",
+                     "NPMI", "NPMI - tomotopy's (mean ± s.e.)", "dead topics (max)"], out)
+
+
 def render(store: dict, quick: bool) -> str:
     rows = _order(store)
     text = ["# Quality benchmark (issue #17): every estimator with its defaults, and tomotopy", ""]
@@ -458,9 +506,10 @@ def render(store: dict, quick: bool) -> str:
         text.append(f"{i}. `{run['command']}` ({run['date']}; {run['topicvb']}; tomotopy {run['tomotopy']}; "
                     f"{run['machine']}; numba threading layer {run.get('threading', '?')}{load})")
     text += ["", "## Method", "",
-             f"topicvb estimators: the registry's classes with their defaults except `n_components=K` and "
-             f"`random_state={SEED}` (all cores: `n_jobs=None`). tomotopy `LDAModel(k=K, alpha=1/K, eta=1/K, "
-             f"tw=ONE, seed={SEED})` with `optim_interval=0`, `burn_in=0`, trained for the given sweeps with "
+             "topicvb estimators: the registry's classes with their defaults except `n_components=K` and "
+             "`random_state` = the fit seed (0 unless `--fit-seeds` names others; all cores: `n_jobs=None`). "
+             "tomotopy `LDAModel(k=K, alpha=1/K, eta=1/K, tw=ONE, seed=<the fit seed>)` with `optim_interval=0`, "
+             "`burn_in=0`, trained for the given sweeps with "
              "`workers=2` (`bench_peers.run_tomotopy`); its seconds include building its corpus from the CSR "
              "matrix. Every timed fit first waits for a quiet machine; \"other load\" is the CPU share other "
              "processes used meanwhile (`common.LoadMeter`). \"time / tomotopy\" divides by the tomotopy row "
@@ -489,8 +538,16 @@ def render(store: dict, quick: bool) -> str:
     crow = [[name, info["description"], info["train"], info["train tokens"], info["test docs"], info["test tokens"]]
             for name, info in store["corpora"].items()]
     text.append(md_table(["corpus", "what", "train docs x terms", "train tokens", "test docs", "test tokens"], crow))
-    text += ["", "## Results", "", md_table(HEADER, table_rows(rows))]
-    means = synthetic_means(rows)
+    first = [r for r in rows if r.get("fit_seed", 0) == 0]
+    text += ["", "## Results", "", "Fit seed 0 (`random_state=0`, tomotopy `seed=0`):", "",
+             md_table(HEADER, table_rows(first, rows))]
+    seeded = fit_seed_means(rows)
+    if seeded:
+        text += ["", "### Real corpora, mean ± standard deviation over fit seeds", "",
+                 "The same held-out split and document completion (seed 0) for every fit; the fits' `random_state` "
+                 "and tomotopy's `seed` vary (`--fit-seeds`). time / tomotopy and the NPMI difference pair each "
+                 "fit with tomotopy's fit of the same seed.", "", seeded]
+    means = synthetic_means(first)
     if means:
         text += ["", "### LDA-generated corpora, mean ± standard deviation over seeds", "", means]
     warned = sorted({(r["estimator"], w) for r in rows for w in r.get("warnings", [])})
@@ -506,6 +563,7 @@ def render(store: dict, quick: bool) -> str:
 
 # --------------------------------------------------------------------------- main
 def main(argv=None):
+    global FIT_SEED
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true",
@@ -516,6 +574,9 @@ def main(argv=None):
     p.add_argument("--estimators", nargs="+", default=None,
                    help=f"topicvb class names (or CLI names) and/or {TOMOTOPY!r} (default: all and tomotopy)")
     p.add_argument("--seeds", type=int, nargs="+", default=None, help="synthetic corpus seeds (default 0 1 2)")
+    p.add_argument("--fit-seeds", type=int, nargs="+", default=[0],
+                   help="random_state of the fits (and tomotopy's seed) on the real corpora (default 0); several "
+                        "add a table of means over them")
     p.add_argument("--synthetic-docs", type=int, default=None, help="documents per synthetic corpus (default 5000)")
     p.add_argument("--synthetic-terms", type=int, default=None, help="terms of a synthetic corpus (default 5000)")
     p.add_argument("--synthetic-length", type=float, default=None, help="mean document length (default 150)")
@@ -566,8 +627,10 @@ def main(argv=None):
     done = {row_key(r): i for i, r in enumerate(store["rows"])}
     plan = []
     for get, corpus, K in datasets(args):
-        todo = [n for n in names
-                if args.redo or (corpus, K, tomotopy_label(args.tomotopy_iters) if n == TOMOTOPY else n) not in done]
+        # fit seeds on the real corpora; an LDA-generated corpus varies its generator seed instead (--seeds)
+        fit_seeds = [0] if corpus.startswith("lda") else args.fit_seeds
+        todo = [(n, fs) for fs in fit_seeds for n in names
+                if args.redo or (corpus, K, tomotopy_label(args.tomotopy_iters) if n == TOMOTOPY else n, fs) not in done]
         if todo:
             plan.append((get, corpus, K, todo))
         else:
@@ -585,17 +648,21 @@ def main(argv=None):
         data = get()
         store["corpora"][corpus if data.true_topics is None else f"{corpus} (K={K})"] = data.info()
         scorer = common.DocCompletion(data.X_test, seed=SEED)
-        for name in todo:
+        for name, fit_seed in todo:
+            FIT_SEED = bp.SEED = fit_seed  # (tomotopy's seed is bench_peers.SEED)
             label = tomotopy_label(args.tomotopy_iters) if name == TOMOTOPY else name
-            log(f"{corpus} K={K}: fitting {label} on {data.X_train.shape[0]} x {data.X_train.shape[1]}")
+            log(f"{corpus} K={K}: fitting {label} (fit seed {fit_seed}) on {data.X_train.shape[0]} x "
+                f"{data.X_train.shape[1]}")
             fit, meter, extra = fit_system(name, K, data.X_train, args)
             t0 = time.perf_counter()
             metrics = evaluate(fit, data, scorer)
             row = {"corpus": corpus, "K": K, "estimator": label, "seconds": meter.wall, "own_cpu_s": meter.own,
                    "foreign_share": meter.foreign_share, **extra, **metrics, "eval_s": time.perf_counter() - t0,
                    "run": run_id}
+            if fit_seed:
+                row["fit_seed"] = fit_seed  # (absent: 0, as in the rows stored before --fit-seeds)
             rec = "" if row["recovery"] is None else f", recovery {row['recovery']:.3f}"
-            log(f"{corpus} K={K} {label}: {row['seconds']:.1f} s ({row['iterations']} it.), perplexity "
+            log(f"{corpus} K={K} {label} (fit seed {fit_seed}): {row['seconds']:.1f} s ({row['iterations']} it.), perplexity "
                 f"{row['perplexity']:.1f}, NPMI {row['npmi']:.3f}, diversity {row['diversity']:.3f}{rec}, dead "
                 f"{row['dead']} (scored in {row['eval_s']:.1f} s)")
             key = row_key(row)
