@@ -10,9 +10,9 @@ Run from the repository root::
         --fit-seeds 0 1 2 3 4                                # means over fit seeds (random_state, tomotopy seed)
 
 Systems: every class of ``topicvb.models._registry.ENTRIES`` with its defaults except ``n_components``
-(= K) and ``random_state`` (0), and tomotopy ``LDAModel`` (collapsed Gibbs; alpha = eta = 1/K fixed,
-``tw=ONE``, seed = the fit seed (0 unless ``--fit-seeds``), ``--tomotopy-iters`` sweeps, 2 worker threads), the peer code of
-``bench_peers.py`` (``run_tomotopy``, ``tv_fit``) reused as it is.
+(= K) and ``random_state`` (the fit seed: 0 unless ``--fit-seeds``), and tomotopy ``LDAModel`` (collapsed
+Gibbs; alpha = eta = 1/K fixed, ``tw=ONE``, seed = the fit seed, ``--tomotopy-iters`` sweeps, 2 worker
+threads), the peer code of ``bench_peers.py`` (``run_tomotopy``, ``tv_fit``) reused as it is.
 
 Corpora (``--corpora``):
 
