@@ -630,7 +630,8 @@ def main(argv=None):
         # fit seeds on the real corpora; an LDA-generated corpus varies its generator seed instead (--seeds)
         fit_seeds = [0] if corpus.startswith("lda") else args.fit_seeds
         todo = [(n, fs) for fs in fit_seeds for n in names
-                if args.redo or (corpus, K, tomotopy_label(args.tomotopy_iters) if n == TOMOTOPY else n, fs) not in done]
+                if args.redo
+                or (corpus, K, tomotopy_label(args.tomotopy_iters) if n == TOMOTOPY else n, fs) not in done]
         if todo:
             plan.append((get, corpus, K, todo))
         else:
@@ -662,7 +663,8 @@ def main(argv=None):
             if fit_seed:
                 row["fit_seed"] = fit_seed  # (absent: 0, as in the rows stored before --fit-seeds)
             rec = "" if row["recovery"] is None else f", recovery {row['recovery']:.3f}"
-            log(f"{corpus} K={K} {label} (fit seed {fit_seed}): {row['seconds']:.1f} s ({row['iterations']} it.), perplexity "
+            log(f"{corpus} K={K} {label} (fit seed {fit_seed}): {row['seconds']:.1f} s ({row['iterations']} it.), "
+                f"perplexity "
                 f"{row['perplexity']:.1f}, NPMI {row['npmi']:.3f}, diversity {row['diversity']:.3f}{rec}, dead "
                 f"{row['dead']} (scored in {row['eval_s']:.1f} s)")
             key = row_key(row)
