@@ -149,14 +149,21 @@ def force_workers(monkeypatch):
 
     monkeypatch.setattr(vectorize_pool, "_PARALLEL_MIN_CHARS", 0)
     monkeypatch.setattr(vectorize_pool, "_available_cpus", lambda: 8)
-    started = []
+    started = []  # ("pool", workers) for a stream, ("split", workers) for texts in memory
 
     class Recording(vectorize_pool.cf.ProcessPoolExecutor):
         def __init__(self, *args, **kwargs):
-            started.append(kwargs.get("max_workers"))
+            started.append(("pool", kwargs.get("max_workers")))
             super().__init__(*args, **kwargs)
 
+    bounds = vectorize_pool.split_bounds
+
+    def recording_bounds(sizes, n_procs):
+        started.append(("split", n_procs - 1))
+        return bounds(sizes, n_procs)
+
     monkeypatch.setattr(vectorize_pool.cf, "ProcessPoolExecutor", Recording)
+    monkeypatch.setattr(vectorize_pool, "split_bounds", recording_bounds)
     return started
 
 
@@ -166,14 +173,16 @@ def test_worker_processes_identical_to_one_process(force_workers, tokenizer, tmp
     docs = [f"{doc} www.example.org/{i} mail{i}@example.org {i}" for i, doc in enumerate(CORPUS * 25)]
     one = Vectorizer(tokenizer=tokenizer, min_df=2, chunk_size=7)
     X1 = one.fit_transform(docs)
-    for n_jobs, X in ((2, iter(docs)), (3, docs)):
+    for n_jobs, X in ((2, iter(docs)), (3, iter(docs)), (2, docs), (3, docs), (4, tuple(docs))):
         many = Vectorizer(tokenizer=tokenizer, min_df=2, chunk_size=7, n_jobs=n_jobs)
         Xn = many.fit_transform(X)
         assert X1.indptr.tolist() == Xn.indptr.tolist() and X1.indices.tolist() == Xn.indices.tolist()
         assert X1.data.tolist() == Xn.data.tolist()
         assert one.vocabulary_ == many.vocabulary_
         assert_same_matrix(many.transform(docs), X1)
-    assert force_workers[:2] == [1, 1] and 2 in force_workers  # this process counts too: n_jobs - 1 workers
+    # a stream goes through the pool, texts in memory are split; this process counts too: n_jobs - 1 workers
+    assert force_workers[:3] == [("pool", 1), ("split", 1), ("pool", 2)]
+    assert ("split", 2) in force_workers and ("split", 3) in force_workers
     paths = []
     for i, doc in enumerate(docs[:60]):
         paths.append(tmp_path / f"d{i}.txt")
@@ -202,11 +211,44 @@ def test_small_corpus_with_n_jobs_stays_in_one_process(monkeypatch):
         raise AssertionError("a worker process was started for a small corpus")
 
     monkeypatch.setattr(vectorize_pool.cf, "ProcessPoolExecutor", no_pool)
+    monkeypatch.setattr(vectorize_pool, "run_split", no_pool)
     monkeypatch.setattr(vectorize_pool, "_available_cpus", lambda: 8)
     docs = CORPUS * 40  # about 30,000 characters
-    X = Vectorizer(n_jobs=4, chunk_size=5).fit_transform(iter(docs))
-    assert_same_matrix(X, Vectorizer().fit_transform(docs))
+    for X in (iter(docs), docs):
+        assert_same_matrix(Vectorizer(n_jobs=4, chunk_size=5).fit_transform(X), Vectorizer().fit_transform(docs))
     assert vectorize_pool._PARALLEL_MIN_CHARS >= 1_000_000
+
+
+def test_split_bounds_cut_contiguous_nonempty_ranges_by_characters():
+    from topicvb.text._vectorize_pool import _SPLIT_MAIN_WEIGHT, split_bounds
+
+    assert split_bounds([1] * 3, 3) == [0, 1, 2, 3]
+    assert split_bounds([100, 1, 1], 3) == [0, 1, 2, 3]  # every range holds a chunk
+    sizes = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3, 2, 3, 8, 4] * 5
+    for n_procs in (2, 3, 4):
+        b = split_bounds(sizes, n_procs)
+        assert b[0] == 0 and b[-1] == len(sizes) and all(x < y for x, y in zip(b, b[1:]))
+        chars = [sum(sizes[x:y]) for x, y in zip(b, b[1:])]
+        fair = sum(sizes) / (_SPLIT_MAIN_WEIGHT + n_procs - 1)
+        assert abs(chars[0] - _SPLIT_MAIN_WEIGHT * fair) <= max(sizes)  # this process: a little more
+        assert all(abs(c - fair) <= 2 * max(sizes) for c in chars[1:])
+
+
+def test_split_worker_error_is_raised_here(force_workers):
+    docs = [f"{doc} {i}" for i, doc in enumerate(CORPUS * 10)]
+    bad = len(docs) - 3  # in the last worker's range
+    docs[bad] = ["not", "a", "text"]  # (it has a length, so the texts are split)
+    with pytest.raises(TypeError, match=f"document {bad} is list"):
+        Vectorizer(chunk_size=4, n_jobs=3).fit_transform(docs)
+    assert ("split", 2) in force_workers
+
+
+def test_split_worker_that_dies_is_reported(force_workers, monkeypatch):
+    import topicvb.text._vectorize_pool as vectorize_pool  # the Vectorizer's chunk counting and process pool
+
+    monkeypatch.setattr(vectorize_pool, "_count_range", lambda *args: os._exit(3))  # (runs in the forked worker)
+    with pytest.raises(RuntimeError, match="exit code 3"):
+        Vectorizer(chunk_size=4, n_jobs=2).fit_transform(CORPUS * 10)
 
 
 def test_more_jobs_than_cpus_are_not_started(monkeypatch):

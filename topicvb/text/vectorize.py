@@ -277,8 +277,17 @@ class Vectorizer(TransformerMixin, BaseEstimator):
                 bar.update(n_docs)
             return out
 
+        sizes = None  # the characters of each chunk, when the texts are in memory (count_chunks splits them)
+        if n_jobs > 1 and self.input == "content" and isinstance(X, (list, tuple)):
+            try:
+                lengths = [len(doc) for doc in X]
+            except TypeError:  # (a document that is not text: chunks() says which)
+                lengths = None
+            if lengths is not None:
+                size = self.chunk_size
+                sizes = [sum(lengths[i:i + size]) for i in range(0, len(lengths), size)]
         try:
-            yield from map(account, count_chunks(chunks(), job, n_jobs, caller))
+            yield from map(account, count_chunks(chunks(), job, n_jobs, caller, sizes))
         finally:
             if bar is not None:
                 bar.close()
