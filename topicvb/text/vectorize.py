@@ -15,7 +15,8 @@ ids in C and NumPy sorts (document, term) keys to count them (see ``Tokenizer._e
 
 With ``n_jobs > 1`` this process and ``n_jobs - 1`` forked worker processes count chunks side by
 side, with the same output whatever ``n_jobs`` is; corpora under 8 million characters are counted in
-this process alone. The chunk blocks and the pool of workers are :mod:`topicvb.text._vectorize_pool`.
+this process alone. Texts in a list or tuple are split into a range per process; other sources stream
+through a pool of workers. The chunk blocks and both ways are :mod:`topicvb.text._vectorize_pool`.
 
 With ``phrases``, the phrase detector must see the whole corpus before any pair can be joined, so
 the first pass keeps every document as an int32 array of token ids (4 bytes a token, not the text)
@@ -106,7 +107,10 @@ class Vectorizer(TransformerMixin, BaseEstimator):
         cores, and more than the CPUs available means as many as there are. The output does not
         depend on it. Corpora under 8 million characters (about 6,000 reviews or 4,000 news
         posts) are counted in one process whatever ``n_jobs`` is, since worker processes would not
-        pay for their start-up there; larger ones are read ahead up to that size to decide.
+        pay for their start-up there; larger ones are read ahead up to that size to decide. A list
+        or tuple of texts is split into one contiguous range per process, each forked worker reading
+        its range from its own copy (nothing is sent to it); other iterables and file names stream
+        through a pool of workers, a chunk at a time (see :mod:`topicvb.text._vectorize_pool`).
     verbose : int, default=0
         Show a progress bar (tqdm, on stderr) when > 0.
 
