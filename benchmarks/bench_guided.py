@@ -13,7 +13,8 @@ Seeds: 2-5 words for each of 6 newsgroups (``SEEDS``, chosen from the group name
 knowledge of their subjects before any fit, not tuned). ``topicvb.guided.seed_topic_prior`` turns
 them into a (K, V) topic-word prior (``--seed-confidence``); seeded topic i is the i-th group.
 
-Systems, each with ``random_state`` / seed 0:
+Systems, each with ``random_state`` / seed 0 (``--fit-seeds`` runs the first three at several seeds and adds a
+table of means, with the seeded fit's capture minus each system's paired by seed):
 
 * ``topicvb seeded``: the recommended estimator (``recommended_estimator()``) with that prior;
 * ``topicvb unseeded``: the same estimator without a prior;
@@ -51,7 +52,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common  # noqa: E402
 
 K = 20
-SEED = 0
+SEED = 0  # the document completion's seed
+FIT_SEED = 0  # random_state of the topicvb fits and tomotopy's seed (--fit-seeds)
 SEEDS = {
     "space": ("sci.space", ["space", "nasa", "orbit", "shuttle", "launch"]),
     "hockey": ("rec.sport.hockey", ["hockey", "nhl", "puck", "goalie"]),
@@ -89,7 +91,7 @@ def tomotopy_seeded(X, prior, base, iters):
     from bench_peers import tomotopy_fit
 
     t0 = time.perf_counter()
-    mdl = tp.LDAModel(k=K, alpha=1.0 / K, eta=base, seed=SEED)
+    mdl = tp.LDAModel(k=K, alpha=1.0 / K, eta=base, seed=FIT_SEED)
     mdl.optim_interval = 0
     mdl.burn_in = 0
     counts = X.data.astype(np.int64)
@@ -167,9 +169,9 @@ def fit_topicvb(X, prior, **params):
     from topicvb.models._registry import recommended_estimator
 
     if ESTIMATOR is None:
-        model = recommended_estimator(n_components=K, random_state=SEED, **params)
+        model = recommended_estimator(n_components=K, random_state=FIT_SEED, **params)
     else:
-        model = getattr(topicvb, ESTIMATOR)(n_components=K, random_state=SEED, **params)
+        model = getattr(topicvb, ESTIMATOR)(n_components=K, random_state=FIT_SEED, **params)
     if prior is not None:
         model.set_params(topic_word_prior=prior)
     t0 = time.perf_counter()
@@ -190,8 +192,11 @@ def main(argv=None):
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--estimator", default=None, help="a topicvb class name instead of the recommended estimator")
     ap.add_argument("--no-tomotopy", action="store_true", help="leave tomotopy out (with --quick)")
+    ap.add_argument("--fit-seeds", type=int, nargs="+", default=[0],
+                    help="random_state of the topicvb fits and tomotopy's seed (default 0); several add a table of "
+                         "means over them (the long fit runs at the first only)")
     args = ap.parse_args(argv)
-    global ESTIMATOR
+    global ESTIMATOR, FIT_SEED
     ESTIMATOR = args.estimator
     from topicvb.guided import seed_topic_prior
 
@@ -205,32 +210,69 @@ def main(argv=None):
     base = float(np.median(matrix))
     slots = {label: list(prior.labels).index(label) for label in seeds}
     scorer = common.DocCompletion(Xte, seed=SEED)
-    rows = []
-
-    model, seconds = fit_topicvb(Xtr, prior)
-    rows.append(evaluate("topicvb seeded", model.components_, model.doc_topic_prior_, seconds, data, scorer, slots))
-    default_iter = model.get_params()["max_iter"]
-    labels_ok = [model.topic_labels_[slots[label]] == label for label in seeds]
-    model, seconds = fit_topicvb(Xtr, None)
-    rows.append(evaluate("topicvb unseeded (best topic per group)", model.components_, model.doc_topic_prior_,
-                         seconds, data, scorer))
+    rows, extra = [], []  # the first fit seed's rows; every fit seed's seeded, unseeded and tomotopy rows
     iters = 100 if args.quick else args.tomotopy_iters
-    if not args.no_tomotopy:
-        phi, alpha, seconds = tomotopy_seeded(Xtr, matrix, base, iters)
-        rows.append(evaluate(f"tomotopy seeded ({iters} sweeps, 2 threads)", phi, alpha, seconds, data, scorer,
+    for n, FIT_SEED in enumerate(args.fit_seeds):
+        mine = []
+        model, seconds = fit_topicvb(Xtr, prior)
+        mine.append(evaluate("topicvb seeded", model.components_, model.doc_topic_prior_, seconds, data, scorer,
                              slots))
+        if n == 0:
+            default_iter = model.get_params()["max_iter"]
+            labels_ok = [model.topic_labels_[slots[label]] == label for label in seeds]
+        model, seconds = fit_topicvb(Xtr, None)
+        mine.append(evaluate("topicvb unseeded (best topic per group)", model.components_, model.doc_topic_prior_,
+                             seconds, data, scorer))
+        if not args.no_tomotopy:
+            phi, alpha, seconds = tomotopy_seeded(Xtr, matrix, base, iters)
+            mine.append(evaluate(f"tomotopy seeded ({iters} sweeps, 2 threads)", phi, alpha, seconds, data, scorer,
+                                 slots))
+        for row in mine:
+            row["fit_seed"] = FIT_SEED
+        (rows if n == 0 else extra).extend(mine)
+    extra = rows + extra if len(args.fit_seeds) > 1 else []
+    FIT_SEED = args.fit_seeds[0]
     if not args.quick:
         model, seconds = fit_topicvb(Xtr, prior, max_iter=args.long_factor * default_iter, tol=0.0)
         rows.append(evaluate(f"topicvb seeded, {args.long_factor}x iterations (max_iter="
                              f"{args.long_factor * default_iter}, tol=0)", model.components_, model.doc_topic_prior_,
                              seconds, data, scorer, slots))
     if args.quick:
-        return rows
-    write(rows, args, prior, labels_ok)
-    return rows
+        return rows + extra
+    write(rows, args, prior, labels_ok, extra)
+    return rows + extra
 
 
-def write(rows, args, prior, labels_ok):
+def seed_means(rows):
+    """Markdown table of means over fit seeds per system, with paired differences of the seeded fit's capture."""
+    import statistics
+
+    by = {}
+    for r in rows:
+        by.setdefault(r["system"], {})[r["fit_seed"]] = r
+    seeded = by.get("topicvb seeded", {})
+
+    def ms(vals, fmt):
+        return (fmt + " ± " + fmt).format(statistics.mean(vals), statistics.stdev(vals)) if len(vals) > 1 \
+            else fmt.format(vals[0])
+
+    table = []
+    for system, runs in by.items():
+        seeds = sorted(runs)
+        caps = [runs[f]["mean_capture"] for f in seeds]
+        diff = ""
+        if system != "topicvb seeded":
+            d = [seeded[f]["mean_capture"] - runs[f]["mean_capture"] for f in seeds if f in seeded]
+            if len(d) > 1:
+                diff = f"{statistics.mean(d):+.3f} ± {statistics.stdev(d) / len(d) ** 0.5:.3f} (min {min(d):+.3f})"
+        table.append([system, len(seeds), ms(caps, "{:.3f}"), diff,
+                      ms([runs[f]["mean_seeds_in_top10"] for f in seeds], "{:.2f}"),
+                      ms([runs[f]["perplexity"] for f in seeds], "{:.1f}"), ms([runs[f]["npmi"] for f in seeds], "{:.3f}")])
+    return common.md_table(["system", "fit seeds", "mean capture", "topicvb seeded minus this (mean ± s.e.)",
+                            "seed words in top 10", "held-out perplexity", "NPMI"], table)
+
+
+def write(rows, args, prior, labels_ok, extra=()):
     labels = list(SEEDS)
     head = ["system", "mean capture"] + labels + ["seed words in top 10", "held-out perplexity", "NPMI", "fit s"]
     table = []
@@ -241,7 +283,8 @@ def write(rows, args, prior, labels_ok):
     seeded, unseeded = rows[0], rows[1]
     lines = [
         "# Guided topics on 20 Newsgroups (issue #21)", "",
-        f"Command: `python benchmarks/bench_guided.py{'' if args.seed_confidence is None else f' --seed-confidence {args.seed_confidence}'}`",
+        f"Command: `python benchmarks/bench_guided.py{'' if args.seed_confidence is None else f' --seed-confidence {args.seed_confidence}'}"
+        f"{'' if args.fit_seeds == [0] else ' --fit-seeds ' + ' '.join(map(str, args.fit_seeds))}`",
         f"({common.machine_line()}). K = {K}; seeds (label: newsgroup, words): "
         + "; ".join(f"{lb}: {g}, {', '.join(ws)}" for lb, (g, ws) in SEEDS.items()) + ".",
         f"Prior: `seed_topic_prior(vocabulary, seeds, {K}"
@@ -252,8 +295,13 @@ def write(rows, args, prior, labels_ok):
         "Capture: the share of a group's test documents whose largest topic is the group's seeded topic "
         "(unseeded: the group's best topic, chosen after the fact).",
     ]
+    if extra:
+        lines += ["", f"The table above is fit seed {args.fit_seeds[0]}. Means ± standard deviation over fit seeds "
+                  f"{', '.join(map(str, args.fit_seeds))} (`random_state` of the topicvb fits, tomotopy's `seed`; the "
+                  "same document completion), and the seeded fit's capture minus each system's, paired by seed:", "",
+                  seed_means(extra)]
     common.write_report("\n".join(lines) + "\n", args.out)
-    args.out.with_suffix(".json").write_text(json.dumps(rows, indent=1))
+    args.out.with_suffix(".json").write_text(json.dumps(list(rows) + [r for r in extra if r not in rows], indent=1))
 
 
 if __name__ == "__main__":
