@@ -243,6 +243,95 @@ def test_split_worker_error_is_raised_here(force_workers):
     assert ("split", 2) in force_workers
 
 
+class _TwoArgumentError(Exception):  # (pickles, but cannot be rebuilt from its args: a worker's error of that kind)
+    def __init__(self, doc, reason):
+        super().__init__(f"cannot tokenize {doc!r}: {reason}")
+
+
+def _refusing_tokenizer(text):
+    if text.startswith("BAD"):
+        raise _TwoArgumentError(text, "bad prefix")
+    return text.split()
+
+
+def test_split_worker_error_that_cannot_be_rebuilt_keeps_its_message_and_traceback(force_workers):
+    from topicvb.text._vectorize_pool import WorkerTraceback
+
+    docs = [f"a b c{i}" for i in range(100)]
+    docs[90] = "BAD doc"  # in the worker's range
+    with pytest.raises(RuntimeError, match="_TwoArgumentError: cannot tokenize 'BAD doc': bad prefix") as caught:
+        Vectorizer(tokenizer=_refusing_tokenizer, chunk_size=10, n_jobs=2).fit_transform(docs)
+    assert isinstance(caught.value.__cause__, WorkerTraceback)
+    assert "_refusing_tokenizer" in str(caught.value.__cause__)  # the worker's traceback
+    assert ("split", 1) in force_workers
+
+
+class _ReadLog(list):
+    """A list of texts that notes which positions are read by index (in any process: a file)."""
+
+    path = None
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            with open(self.path, "a") as fh:
+                fh.write(" ".join(map(str, range(*key.indices(len(self))))) + "\n")
+        return super().__getitem__(key)
+
+
+def test_split_workers_read_only_their_own_range(force_workers, tmp_path):
+    docs = _ReadLog(f"{doc} {i}" for i, doc in enumerate(CORPUS * 12))
+    docs.path = tmp_path / "read.txt"
+    X = Vectorizer(chunk_size=5, n_jobs=3).fit_transform(docs)
+    assert_same_matrix(X, Vectorizer(chunk_size=5).fit_transform(list(docs)))
+    read = [int(x) for x in docs.path.read_text().split()]
+    assert sorted(read) == list(range(len(docs)))  # every document read once, by one process
+    assert ("split", 2) in force_workers
+
+
+def test_split_only_where_forking_is_safe(force_workers, monkeypatch):
+    import topicvb.text._vectorize_pool as vectorize_pool  # the Vectorizer's chunk counting and process pool
+
+    monkeypatch.setattr(vectorize_pool.sys, "platform", "darwin")  # (Python spawns there: the pool, not a fork)
+    X = Vectorizer(chunk_size=4, n_jobs=2).fit_transform(CORPUS * 10)
+    assert_same_matrix(X, Vectorizer(chunk_size=4).fit_transform(CORPUS * 10))
+    assert force_workers == [("pool", 1)]
+
+
+_FAILING_WHILE_WORKERS_COUNT = """
+import os, signal, sys, time
+import topicvb.text._vectorize_pool as vp
+from topicvb.text import Vectorizer
+vp._PARALLEL_MIN_CHARS = 0
+vp._available_cpus = lambda: 8
+
+def tok(text):
+    if text == "BOOM":
+        raise ValueError("boom")
+    if text.startswith("slow"):
+        time.sleep(0.01)
+    return text.split()
+
+signal.signal(signal.SIGTERM, lambda *args: None)  # a program that handles SIGTERM (the workers inherit it)
+docs = ["BOOM" if i == 100 else f"slow w{i}" if i >= 1000 else f"w{i}" for i in range(4000)]
+t0 = time.perf_counter()
+try:
+    Vectorizer(tokenizer=tok, chunk_size=50, n_jobs=3).fit_transform(docs)
+except ValueError as exc:
+    print("raised", exc, round(time.perf_counter() - t0, 1), flush=True)
+"""
+
+
+def test_split_error_here_stops_workers_that_ignore_sigterm():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _FAILING_WHILE_WORKERS_COUNT], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    said = out.stdout.split()
+    assert said[:2] == ["raised", "boom"] and float(said[2]) < 10  # not after the workers finish (15 s each)
+
+
 def test_split_worker_that_dies_is_reported(force_workers, monkeypatch):
     import topicvb.text._vectorize_pool as vectorize_pool  # the Vectorizer's chunk counting and process pool
 

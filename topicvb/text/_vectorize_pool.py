@@ -32,6 +32,8 @@ import multiprocessing
 import numbers
 import os
 import pickle
+import sys
+import traceback
 from collections import Counter, defaultdict, deque
 
 import numpy as np
@@ -233,24 +235,37 @@ def pool_size(n_jobs) -> int:
 
 
 def _can_fork() -> bool:
-    return "fork" in multiprocessing.get_all_start_methods()
+    """Whether :func:`run_split` may fork: on Linux only (macOS's system libraries are not fork-safe,
+    which is why Python spawns there; elsewhere there is no fork)."""
+    return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
 
 
-def _count_range(source, job, skip: int, count: int, conn) -> None:
-    """A forked worker of :func:`run_split`: skip ``skip`` chunks of its copy of ``source``, count the
-    next ``count`` and send ``("ok", [results])`` (or ``("error", exception)``) through ``conn``."""
+class WorkerTraceback(Exception):
+    """The traceback of an exception raised in a worker process (the ``__cause__`` of the one raised here)."""
+
+    def __str__(self):
+        return "\n" + str(self.args[0]) if self.args else ""
+
+
+def _count_range(chunk_range, job, first: int, stop: int, conn) -> None:
+    """A forked worker of :func:`run_split`: count chunks ``first`` to ``stop - 1`` (``chunk_range(first, stop)``
+    reads only those documents, so only their memory is copied into this process) and send ``("ok", [results])``,
+    or ``("error", exception, traceback text)``, through ``conn``."""
     try:
         _init_worker(job)
-        for _ in range(skip):
-            next(source)
-        payload = pickle.dumps(("ok", [_process_chunk(next(source)) for _ in range(count)]),
+        payload = pickle.dumps(("ok", [_process_chunk(chunk) for chunk in chunk_range(first, stop)]),
                                protocol=pickle.HIGHEST_PROTOCOL)
     except BaseException as exc:  # (sent to the main process, which raises it)
+        text = traceback.format_exc()
         try:
-            payload = pickle.dumps(("error", exc), protocol=pickle.HIGHEST_PROTOCOL)
+            payload = pickle.dumps(("error", exc, text), protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.loads(payload)  # (an exception class that cannot be rebuilt from its args fails here)
         except Exception:
-            payload = pickle.dumps(("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
-    conn.send_bytes(payload)
+            payload = pickle.dumps(("error", RuntimeError(f"{type(exc).__name__}: {exc}"), text))
+    try:
+        conn.send_bytes(payload)
+    except OSError:  # the main process stopped listening (it failed, or was interrupted)
+        pass
     conn.close()
 
 
@@ -273,16 +288,19 @@ def split_bounds(sizes, n_procs: int) -> list[int]:
     return bounds
 
 
-def run_split(source, job, n_jobs: int, sizes):
-    """Yield the chunk results of ``source`` in order, counted by this process and ``n_jobs - 1`` forked
-    workers, each on a contiguous range of the chunks (:func:`split_bounds` of ``sizes``, the characters of
-    each chunk). ``source`` must be safe to continue in a forked copy (chunks of a list of texts): a worker
-    skips to its range in its own copy, so no text is sent to it, and sends its results once, at the end.
-    The first chunk is counted here before the fork, so that the workers inherit the tokenizer's
-    classification of the commonest token types."""
+def run_split(chunk_range, job, n_jobs: int, sizes):
+    """Yield the chunk results in order, counted by this process and ``n_jobs - 1`` forked workers, each on
+    a contiguous range of the chunks (:func:`split_bounds` of ``sizes``, the characters of each chunk).
+    ``chunk_range(first, stop)`` yields chunks ``first`` to ``stop - 1`` of texts held in memory, reading
+    no other document: a forked worker reads its range from its own copy of the texts (none is sent to
+    it, and only its range's memory is copied into it) and sends its results once, at the end. The first
+    chunk is counted here before the fork, so that the workers inherit the tokenizer's classification of
+    the commonest token types. On any exit (an error here or in a worker, an interruption, the consumer
+    closing the generator) the workers are stopped."""
     n_procs = max(1, min(n_jobs, len(sizes)))
     bounds = split_bounds(sizes, n_procs)
-    first = next(source, None)
+    mine = chunk_range(0, bounds[1])
+    first = next(mine, None)
     if first is None:
         return
     yield _process_chunk(first, job)
@@ -291,49 +309,50 @@ def run_split(source, job, n_jobs: int, sizes):
     try:
         for w in range(1, n_procs):
             receive, send = context.Pipe(duplex=False)
-            process = context.Process(target=_count_range, args=(source, job, bounds[w] - 1, bounds[w + 1] - bounds[w],
-                                                                 send), daemon=True)
+            process = context.Process(target=_count_range, args=(chunk_range, job, bounds[w], bounds[w + 1], send),
+                                      daemon=True)
             process.start()
             send.close()
             workers.append((process, receive))
-        for _ in range(bounds[1] - 1):
-            yield _process_chunk(next(source), job)
+        for chunk in mine:
+            yield _process_chunk(chunk, job)
         for process, receive in workers:
             try:
-                status, value = pickle.loads(receive.recv_bytes())
+                message = pickle.loads(receive.recv_bytes())
             except EOFError:
                 process.join()
                 raise RuntimeError(f"a Vectorizer worker process ended without sending its chunks (exit code "
                                    f"{process.exitcode}).") from None
-            if status != "ok":
-                raise value
-            yield from value
+            if message[0] != "ok":
+                raise message[1] from WorkerTraceback(message[2])
+            yield from message[1]
     finally:
         for process, receive in workers:
+            receive.close()  # (a worker still writing gets a broken pipe)
             if process.is_alive():
-                process.terminate()
+                process.kill()  # (SIGKILL: a worker inherits this process's handlers, which may ignore SIGTERM)
             process.join()
-            receive.close()
 
 
 # ---------------------------------------------------------------------------- counting the chunks
-def count_chunks(source, job, n_jobs: int, caller: str, sizes=None):
+def count_chunks(source, job, n_jobs: int, caller: str, sizes=None, chunk_range=None):
     """Yield the results of the chunks of ``source`` in order (see :func:`_process_chunk`).
 
-    ``sizes``, when given, are the characters of each chunk, known up front because ``source`` chunks a
-    list of texts in memory: with ``n_jobs > 1`` a corpus of at least :data:`_PARALLEL_MIN_CHARS` is then
-    split between this process and ``n_jobs - 1`` forked workers (:func:`run_split`). Otherwise, with
+    ``sizes`` and ``chunk_range``, when given, describe the same chunks held in memory: the characters of
+    each chunk, and ``chunk_range(first, stop)`` yielding chunks ``first`` to ``stop - 1``. With ``n_jobs > 1``
+    a corpus of at least :data:`_PARALLEL_MIN_CHARS` is then split between this process and ``n_jobs - 1``
+    forked workers (:func:`run_split`; on Linux, where forking is safe). Otherwise, with
     ``n_jobs > 1``, the chunks are read ahead up to :data:`_PARALLEL_MIN_CHARS`: a smaller corpus is
     counted in this process alone, a larger one by this process and ``n_jobs - 1`` workers
     (:func:`run_parallel`).
     """
-    if n_jobs > 1 and sizes is not None and _can_fork():
+    if n_jobs > 1 and sizes is not None and chunk_range is not None and _can_fork():
         if sum(sizes) >= _PARALLEL_MIN_CHARS and len(sizes) > 1:
             logger.debug("%s: counting with this process and %d forked worker process(es), a range each.", caller,
                          min(n_jobs, len(sizes)) - 1)
             if isinstance(job[0], Tokenizer):  # compiled once here, inherited by the forked workers
                 job[0].__dict__.get("_compiled") or job[0]._compile()
-            yield from run_split(source, job, n_jobs, sizes)
+            yield from run_split(chunk_range, job, n_jobs, sizes)
         else:
             for chunk in source:
                 yield _process_chunk(chunk, job)

@@ -281,7 +281,7 @@ class Vectorizer(TransformerMixin, BaseEstimator):
                 bar.update(n_docs)
             return out
 
-        sizes = None  # the characters of each chunk, when the texts are in memory (count_chunks splits them)
+        sizes = chunk_range = None  # texts in memory: the characters of each chunk, and chunks by index
         if n_jobs > 1 and self.input == "content" and isinstance(X, (list, tuple)):
             try:
                 lengths = [len(doc) for doc in X]
@@ -290,8 +290,17 @@ class Vectorizer(TransformerMixin, BaseEstimator):
             if lengths is not None:
                 size = self.chunk_size
                 sizes = [sum(lengths[i:i + size]) for i in range(0, len(lengths), size)]
+
+                def by_index(first, stop):  # chunks first..stop-1, reading no other document (count_chunks)
+                    for c in range(first, stop):
+                        chunk = list(X[c * size:(c + 1) * size])
+                        for i, doc in enumerate(chunk):
+                            _check_document(doc, c * size + i, self.input, caller)
+                        yield chunk
+
+                chunk_range = by_index
         try:
-            yield from map(account, count_chunks(chunks(), job, n_jobs, caller, sizes))
+            yield from map(account, count_chunks(chunks(), job, n_jobs, caller, sizes, chunk_range))
         finally:
             if bar is not None:
                 bar.close()
