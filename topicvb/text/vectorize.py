@@ -262,16 +262,19 @@ class Vectorizer(TransformerMixin, BaseEstimator):
             bar = tqdm(total=total, desc=caller, unit="doc")
         stats = {"replaced": 0, "docs": 0}
 
+        def checked(chunk, position):
+            for i, doc in enumerate(chunk):
+                _check_document(doc, position + i, self.input, caller)
+            return chunk
+
         def chunks():
             position = 0
             while True:
                 chunk = list(itertools.islice(it, self.chunk_size))
                 if not chunk:
                     return
-                for i, doc in enumerate(chunk):
-                    _check_document(doc, position + i, self.input, caller)
+                yield checked(chunk, position)
                 position += len(chunk)
-                yield chunk
 
         def account(result):
             out, n_docs, n_replaced, n_bad = result
@@ -293,10 +296,7 @@ class Vectorizer(TransformerMixin, BaseEstimator):
 
                 def by_index(first, stop):  # chunks first..stop-1, reading no other document (count_chunks)
                     for c in range(first, stop):
-                        chunk = list(X[c * size:(c + 1) * size])
-                        for i, doc in enumerate(chunk):
-                            _check_document(doc, c * size + i, self.input, caller)
-                        yield chunk
+                        yield checked(list(X[c * size:(c + 1) * size]), c * size)
 
                 chunk_range = by_index
         try:
