@@ -230,7 +230,7 @@ def test_split_bounds_cut_contiguous_nonempty_ranges_by_characters():
         assert b[0] == 0 and b[-1] == len(sizes) and all(x < y for x, y in zip(b, b[1:]))
         chars = [sum(sizes[x:y]) for x, y in zip(b, b[1:])]
         fair = sum(sizes) / (_SPLIT_MAIN_WEIGHT + n_procs - 1)
-        assert abs(chars[0] - _SPLIT_MAIN_WEIGHT * fair) <= max(sizes)  # this process: a little more
+        assert abs(chars[0] - _SPLIT_MAIN_WEIGHT * fair) <= max(sizes)  # this process: its weight
         assert all(abs(c - fair) <= 2 * max(sizes) for c in chars[1:])
 
 
@@ -254,11 +254,23 @@ def _refusing_tokenizer(text):
     return text.split()
 
 
-def test_split_worker_error_that_cannot_be_rebuilt_keeps_its_message_and_traceback(force_workers):
+def test_split_worker_error_that_cannot_be_rebuilt_keeps_its_message_and_traceback(force_workers, monkeypatch):
+    import time
+
+    import topicvb.text._vectorize_pool as vectorize_pool  # the Vectorizer's chunk counting and process pool
     from topicvb.text._vectorize_pool import WorkerTraceback
 
+    here, process_chunk = os.getpid(), vectorize_pool._process_chunk
+
+    def slow_here(chunk, job=None):  # (so that the worker, not this process, counts the worker's first chunk)
+        if os.getpid() == here:
+            time.sleep(0.1)
+        return process_chunk(chunk, job)
+
+    monkeypatch.setattr(vectorize_pool, "_process_chunk", slow_here)
     docs = [f"a b c{i}" for i in range(100)]
-    docs[90] = "BAD doc"  # in the worker's range
+    sizes = [sum(map(len, docs[i:i + 10])) for i in range(0, 100, 10)]
+    docs[10 * vectorize_pool.split_bounds(sizes, 2)[1]] = "BAD doc"  # the first of the worker's range
     with pytest.raises(RuntimeError, match="_TwoArgumentError: cannot tokenize 'BAD doc': bad prefix") as caught:
         Vectorizer(tokenizer=_refusing_tokenizer, chunk_size=10, n_jobs=2).fit_transform(docs)
     assert isinstance(caught.value.__cause__, WorkerTraceback)
@@ -286,6 +298,33 @@ def test_split_workers_read_only_their_own_range(force_workers, tmp_path):
     read = [int(x) for x in docs.path.read_text().split()]
     assert sorted(read) == list(range(len(docs)))  # every document read once, by one process
     assert ("split", 2) in force_workers
+
+
+def test_split_takes_chunks_from_a_slow_worker(force_workers, monkeypatch):
+    """This process, done with its own range, counts a slow worker's chunks from the back; the output is
+    that of one process, in order."""
+    import time
+
+    import topicvb.text._vectorize_pool as vectorize_pool  # the Vectorizer's chunk counting and process pool
+
+    here, process_chunk = os.getpid(), vectorize_pool._process_chunk
+    counted_here = []  # first document of each chunk counted in this process
+
+    def slow_in_workers(chunk, job=None):
+        if os.getpid() != here:
+            time.sleep(0.2)
+        else:
+            counted_here.append(chunk[0])
+        return process_chunk(chunk, job)
+
+    monkeypatch.setattr(vectorize_pool, "_process_chunk", slow_in_workers)
+    docs = [f"{doc} {i}" for i, doc in enumerate(CORPUS * 12)]
+    X = Vectorizer(chunk_size=5, n_jobs=2).fit_transform(docs)
+    assert_same_matrix(X, Vectorizer(chunk_size=5).fit_transform(docs))
+    n_chunks = (len(docs) + 4) // 5
+    own = vectorize_pool.split_bounds([1] * n_chunks, 2)[1]
+    assert len(counted_here) > own + n_chunks // 4  # (the worker counts a chunk in the time this process counts all)
+    assert docs[5 * (n_chunks - 1)] in counted_here  # the last chunk: taken from the back of the worker's range
 
 
 def test_split_only_where_forking_is_safe(force_workers, monkeypatch):
@@ -558,3 +597,27 @@ def test_20newsgroups_sample_matches_countvectorizer():
     assert X.shape == (len(raw), 2)
     assert Y[:, 0].sum() > 300 and X[:, 0].sum() < 0.05 * Y[:, 0].sum()  # header fields are gone
     assert Y[:, 1].sum() > 50 and X[:, 1].sum() < 0.05 * Y[:, 1].sum()
+
+
+def test_kept_lengths_and_threaded_row_sort_match_the_obvious(monkeypatch):
+    import topicvb.text._vectorize_pool as vectorize_pool  # the Vectorizer's chunk counting and process pool
+
+    rng = np.random.default_rng(0)
+    lengths = rng.integers(0, 6, 40)  # empty rows included
+    kept = rng.random(int(lengths.sum())) < 0.6
+    rows = np.repeat(np.arange(40), lengths)
+    assert vectorize_pool.kept_lengths(kept, lengths).tolist() == np.bincount(rows[kept], minlength=40).tolist()
+    indptr = np.concatenate(([0], np.cumsum(lengths)))
+    indices = np.concatenate([rng.permutation(9)[:n] for n in lengths]).astype(np.int32)
+    indices[indptr[1]:indptr[2]] = 2  # a row of three with repeats (a non-injective tokenizer): summed
+    data = rng.integers(1, 5, indices.shape[0])
+    expected = sp.csr_matrix((data.copy(), indices.copy(), indptr.copy()), shape=(40, 9))
+    expected.sum_duplicates()
+    assert expected.nnz < indices.shape[0]
+    monkeypatch.setattr(vectorize_pool, "_THREADED_SORT_MIN_NNZ", 1)
+    for n_threads in (1, 2, 3, 50):
+        X = sp.csr_matrix((data.copy(), indices.copy(), indptr.copy()), shape=(40, 9))
+        vectorize_pool.sort_rows(X, n_threads)
+        assert X.has_canonical_format
+        assert_same_matrix(X, expected)
+        assert X.indptr.tolist() == expected.indptr.tolist() and X.indices.tolist() == expected.indices.tolist()

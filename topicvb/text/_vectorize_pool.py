@@ -10,8 +10,9 @@ side, in one of two ways:
 
 * a list or tuple of texts held in memory (``input="content"``) is split up front into contiguous
   ranges of chunks, one per process, by their characters (:func:`run_split`): each forked worker
-  already holds the texts, so none are sent to it, and it sends its blocks back once, at the end,
-  while this process counts the first range (a little larger, since it also merges);
+  already holds the texts, so none are sent to it, counts its range from the front and sends its blocks
+  back once, at the end, while this process counts the first range and then takes the chunks that the
+  workers have not reached yet from the back of their ranges, so that all end together;
 * any other source (a generator, file names) streams through a pool (:func:`run_parallel`): a chunk
   goes to a worker while fewer than two per worker are queued, otherwise this process counts it
   itself (up to a little less than its fair share, since it also merges).
@@ -37,6 +38,7 @@ import traceback
 from collections import Counter, defaultdict, deque
 
 import numpy as np
+import scipy.sparse as sp
 
 from ._decode import decode_counted
 from .tokenize import Tokenizer
@@ -54,10 +56,12 @@ _CHUNKS_PER_WORKER = 2
 #: This process counts at most this share of a fair ``1 / n_jobs`` of the chunks: it also merges
 #: the workers' results and builds the matrix at the end.
 _MAIN_SHARE = 0.85
-#: With texts in memory (:func:`run_split`), this process's range of characters weighs this much
-#: against each worker's 1: a worker also starts, skips to its range and sends its blocks back, and
-#: takes about a tenth longer for the same text (25,000 IMDB reviews, 2 processes).
-_SPLIT_MAIN_WEIGHT = 1.2
+#: With texts in memory (:func:`run_split`), this process's first range of characters weighs this much
+#: against each worker's 1. A little less than a fair share: this process starts counting before the
+#: workers start, and a worker takes about a tenth longer for the same text (25,000 IMDB reviews), so that
+#: this process usually ends its range first and then takes chunks from the back of the workers' ranges
+#: (a worker that ends first has nothing more to take).
+_SPLIT_MAIN_WEIGHT = 0.9
 
 
 # ---------------------------------------------------------------------------- worker side
@@ -247,14 +251,23 @@ class WorkerTraceback(Exception):
         return "\n" + str(self.args[0]) if self.args else ""
 
 
-def _count_range(chunk_range, job, first: int, stop: int, conn) -> None:
-    """A forked worker of :func:`run_split`: count chunks ``first`` to ``stop - 1`` (``chunk_range(first, stop)``
-    reads only those documents, so only their memory is copied into this process) and send ``("ok", [results])``,
-    or ``("error", exception, traceback text)``, through ``conn``."""
+def _count_range(chunk_range, job, slot: int, claims, lock, conn) -> None:
+    """A forked worker of :func:`run_split`: count the chunks of its range from the front, claiming each
+    (``claims[2 slot]``, the next chunk, below ``claims[2 slot + 1]``, the range's end, which this process
+    lowers as it takes chunks from the back), and send ``("ok", [(chunk, result), ...])``, or ``("error",
+    exception, traceback text)``, through ``conn``. ``chunk_range(c, c + 1)`` reads only chunk c, so only
+    its documents' memory is copied into this process."""
     try:
         _init_worker(job)
-        payload = pickle.dumps(("ok", [_process_chunk(chunk) for chunk in chunk_range(first, stop)]),
-                               protocol=pickle.HIGHEST_PROTOCOL)
+        done = []
+        while True:
+            with lock:
+                chunk = claims[2 * slot]
+                if chunk >= claims[2 * slot + 1]:
+                    break
+                claims[2 * slot] = chunk + 1
+            done.append((chunk, _process_chunk(next(iter(chunk_range(chunk, chunk + 1))))))
+        payload = pickle.dumps(("ok", done), protocol=pickle.HIGHEST_PROTOCOL)
     except BaseException as exc:  # (sent to the main process, which raises it)
         text = traceback.format_exc()
         try:
@@ -288,15 +301,37 @@ def split_bounds(sizes, n_procs: int) -> list[int]:
     return bounds
 
 
+def _steal(claims, lock, workers) -> tuple[int, int] | None:
+    """Take the last unclaimed chunk of the worker range with the most left, as ``(slot, chunk)``; None
+    when every range is claimed, or when the lock stays taken while a worker has died (a worker killed
+    inside its claim would hold it for ever; the dead worker is reported when its message is read)."""
+    while not lock.acquire(timeout=1.0):
+        if any(not process.is_alive() for process, _ in workers):
+            return None
+    try:
+        left = [claims[2 * w + 1] - claims[2 * w] for w in range(len(workers))]
+        slot = int(np.argmax(left))
+        if left[slot] <= 0:
+            return None
+        claims[2 * slot + 1] -= 1
+        return slot, claims[2 * slot + 1]
+    finally:
+        lock.release()
+
+
 def run_split(chunk_range, job, n_jobs: int, sizes):
-    """Yield the chunk results in order, counted by this process and ``n_jobs - 1`` forked workers, each on
-    a contiguous range of the chunks (:func:`split_bounds` of ``sizes``, the characters of each chunk).
-    ``chunk_range(first, stop)`` yields chunks ``first`` to ``stop - 1`` of texts held in memory, reading
-    no other document: a forked worker reads its range from its own copy of the texts (none is sent to
-    it, and only its range's memory is copied into it) and sends its results once, at the end. The first
-    chunk is counted here before the fork, so that the workers inherit the tokenizer's classification of
-    the commonest token types. On any exit (an error here or in a worker, an interruption, the consumer
-    closing the generator) the workers are stopped."""
+    """Yield the chunk results in order, counted by this process and ``n_jobs - 1`` forked workers.
+
+    The chunks (``sizes``: the characters of each) are cut into contiguous ranges (:func:`split_bounds`),
+    the first for this process and one per worker. ``chunk_range(first, stop)`` yields chunks ``first`` to
+    ``stop - 1`` of texts held in memory, reading no other document: a forked worker reads its chunks from
+    its own copy of the texts (none is sent to it, and only its chunks' memory is copied into it) and sends
+    its results once, at the end. A worker counts its range from the front; this process, done with its
+    own range, takes the workers' chunks from the back (the claims are shared integers under a lock), so
+    that the processes finish together even when one runs slower than its share assumed. The first chunk
+    is counted here before the fork, so that the workers inherit the tokenizer's classification of the
+    commonest token types. On any exit (an error here or in a worker, an interruption, the consumer closing
+    the generator) the workers are stopped."""
     n_procs = max(1, min(n_jobs, len(sizes)))
     bounds = split_bounds(sizes, n_procs)
     mine = chunk_range(0, bounds[1])
@@ -305,18 +340,24 @@ def run_split(chunk_range, job, n_jobs: int, sizes):
         return
     yield _process_chunk(first, job)
     context = multiprocessing.get_context("fork")
+    claims = context.RawArray("q", [b for w in range(1, n_procs) for b in (bounds[w], bounds[w + 1])])
+    lock = context.Lock()
     workers = []
     try:
-        for w in range(1, n_procs):
+        for slot in range(n_procs - 1):
             receive, send = context.Pipe(duplex=False)
-            process = context.Process(target=_count_range, args=(chunk_range, job, bounds[w], bounds[w + 1], send),
+            process = context.Process(target=_count_range, args=(chunk_range, job, slot, claims, lock, send),
                                       daemon=True)
             process.start()
             send.close()
             workers.append((process, receive))
         for chunk in mine:
             yield _process_chunk(chunk, job)
-        for process, receive in workers:
+        taken = [[] for _ in workers]  # per worker range: (chunk, result) counted here, from the back
+        while (claim := _steal(claims, lock, workers)) is not None:
+            slot, chunk = claim
+            taken[slot].append((chunk, _process_chunk(next(iter(chunk_range(chunk, chunk + 1))), job)))
+        for (process, receive), stolen in zip(workers, taken):
             try:
                 message = pickle.loads(receive.recv_bytes())
             except EOFError:
@@ -325,7 +366,8 @@ def run_split(chunk_range, job, n_jobs: int, sizes):
                                    f"{process.exitcode}).") from None
             if message[0] != "ok":
                 raise message[1] from WorkerTraceback(message[2])
-            yield from message[1]
+            for _, result in message[1] + stolen[::-1]:  # (the worker's from the front, then ours, in order)
+                yield result
     finally:
         for process, receive in workers:
             receive.close()  # (a worker still writing gets a broken pipe)
@@ -454,7 +496,47 @@ def build_csr(blocks, lookup, grow: bool):
     if not grow:  # drop terms outside the fixed vocabulary
         known = indices >= 0
         if not known.all():
-            rows = np.repeat(np.arange(lengths.shape[0]), lengths)
-            lengths = np.bincount(rows[known], minlength=lengths.shape[0])
+            lengths = kept_lengths(known, lengths)
             indices, data = indices[known], data[known]
     return indices, data, lengths
+
+
+def kept_lengths(kept, lengths):
+    """The nonzeros per row that ``kept`` (a bool per nonzero, rows in order with ``lengths`` nonzeros each)
+    keeps, from the running count of kept entries at the row boundaries."""
+    running = np.zeros(kept.shape[0] + 1, dtype=np.int64)
+    np.cumsum(kept, out=running[1:])
+    ends = np.cumsum(lengths)
+    return running[ends] - running[ends - lengths]
+
+
+#: A finished matrix with at least this many nonzeros sorts its rows on ``n_jobs`` threads (SciPy's
+#: row sort releases the GIL); smaller ones are sorted on one.
+_THREADED_SORT_MIN_NNZ = 1_000_000
+
+
+def sort_rows(X, n_threads: int) -> None:
+    """Sort the column indices of each row of the CSR matrix ``X`` in place (summing repeated columns),
+    as ``X.sum_duplicates()``, with the rows cut into ``n_threads`` ranges of about equal nonzeros sorted
+    side by side: each range is a CSR matrix over views of ``X``'s arrays, and SciPy sorts without the GIL."""
+    nnz = X.indices.shape[0]
+    if n_threads > 1 and nnz >= _THREADED_SORT_MIN_NNZ:
+        cuts = np.searchsorted(X.indptr, np.arange(1, n_threads) * (nnz // n_threads))
+        bounds = [0, *sorted(set(cuts.tolist()) - {0, X.shape[0]}), X.shape[0]]
+        parts = []
+        for r0, r1 in zip(bounds[:-1], bounds[1:]):
+            m0, m1 = int(X.indptr[r0]), int(X.indptr[r1])
+            part = sp.csr_matrix((X.data[m0:m1], X.indices[m0:m1], X.indptr[r0:r1 + 1] - m0), shape=(r1 - r0, X.shape[1]),
+                                 copy=False)
+            if not (np.shares_memory(part.indices, X.indices) and np.shares_memory(part.data, X.data)):
+                parts = None  # (SciPy copied the arrays: sort in one piece instead)
+                break
+            parts.append(part)
+        if parts and len(parts) > 1:
+            with cf.ThreadPoolExecutor(max_workers=len(parts) - 1) as pool:
+                futures = [pool.submit(part.sort_indices) for part in parts[1:]]
+                parts[0].sort_indices()
+                for future in futures:
+                    future.result()
+            X.has_sorted_indices = True
+    X.sum_duplicates()  # (sorted already: checks the format, and sums repeats from a non-injective tokenizer)

@@ -39,7 +39,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_choice, check_encoding, check_int
-from ._vectorize_pool import _INT32_MAX, _counts_to_block, _resolve_n_jobs, build_csr, count_chunks, pool_size
+from ._vectorize_pool import (_INT32_MAX, _counts_to_block, _resolve_n_jobs, build_csr, count_chunks, kept_lengths,
+                              pool_size, sort_rows)
 from .phrases import PhraseDetector
 from .tokenize import Tokenizer
 from .vocabulary import Vocabulary, check_df, prune_ids
@@ -109,8 +110,10 @@ class Vectorizer(TransformerMixin, BaseEstimator):
         posts) are counted in one process whatever ``n_jobs`` is, since worker processes would not
         pay for their start-up there; larger ones are read ahead up to that size to decide. A list
         or tuple of texts is split into one contiguous range per process, each forked worker reading
-        its range from its own copy (nothing is sent to it); other iterables and file names stream
-        through a pool of workers, a chunk at a time (see :mod:`topicvb.text._vectorize_pool`).
+        its range from its own copy (nothing is sent to it; this process, done with its range, takes
+        the chunks the workers have not reached); other iterables and file names stream through a
+        pool of workers, a chunk at a time (see :mod:`topicvb.text._vectorize_pool`). The finished
+        matrix's rows are also sorted on that many threads.
     verbose : int, default=0
         Show a progress bar (tqdm, on stderr) when > 0.
 
@@ -318,7 +321,8 @@ class Vectorizer(TransformerMixin, BaseEstimator):
             (data.astype(self.dtype, copy=False), indices.astype(np.int32), indptr.astype(idx_dtype)),
             shape=(lengths.shape[0], n_cols),
         )
-        X.sum_duplicates()  # sorts the indices; sums repeats from a tokenizer mapping two tokens to one term
+        # sorts the indices (on n_jobs threads); sums repeats from a tokenizer mapping two tokens to one term
+        sort_rows(X, pool_size(self.n_jobs))
         return X
 
     # ------------------------------------------------------------------ phrases
@@ -424,8 +428,7 @@ class Vectorizer(TransformerMixin, BaseEstimator):
             indices = new_id[indices]
             kept = indices >= 0
             if not kept.all():
-                rows = np.repeat(np.arange(n_docs), lengths)
-                lengths = np.bincount(rows[kept], minlength=n_docs)
+                lengths = kept_lengths(kept, lengths)
                 indices, data = indices[kept], data[kept]
             Xout = self._finish_matrix(indices, data, lengths, len(vocab))
             logger.info("%s: %d documents, %d terms, %d kept after pruning.", caller, n_docs, n_cols, len(vocab))
