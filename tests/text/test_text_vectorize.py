@@ -621,3 +621,21 @@ def test_kept_lengths_and_threaded_row_sort_match_the_obvious(monkeypatch):
         assert X.has_canonical_format
         assert_same_matrix(X, expected)
         assert X.indptr.tolist() == expected.indptr.tolist() and X.indices.tolist() == expected.indices.tolist()
+
+
+def test_steal_gives_up_when_a_dead_worker_holds_the_claims_lock():
+    """A worker killed inside its claim leaves the lock taken: this process stops taking chunks (the dead
+    worker is then reported when its message is read) instead of waiting for ever."""
+    import multiprocessing
+
+    import topicvb.text._vectorize_pool as vectorize_pool  # the Vectorizer's chunk counting and process pool
+
+    context = multiprocessing.get_context("fork")
+    claims, lock = context.RawArray("q", [0, 5]), context.Lock()
+    dead = context.Process(target=os._exit, args=(0,))
+    dead.start()
+    dead.join()
+    assert vectorize_pool._steal(claims, lock, [(dead, None)]) == (0, 4)  # free lock: the last chunk
+    lock.acquire()  # (as the dead worker would have left it)
+    assert vectorize_pool._steal(claims, lock, [(dead, None)]) is None
+    assert list(claims) == [0, 4]
