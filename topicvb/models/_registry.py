@@ -324,6 +324,14 @@ def check_state_array(value, spec: ArraySpec, dims: dict, float_dtype) -> np.nda
     if np.any(bad):
         in_dtype = f" as {target} (the model's dtype)" if target != value.dtype else ""
         raise ValueError(f"{name} must be finite{in_dtype}; {_first_bad(arr, bad, value)}.")
+    _check_float_values(arr, value, spec, float_dtype)
+    return arr
+
+
+def _check_float_values(arr: np.ndarray, value: np.ndarray, spec: ArraySpec, float_dtype: np.dtype) -> None:
+    """The value rule ``spec.values`` of a finite float array ``arr`` (``value`` before its cast, for the
+    message): ValueError naming ``spec.name`` and the first value that breaks it."""
+    name = spec.name
     low, high = value_limits(float_dtype)
     if spec.values == "positive":
         bad = (arr < low) | (arr > high)
@@ -353,7 +361,6 @@ def check_state_array(value, spec: ArraySpec, dims: dict, float_dtype) -> np.nda
                 what = "row" if spec.sum_axis == 1 else "column"
                 raise ValueError(f"{name} must hold probability distributions (each {what} summing to 1); {what} "
                                  f"{i} sums to {sums[i].item()!r}.")
-    return arr
 
 
 def _check_labels(value: np.ndarray, spec: ArraySpec, dims: dict) -> np.ndarray:
