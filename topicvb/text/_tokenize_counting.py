@@ -30,6 +30,15 @@ def _ascii_runs(text: str) -> list[str]:
     return text.translate(_ASCII_TABLE).split()
 
 
+def kept_lengths(kept, lengths):
+    """The entries per row that ``kept`` (a bool per entry, rows in order with ``lengths`` entries each)
+    keeps, from the running count of kept entries at the row boundaries."""
+    running = np.zeros(kept.shape[0] + 1, dtype=np.int64)
+    np.cumsum(kept, out=running[1:])
+    ends = np.cumsum(lengths)
+    return running[ends] - running[ends - lengths]
+
+
 class _TermCounting:
     """The counting methods of :class:`topicvb.text.Tokenizer` (see the module's description)."""
 
@@ -81,9 +90,7 @@ class _TermCounting:
         kept = token_terms >= 0
         if kept.all():
             return terms, token_terms, np.asarray(raw_lengths, dtype=np.int64)
-        rows = np.repeat(np.arange(n_docs), raw_lengths)
-        lengths = np.bincount(rows[kept], minlength=n_docs).astype(np.int64, copy=False)
-        return terms, token_terms[kept], lengths
+        return terms, token_terms[kept], kept_lengths(kept, np.asarray(raw_lengths, dtype=np.int64))
 
     def _raw_type_ids(self, texts, c) -> tuple[defaultdict, list[int], list[int]]:
         """The raw tokens of a chunk as chunk-local type ids, mapped in C (``map`` over a dict whose missing

@@ -41,6 +41,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._decode import decode_counted
+from ._tokenize_counting import kept_lengths
 from .tokenize import Tokenizer
 
 logger = logging.getLogger("topicvb.text.vectorize")  # the Vectorizer's records, whichever module writes them
@@ -499,15 +500,6 @@ def build_csr(blocks, lookup, grow: bool):
             lengths = kept_lengths(known, lengths)
             indices, data = indices[known], data[known]
     return indices, data, lengths
-
-
-def kept_lengths(kept, lengths):
-    """The nonzeros per row that ``kept`` (a bool per nonzero, rows in order with ``lengths`` nonzeros each)
-    keeps, from the running count of kept entries at the row boundaries."""
-    running = np.zeros(kept.shape[0] + 1, dtype=np.int64)
-    np.cumsum(kept, out=running[1:])
-    ends = np.cumsum(lengths)
-    return running[ends] - running[ends - lengths]
 
 
 #: A finished matrix with at least this many nonzeros sorts its rows on ``n_jobs`` threads (SciPy's

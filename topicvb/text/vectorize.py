@@ -39,8 +39,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_choice, check_encoding, check_int
-from ._vectorize_pool import (_INT32_MAX, _counts_to_block, _resolve_n_jobs, build_csr, count_chunks, kept_lengths,
-                              pool_size, sort_rows)
+from ._tokenize_counting import kept_lengths
+from ._vectorize_pool import _INT32_MAX, _counts_to_block, _resolve_n_jobs, build_csr, count_chunks, pool_size, sort_rows
 from .phrases import PhraseDetector
 from .tokenize import Tokenizer
 from .vocabulary import Vocabulary, check_df, prune_ids
