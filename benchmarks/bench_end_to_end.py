@@ -6,6 +6,7 @@ Run from the repository root::
     python benchmarks/bench_end_to_end.py  # all 100,000 reviews (~20 min, ~10 GiB) -> results/end_to_end.md
     python benchmarks/bench_end_to_end.py --render benchmarks/results/end_to_end.json   # rewrite the report only
     python benchmarks/bench_end_to_end.py --n-docs 25000 --systems topicvb tomotopy
+    python benchmarks/bench_end_to_end.py --systems topicvb gensim --topicvb-max-iter 10   # a shorter topicvb fit
 
 The archive ``imdb-aclImdb/aclImdb_v1-text.tar.xz`` of the shared corpora folder is unpacked once into
 ``benchmarks/.bench_cache/imdb-text-<key>/`` (git-ignored; ``--cache`` for another folder), a folder of
@@ -240,6 +241,8 @@ def child_topicvb(spec: dict, texts_of, stage: Stages) -> dict:
         X = vec.fit_transform(texts)
     del texts
     est = recommended_estimator(n_components=spec["K"], random_state=SEED)
+    if spec.get("topicvb_max_iter") is not None:  # (--topicvb-max-iter: a shorter fit than the default's)
+        est.set_params(max_iter=spec["topicvb_max_iter"])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with stage("fit"):
@@ -432,7 +435,8 @@ def iterations_text(name: str, info: dict) -> str:
 
 def system_label(name: str, args) -> str:
     jobs = "" if args.vectorizer_jobs is None else f"(n_jobs={args.vectorizer_jobs})"
-    return {"topicvb": f"topicvb Vectorizer{jobs} + CollapsedLDA(learn_priors=True)",
+    cap = "" if getattr(args, "topicvb_max_iter", None) is None else f", max_iter={args.topicvb_max_iter}"
+    return {"topicvb": f"topicvb Vectorizer{jobs} + CollapsedLDA(learn_priors=True{cap})",
             "gensim": f"gensim Dictionary + LdaMulticore(workers={args.gensim_workers})",
             "tomotopy": f"tomotopy LDAModel ({args.tomotopy_iters} sweeps, {args.tomotopy_workers} workers)"}[name]
 
@@ -519,7 +523,9 @@ def render(store: dict, args) -> str:
              "command line's text defaults; " + ("one process, `n_jobs` at its default" if args.vectorizer_jobs is None
                                                  else f"`n_jobs={args.vectorizer_jobs}`") + ") and "
              f"`recommended_estimator(n_components={args.k}, random_state=0)` (CollapsedLDA, CVB0, learned priors, "
-             "its default iterations and moves, numba threads = all cores). The numba cache was warmed by a small "
+             + ("its default iterations and moves" if getattr(args, "topicvb_max_iter", None) is None else
+                  f"**max_iter={args.topicvb_max_iter}** instead of its default, its default moves") + ", numba threads = "
+             "all cores). The numba cache was warmed by a small "
              "fit in an earlier process, so no compilation is timed (cold start is `bench_coldstart.py`'s subject).",
              "- **gensim**: `simple_preprocess(text)` minus `STOPWORDS`, `Dictionary`, "
              "`filter_extremes(no_below=5, no_above=0.5)`, `doc2bow`; "
@@ -574,6 +580,9 @@ def main(argv=None) -> int:
     p.add_argument("--gensim-workers", type=int, default=1, help="LdaMulticore workers (default 1)")
     p.add_argument("--vectorizer-jobs", type=int, default=None,
                    help="topicvb Vectorizer n_jobs (default: its default, one process)")
+    p.add_argument("--topicvb-max-iter", type=int, default=None,
+                   help="max_iter of topicvb's estimator (default: the estimator's own; a smaller one shows how soon "
+                        "a shorter fit reaches the peers' quality)")
     p.add_argument("--tomotopy-iters", type=int, default=1000, help="tomotopy Gibbs sweeps (default 1000)")
     p.add_argument("--tomotopy-workers", type=int, default=2)
     p.add_argument("--repeats", type=int, default=1, help="interleaved runs of every system (median times)")
@@ -616,6 +625,7 @@ def main(argv=None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     spec = {"root": str(root), "train_files": train_files, "K": args.k, "gensim_workers": args.gensim_workers,
             "tomotopy_iters": args.tomotopy_iters, "vectorizer_jobs": args.vectorizer_jobs,
+            "topicvb_max_iter": args.topicvb_max_iter,
             "tomotopy_workers": args.tomotopy_workers, "out_dir": str(work)}
     spec_path = work / "spec.json"
     spec_path.write_text(json.dumps(spec))
