@@ -275,60 +275,26 @@ class PLSA(TopicModelBase):
         if self.early_stopping:
             X, valid = self._split_validation(X, rng)
             valid = csr_arrays(valid)
-        theta, phi_t = self._start(X, rng, fallback)
-        history, v_history, best = [], [], None
-        done = 0  # EM iterations applied to (theta, phi_t)
-        if state is not None:
-            theta, phi_t = state["theta"].astype(self._float), state["phi_t"].astype(self._float)
-            history, v_history, done = list(state["history"]), list(state["v_history"]), int(state["iteration"])
-            if "best_theta" in state:
-                best = (float(state["best_value"]), int(state["best_iter"]), state["best_theta"], state["best_phi_t"])
-            restore_rng(rng, state)
         em = _EMSweeps(X, self.n_components, self._float, self.beta, self.update,
                        np.zeros(self.n_components) if a1 is None else np.asarray(a1, dtype=np.float64),
                        fallback, self._term_offsets(e1))
+        run = _EMRun(*self._start(X, rng, fallback), em, a1, e1, valid, save, rng)
+        if state is not None:
+            run.restore(state, self._float)
         started = time.perf_counter()
-        converged = False
-        theta_b_next = None  # theta ** beta of the new theta, when the alternating step computed it
         # (moves with a matrix prior: not yet; the proposals of _moves read eta as a float)
         moves = _Moves(self, em, rng) if self.moves and valid is None and np.ndim(e1) < 2 else None
         with threads(self.n_jobs) as n_parts, interruptible(type(self).__name__) as stop:
             rejected, settled = 0, False
             while True:
-                while True:
-                    theta_b, phi_t_b = em.tempered(theta, phi_t, theta_b_next)
-                    theta_b_next = None
-                    if done >= self.max_iter:  # only evaluate the final model
-                        ll = em.log_likelihood(theta, phi_t)
-                    else:  # the theta half: expected counts n_dk, and the current model's log-likelihood
-                        n_dk, ll = em.theta_half(theta, phi_t, theta_b, phi_t_b, n_parts)
-                    if done > len(history):  # ll is the objective of the model after `done` iterations
-                        history.append(ll + _log_prior(theta, phi_t, a1, e1))
-                        self._report(done, history[-1], history[-2] if len(history) > 1 else None, started)
-                        if valid is not None:
-                            v_history.append(float(np.sum(log_likelihood(*valid, theta, phi_t))))
-                            if best is None or v_history[-1] > best[0]:
-                                best = (v_history[-1], done, theta.copy(), phi_t.copy())
-                            elif done - best[1] >= self.n_iter_no_change:
-                                converged = True
-                                break
-                        if self._converged(history):
-                            converged = True
-                            break
-                        if moves is not None and late_window(done, self.max_iter):
-                            break  # not settled, but late: try the moves now
-                    if done >= self.max_iter or stop.requested:
-                        break
-                    theta, phi_t, theta_b_next = em.phi_half(n_dk, theta, phi_t, theta_b, phi_t_b, n_parts)
-                    done += 1
-                    save(done, _checkpoint_arrays(theta, phi_t, history, v_history, best), rng)
+                converged = self._em_steps(run, moves, stop, n_parts, started)
                 # a settled fit: try moves until one is accepted (then go on from the moved model) or none is left
                 settled = settled or converged
-                late = not converged and moves is not None and late_window(done, self.max_iter)
+                late = not converged and moves is not None and late_window(run.done, self.max_iter)
                 moved = None
                 while moved is None and (converged or late) and moves is not None and rejected < MAX_REJECTED \
-                        and done + TRIAL_SWEEPS <= self.max_iter and not stop.requested:
-                    moved = moves.try_move(theta, phi_t, history, rejected, n_parts)
+                        and run.done + TRIAL_SWEEPS <= self.max_iter and not stop.requested:
+                    moved = moves.try_move(run.theta, run.phi_t, run.history, rejected, n_parts)
                     if moved is None or moved == "done":
                         rejected = MAX_REJECTED if moved == "done" else rejected + 1
                         moved = None
@@ -337,25 +303,63 @@ class PLSA(TopicModelBase):
                     if late and not stop.requested:
                         continue  # EM goes on to max_iter from the unmoved model
                     break
-                theta, phi_t, values = moved
-                history += values
-                done += len(values)
-                converged, theta_b_next = False, None
+                run.theta, run.phi_t, values = moved
+                run.history += values
+                run.done += len(values)
+                run.theta_b_next = None
+        return self._result(run, stop.requested, settled)
+
+    def _em_steps(self, run, moves, stop, n_parts, started) -> bool:
+        """EM iterations of ``run`` (in place) until its objective converges or early stopping ends it (True), or
+        the moves' late window opens, max_iter is reached or the user interrupts (False). Each model's objective
+        is recorded (and reported) once, when its theta half is computed: the first half of the next iteration."""
+        a1, e1, em, valid = run.a1, run.e1, run.em, run.valid
+        while True:
+            theta_b, phi_t_b = em.tempered(run.theta, run.phi_t, run.theta_b_next)
+            run.theta_b_next = None
+            if run.done >= self.max_iter:  # only evaluate the final model
+                ll = em.log_likelihood(run.theta, run.phi_t)
+            else:  # the theta half: expected counts n_dk, and the current model's log-likelihood
+                n_dk, ll = em.theta_half(run.theta, run.phi_t, theta_b, phi_t_b, n_parts)
+            if run.done > len(run.history):  # ll is the objective of the model after `done` iterations
+                run.history.append(ll + _log_prior(run.theta, run.phi_t, a1, e1))
+                self._report(run.done, run.history[-1], run.history[-2] if len(run.history) > 1 else None, started)
+                if valid is not None:
+                    run.v_history.append(float(np.sum(log_likelihood(*valid, run.theta, run.phi_t))))
+                    if run.best is None or run.v_history[-1] > run.best[0]:
+                        run.best = (run.v_history[-1], run.done, run.theta.copy(), run.phi_t.copy())
+                    elif run.done - run.best[1] >= self.n_iter_no_change:
+                        return True
+                if self._converged(run.history):
+                    return True
+                if moves is not None and late_window(run.done, self.max_iter):
+                    return False  # not settled, but late: try the moves now
+            if run.done >= self.max_iter or stop.requested:
+                return False
+            run.theta, run.phi_t, run.theta_b_next = em.phi_half(n_dk, run.theta, run.phi_t, theta_b, phi_t_b,
+                                                                 n_parts)
+            run.done += 1
+            run.save(run.done, _checkpoint_arrays(run.theta, run.phi_t, run.history, run.v_history, run.best), run.rng)
+
+    def _result(self, run, interrupted: bool, settled: bool) -> dict:
+        """The fitted attributes of a finished ``run``: its last model (evaluated first if an interruption came
+        before that), or with early stopping the best on the validation documents."""
+        theta, phi_t, history = run.theta, run.phi_t, run.history
         n_iter = len(history)
-        if stop.requested and n_iter < done:  # interrupted before the newest model was evaluated
-            history.append(em.log_likelihood(theta, phi_t) + _log_prior(theta, phi_t, a1, e1))
-            n_iter = done
-        if best is not None and best[1] != n_iter:
-            _, n_keep, theta, phi_t = best
+        if interrupted and n_iter < run.done:  # interrupted before the newest model was evaluated
+            history.append(run.em.log_likelihood(theta, phi_t) + _log_prior(theta, phi_t, run.a1, run.e1))
+            n_iter = run.done
+        if run.best is not None and run.best[1] != n_iter:
+            _, n_keep, theta, phi_t = run.best
             history = history[:n_keep]
             n_iter = n_keep
-        if not stop.requested:
-            self._warn_not_converged(n_iter, settled or converged)
+        if not interrupted:
+            self._warn_not_converged(n_iter, settled)
         return {
             "components_": np.ascontiguousarray(phi_t.T),
             "doc_topic_": theta,
             "bound_history_": np.asarray(history),
-            "validation_history_": np.asarray(v_history) if valid is not None else None,
+            "validation_history_": np.asarray(run.v_history) if run.valid is not None else None,
             "n_iter_": n_iter,
         }
 
@@ -390,6 +394,29 @@ class PLSA(TopicModelBase):
         compares models.
         """
         return super().bound(X)
+
+
+class _EMRun:
+    """PLSA's EM in progress: the model (theta, term-major phi_t), its objective per iteration (``history``), the
+    validation record (``v_history``, ``best``: (value, iteration, theta, phi_t) of the best so far), the EM
+    iterations applied (``done``), and what the loop works with (the sweeps ``em``, the priors less one, the
+    validation arrays, the checkpoint saver and the random state)."""
+
+    def __init__(self, theta, phi_t, em, a1, e1, valid, save, rng):
+        self.theta, self.phi_t = theta, phi_t
+        self.theta_b_next = None  # theta ** beta of the new theta, when the alternating step computed it
+        self.history, self.v_history, self.best = [], [], None
+        self.done = 0  # EM iterations applied to (theta, phi_t)
+        self.em, self.a1, self.e1, self.valid, self.save, self.rng = em, a1, e1, valid, save, rng
+
+    def restore(self, state, dtype):
+        """Continue from a checkpoint's ``state`` (see :func:`_checkpoint_arrays`), its random state included."""
+        self.theta, self.phi_t = state["theta"].astype(dtype), state["phi_t"].astype(dtype)
+        self.history, self.v_history = list(state["history"]), list(state["v_history"])
+        self.done = int(state["iteration"])
+        if "best_theta" in state:
+            self.best = (float(state["best_value"]), int(state["best_iter"]), state["best_theta"], state["best_phi_t"])
+        restore_rng(self.rng, state)
 
 
 def _checkpoint_arrays(theta, phi_t, history, v_history, best):
