@@ -24,6 +24,11 @@ Run from the repository root::
     python benchmarks/exp_cvb0_squarem.py --corpus 20ng --sweeps 100 --out /tmp/squarem_20ng.md
     python benchmarks/exp_cvb0_squarem.py --corpus imdb --sweeps 100 --out /tmp/squarem_imdb.md   # 90,000 reviews
 
+``--fit`` runs whole fits of the recommended estimator (learned priors, moves, its stopping rule) with
+``storage="counts"``, plain and with the cycle patched into its count sweeps (:func:`squarem_sweeps`)::
+
+    python benchmarks/exp_cvb0_squarem.py --corpus 20ng --fit --out /tmp/squarem_fit_20ng.md
+
 ``--corpus imdb`` splits the 100,000 IMDB reviews as ``bench_end_to_end.py`` does (a seeded tenth held out) and
 counts them with the command line's text defaults.
 """
@@ -47,7 +52,7 @@ MARKS = (20, 40, 60, 100, 150, 200)
 def load(corpus: str, n_docs):
     if corpus == "20ng":
         m = common.load_matrices()
-        return m.X_train, m.X_test, "20 Newsgroups (common.load_matrices: the training and test splits)"
+        return m.X_train, m.X_test, "20 Newsgroups (common.load_matrices: the training and test splits)", list(m.vocabulary)
     import bench_end_to_end as e2e
     from topicvb._cli_inputs import TEXT_DEFAULTS
     from topicvb.text import Tokenizer, Vectorizer
@@ -58,7 +63,8 @@ def load(corpus: str, n_docs):
                      max_df=TEXT_DEFAULTS["max_df"])
     X = vec.fit_transform(e2e.read_texts(root, train))
     return X, vec.transform(e2e.read_texts(root, test)), (f"IMDB reviews, {len(train):,} training / {len(test):,} "
-                                                          "held out (bench_end_to_end.py's split)")
+                                                          "held out (bench_end_to_end.py's split)"), \
+        [str(t) for t in vec.get_feature_names_out()]
 
 
 class Sweeps:
@@ -128,6 +134,96 @@ def squarem_cycle(F, a, b):
     return (an, bn), 3, s
 
 
+def squarem_sweeps():
+    """A ``CountSweeps.advance`` that runs SQUAREM cycles of three sweeps (experiment only): the first two sweeps
+    record the counts before them, the third starts from the extrapolation of (theta0, theta1, theta2 = the
+    current counts), projected as in :func:`squarem_cycle`, and is undone (counts and priors back to theta2's,
+    the sweep still counted) when its result's training log-likelihood is below theta2's. The objectives the
+    fit records stay those the sweeps give (of the state each sweep starts from)."""
+    from topicvb.models._collapsed_sweeps import CountSweeps
+
+    plain = CountSweeps.advance
+    log = {"cycles": 0, "kept": 0, "steps": []}
+
+    def advance(self, state, it):
+        if self.max_workers is not None:  # a move's trial sweeps (try_move): plain, as in the shipped fit
+            return plain(self, state, it)
+        phase = state.get("sq_phase", 0)
+        state["sq_phase"] = (phase + 1) % 3
+        if phase < 2:
+            state[f"sq{phase}"] = (state["n_dk"].copy(), state["n_wk"].copy())
+            return plain(self, state, it)
+        (a0, b0), (a1, b1) = state.pop("sq0"), state.pop("sq1")
+        a2, b2 = state["n_dk"], state["n_wk"]
+        r2 = float(np.sum((a1 - a0) ** 2) + np.sum((b1 - b0) ** 2))
+        v2 = float(np.sum((a2 - 2 * a1 + a0) ** 2) + np.sum((b2 - 2 * b1 + b0) ** 2))
+        s = min(-np.sqrt(r2) / max(np.sqrt(v2), 1e-300), -1.0)
+        log["cycles"] += 1
+        if s == -1.0:
+            log["steps"].append(s)
+            return plain(self, state, it)
+        keep = {"n_dk": a2.copy(), "n_wk": b2.copy(), **{k: state[k] for k in ("alpha", "eta", "scale") if k in state}}
+        before = self._log_likelihood(state)
+        state["n_dk"][:] = project(a0 - 2 * s * (a1 - a0) + s * s * (a2 - 2 * a1 + a0), a2)
+        state["n_wk"][:] = project(b0 - 2 * s * (b1 - b0) + s * s * (b2 - 2 * b1 + b0), b2)
+        values = plain(self, state, it)
+        if self._log_likelihood(state) < before:
+            state["n_dk"][:], state["n_wk"][:] = keep.pop("n_dk"), keep.pop("n_wk")
+            state.update(keep)
+            s = -1.0
+        else:
+            log["kept"] += 1
+        log["steps"].append(s)
+        return values
+
+    return advance, plain, log
+
+
+def fit_mode(args, X, X_test, corpus_line, vocab, argv) -> int:
+    """Whole fits of the recommended estimator with storage="counts", plain and with SQUAREM (the patch above):
+    sweeps, seconds, held-out perplexity (document completion) and NPMI of the top 10 words on the training
+    documents."""
+    from topicvb import CollapsedLDA
+    from topicvb.evaluation import ReferenceCorpus, coherence
+    from topicvb.inspection import top_words
+    from topicvb.models._collapsed_sweeps import CountSweeps
+
+    evaluator = common.DocCompletion(X_test)
+    reference = ReferenceCorpus(X=X, vocabulary=vocab)
+    advance, plain, log = squarem_sweeps()
+    rows = []
+    for name in ("plain", "SQUAREM"):
+        CountSweeps.advance = advance if name == "SQUAREM" else plain
+        est = CollapsedLDA(n_components=args.k, learn_priors=True, storage="counts", random_state=0)
+        t0 = time.perf_counter()
+        est.fit(X)
+        seconds = time.perf_counter() - t0
+        CountSweeps.advance = plain
+        perplexity = evaluator(est.topic_word_distribution(), np.asarray(est.doc_topic_prior_, dtype=np.float64))
+        words = [[w for w, _ in t] for t in top_words(est, vocab, 10)]
+        npmi = float(coherence(words, reference, measure="c_npmi").mean)
+        extra = "" if name == "plain" else f"{log['kept']} of {log['cycles']} extrapolations kept"
+        rows.append([name, est.n_iter_, f"{seconds:.1f}", f"{perplexity:.1f}", f"{npmi:.4f}",
+                     f"{float(np.mean(est.doc_topic_prior_)):.4f}", f"{float(np.mean(est.topic_word_prior_)):.4f}", extra])
+        print(rows[-1], flush=True)
+    cmd = "python benchmarks/exp_cvb0_squarem.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    info = common.machine_info()
+    text = ["# SQUAREM in a whole CollapsedLDA fit (an experiment for issue #18)", "",
+            f"Command: `{cmd}`  ", f"Date: {info['date']}; {common.machine_line()}; topicvb {info['topicvb']}", "",
+            f"Corpus: {corpus_line}: {X.shape[0]:,} documents, {X.shape[1]:,} terms, {X.nnz:,} non-zeros. "
+            f"`CollapsedLDA(n_components={args.k}, learn_priors=True, storage='counts', random_state=0)` to its "
+            "stopping rule (tol 1e-5, max_iter 200, moves on), plain and with the SQUAREM cycle patched into its count "
+            "sweeps (`squarem_sweeps` in the script).", "",
+            common.md_table(["fit", "sweeps", "seconds", "held-out perplexity", "NPMI (top 10)", "mean alpha",
+                             "mean eta", "SQUAREM"], rows),
+            "", f"SQUAREM steps of the first 30 cycles: {', '.join(f'{s:.1f}' for s in log['steps'][:30])}.", ""]
+    if args.out:
+        common.write_report("\n".join(text), Path(args.out), announce=True)
+    else:
+        print("\n".join(text))
+    return 0
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--corpus", choices=("20ng", "imdb"), default="20ng")
@@ -135,8 +231,13 @@ def main(argv=None) -> int:
     p.add_argument("--k", type=int, default=50)
     p.add_argument("--sweeps", type=int, default=100)
     p.add_argument("--out", default=None, help="markdown report (default: printed only)")
+    p.add_argument("--fit", action="store_true",
+                   help="whole CollapsedLDA(learn_priors=True, storage='counts') fits to their stopping rule, plain and "
+                        "with the SQUAREM cycle patched into the count sweeps (see fit_mode)")
     args = p.parse_args(argv)
-    X, X_test, corpus_line = load(args.corpus, args.n_docs)
+    X, X_test, corpus_line, vocab = load(args.corpus, args.n_docs)
+    if args.fit:
+        return fit_mode(args, X, X_test, corpus_line, vocab, argv)
     F = Sweeps(X, args.k)
     evaluator = common.DocCompletion(X_test)
 
