@@ -143,6 +143,7 @@ def squarem_sweeps():
     from topicvb.models._collapsed_sweeps import CountSweeps
 
     plain = CountSweeps.advance
+    plain_settled = CountSweeps.settled
     log = {"cycles": 0, "kept": 0, "steps": []}
 
     def advance(self, state, it):
@@ -167,16 +168,18 @@ def squarem_sweeps():
         state["n_dk"][:] = project(a0 - 2 * s * (a1 - a0) + s * s * (a2 - 2 * a1 + a0), a2)
         state["n_wk"][:] = project(b0 - 2 * s * (b1 - b0) + s * s * (b2 - 2 * b1 + b0), b2)
         values = plain(self, state, it)
+        values = [before] if values else values  # (the sweep reports the state it started from: theta2's, not theta')
         if self._log_likelihood(state) < before:
             state["n_dk"][:], state["n_wk"][:] = keep.pop("n_dk"), keep.pop("n_wk")
             state.update(keep)
+            state.pop("pending", None)  # (theta2's objective is recorded already: none for this wasted sweep)
             s = -1.0
         else:
             log["kept"] += 1
         log["steps"].append(s)
         return values
 
-    return advance, plain, log
+    return (advance, plain_settled), (plain, plain_settled), log
 
 
 def fit_mode(args, X, X_test, corpus_line, vocab, argv) -> int:
@@ -190,15 +193,15 @@ def fit_mode(args, X, X_test, corpus_line, vocab, argv) -> int:
 
     evaluator = common.DocCompletion(X_test)
     reference = ReferenceCorpus(X=X, vocabulary=vocab)
-    advance, plain, log = squarem_sweeps()
+    patched, plain, log = squarem_sweeps()
     rows = []
-    for name in ("plain", "SQUAREM"):
-        CountSweeps.advance = advance if name == "SQUAREM" else plain
+    for name in args.fits:
+        CountSweeps.advance, CountSweeps.settled = patched if name == "SQUAREM" else plain
         est = CollapsedLDA(n_components=args.k, learn_priors=True, storage="counts", random_state=0)
         t0 = time.perf_counter()
         est.fit(X)
         seconds = time.perf_counter() - t0
-        CountSweeps.advance = plain
+        CountSweeps.advance, CountSweeps.settled = plain
         perplexity = evaluator(est.topic_word_distribution(), np.asarray(est.doc_topic_prior_, dtype=np.float64))
         words = [[w for w, _ in t] for t in top_words(est, vocab, 10)]
         npmi = float(coherence(words, reference, measure="c_npmi").mean)
@@ -234,6 +237,8 @@ def main(argv=None) -> int:
     p.add_argument("--fit", action="store_true",
                    help="whole CollapsedLDA(learn_priors=True, storage='counts') fits to their stopping rule, plain and "
                         "with the SQUAREM cycle patched into the count sweeps (see fit_mode)")
+    p.add_argument("--fits", nargs="+", choices=("plain", "SQUAREM"), default=["plain", "SQUAREM"],
+                   help="with --fit: which fits (default both)")
     args = p.parse_args(argv)
     X, X_test, corpus_line, vocab = load(args.corpus, args.n_docs)
     if args.fit:
