@@ -134,6 +134,23 @@ def squarem_cycle(F, a, b):
     return (an, bn), 3, s
 
 
+def report_head(title: str, argv) -> list[str]:
+    """The first lines of a report: its title, the command that made it, the date, machine and topicvb."""
+    cmd = "python benchmarks/exp_cvb0_squarem.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    info = common.machine_info()
+    return [f"# {title}", "", f"Command: `{cmd}`  ",
+            f"Date: {info['date']}; {common.machine_line()}; topicvb {info['topicvb']}", ""]
+
+
+def finish(text: list[str], out) -> int:
+    """Write the report to ``out`` (or print it)."""
+    if out:
+        common.write_report("\n".join(text), Path(out), announce=True)
+    else:
+        print("\n".join(text))
+    return 0
+
+
 def squarem_sweeps():
     """A ``CountSweeps.advance`` that runs SQUAREM cycles of three sweeps (experiment only): the first two sweeps
     record the counts before them, the third starts from the extrapolation of (theta0, theta1, theta2 = the
@@ -209,10 +226,7 @@ def fit_mode(args, X, X_test, corpus_line, vocab, argv) -> int:
         rows.append([name, est.n_iter_, f"{seconds:.1f}", f"{perplexity:.1f}", f"{npmi:.4f}",
                      f"{float(np.mean(est.doc_topic_prior_)):.4f}", f"{float(np.mean(est.topic_word_prior_)):.4f}", extra])
         print(rows[-1], flush=True)
-    cmd = "python benchmarks/exp_cvb0_squarem.py " + " ".join(argv if argv is not None else sys.argv[1:])
-    info = common.machine_info()
-    text = ["# SQUAREM in a whole CollapsedLDA fit (an experiment for issue #18)", "",
-            f"Command: `{cmd}`  ", f"Date: {info['date']}; {common.machine_line()}; topicvb {info['topicvb']}", "",
+    text = report_head("SQUAREM in a whole CollapsedLDA fit (an experiment for issue #18)", argv) + [
             f"Corpus: {corpus_line}: {X.shape[0]:,} documents, {X.shape[1]:,} terms, {X.nnz:,} non-zeros. "
             f"`CollapsedLDA(n_components={args.k}, learn_priors=True, storage='counts', random_state=0)` to its "
             "stopping rule (tol 1e-5, max_iter 200, moves on), plain and with the SQUAREM cycle patched into its count "
@@ -220,11 +234,7 @@ def fit_mode(args, X, X_test, corpus_line, vocab, argv) -> int:
             common.md_table(["fit", "sweeps", "seconds", "held-out perplexity", "NPMI (top 10)", "mean alpha",
                              "mean eta", "SQUAREM"], rows),
             "", f"SQUAREM steps of the first 30 cycles: {', '.join(f'{s:.1f}' for s in log['steps'][:30])}.", ""]
-    if args.out:
-        common.write_report("\n".join(text), Path(args.out), announce=True)
-    else:
-        print("\n".join(text))
-    return 0
+    return finish(text, args.out)
 
 
 def main(argv=None) -> int:
@@ -275,10 +285,7 @@ def main(argv=None) -> int:
     for m in marks:
         hit = next((n for n, ll in sq if ll >= plain[m - 1]), None)
         reach.append((m, hit))
-    cmd = "python benchmarks/exp_cvb0_squarem.py " + " ".join(argv if argv is not None else sys.argv[1:])
-    info = common.machine_info()
-    text = ["# SQUAREM on the counts-only CVB0 sweep (an experiment for issue #18)", "",
-            f"Command: `{cmd}`  ", f"Date: {info['date']}; {common.machine_line()}; topicvb {info['topicvb']}", "",
+    text = report_head("SQUAREM on the counts-only CVB0 sweep (an experiment for issue #18)", argv) + [
             f"Corpus: {corpus_line}: {X.shape[0]:,} documents, {X.shape[1]:,} terms, {X.nnz:,} non-zeros. K = {args.k}, "
             f"alpha = eta = 1/K fixed, the seeded start (seed 0), one undamped rebuild step. See the script's "
             "docstring for the scheme.", "",
@@ -291,11 +298,7 @@ def main(argv=None) -> int:
                             [["plain", n, f"{ll:.1f}", f"{pp:.1f}", f"{s:.1f}"] for n, ll, pp, s in rows_plain]
                             + [["SQUAREM", n, f"{ll:.1f}", f"{pp:.1f}", f"{s:.1f}"] for n, ll, pp, s in rows_sq]), "",
             f"SQUAREM steps s of the first 30 cycles: {', '.join(f'{s:.1f}' for s in steps[:30])}.", ""]
-    if args.out:
-        common.write_report("\n".join(text), Path(args.out), announce=True)
-    else:
-        print("\n".join(text))
-    return 0
+    return finish(text, args.out)
 
 
 if __name__ == "__main__":
