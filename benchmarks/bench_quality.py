@@ -8,6 +8,7 @@ Run from the repository root::
     python benchmarks/bench_quality.py --corpora synthetic --synthetic-docs 1000 --seeds 0 1 --k 10 20
     python benchmarks/bench_quality.py --corpora 20ng --k 20 --estimators CollapsedLDA+learn tomotopy \
         --fit-seeds 0 1 2 3 4                                # means over fit seeds (random_state, tomotopy seed)
+    python benchmarks/bench_quality.py ... --pair BASE OTHER  # adds a fit-by-fit table of OTHER against BASE
 
 Systems: every class of ``topicvb.models._registry.ENTRIES`` with its defaults except ``n_components``
 (= K) and ``random_state`` (the fit seed: 0 unless ``--fit-seeds``), and tomotopy ``LDAModel`` (collapsed
@@ -490,6 +491,42 @@ def fit_seed_means(rows: list) -> str | None:
                      "NPMI", "NPMI - tomotopy's (mean ± s.e.)", "dead topics (max)"], out)
 
 
+def paired_table(rows: list, base: str, other: str) -> str | None:
+    """``other`` against ``base``, fit by fit (the same corpus, K and fit seed), per corpus and K: pairs, sweeps,
+    the ratio of seconds (median and range), of held-out perplexity (mean and range), how many of ``other``'s
+    perplexities are at most ``base``'s, and the NPMI difference (mean ± standard error); then all pairs."""
+    by_key = {row_key(r): r for r in rows}
+    groups: dict = {}
+    for r in rows:
+        if r["estimator"] != other:
+            continue
+        b = by_key.get((r["corpus"], r["K"], base, r.get("fit_seed", 0)))
+        if b is not None:
+            fam = "synthetic" if r["corpus"].startswith("lda") else r["corpus"]
+            groups.setdefault((fam, r["K"]), []).append((b, r))
+    if not groups:
+        return None
+
+    def summary(label, K, pairs):
+        t = [o["seconds"] / b["seconds"] for b, o in pairs]
+        pp = [o["perplexity"] / b["perplexity"] for b, o in pairs]
+        dn = [o["npmi"] - b["npmi"] for b, o in pairs]
+        se = statistics.stdev(dn) / len(dn) ** 0.5 if len(dn) > 1 else 0.0
+        return [label, K, len(pairs), f"{statistics.mean(b['iterations'] for b, _ in pairs):.0f}",
+                f"{statistics.mean(o['iterations'] for _, o in pairs):.0f}",
+                f"{statistics.median(t):.2f} ({min(t):.2f}-{max(t):.2f})",
+                f"{statistics.mean(pp):.4f} ({min(pp):.4f}-{max(pp):.4f})",
+                f"{sum(o['perplexity'] <= b['perplexity'] for b, o in pairs)} of {len(pairs)}",
+                f"{statistics.mean(dn):+.4f} ± {se:.4f}"]
+
+    out = [summary(fam, K, pairs) for (fam, K), pairs in groups.items()]
+    everything = [p for pairs in groups.values() for p in pairs]
+    out.append(summary("all", "", everything))
+    return md_table(["corpus", "K", "pairs", f"sweeps, {base}", f"sweeps, {other}", "seconds ratio (median, range)",
+                     "perplexity ratio (mean, range)", "perplexity at most the base's", "NPMI difference (mean ± s.e.)"],
+                    out)
+
+
 def render(store: dict, quick: bool) -> str:
     rows = _order(store)
     text = ["# Quality benchmark (issue #17): every estimator with its defaults, and tomotopy", ""]
@@ -549,6 +586,12 @@ def render(store: dict, quick: bool) -> str:
     means = synthetic_means(first)
     if means:
         text += ["", "### LDA-generated corpora, mean ± standard deviation over seeds", "", means]
+    for base, other in store.get("pairs", []):
+        paired = paired_table(rows, base, other)
+        if paired:
+            text += ["", f"### `{other}` against `{base}`, fit by fit", "",
+                     "Each row pairs the two fits of the same corpus, K and fit seed (synthetic: one corpus per seed); "
+                     "ratios are the second's over the first's.", "", paired]
     warned = sorted({(r["estimator"], w) for r in rows for w in r.get("warnings", [])})
     if warned:
         text += ["", "Warnings during fits: " + "; ".join(f"{e}: {w}" for e, w in warned) + "."]
@@ -583,6 +626,9 @@ def main(argv=None):
     p.add_argument("--tomotopy-workers", type=int, default=2)
     p.add_argument("--out", default=None, help="markdown report (default benchmarks/results/quality.md; --quick: "
                                                "none); the JSON store is the same path with .json")
+    p.add_argument("--pair", nargs=2, metavar=("BASE", "OTHER"), default=None,
+                   help="add to the report a fit-by-fit comparison of estimator OTHER against BASE (kept in the "
+                        "JSON store for later runs)")
     p.add_argument("--fresh", action="store_true", help="ignore rows already in the JSON store")
     p.add_argument("--redo", action="store_true", help="recompute selected rows that are already in the store")
     p.add_argument("--quiet-wait", type=float, default=None,
@@ -612,6 +658,8 @@ def main(argv=None):
     out = Path(args.out) if args.out else (None if q else common.BENCH_DIR / "results" / "quality.md")
     store_path = out.with_suffix(".json") if out else None
     store = load_store(store_path, args.fresh)
+    if args.pair and list(args.pair) not in store.setdefault("pairs", []):
+        store["pairs"].append(list(args.pair))
 
     import numba
 

@@ -294,3 +294,23 @@ def moment_matched_digamma_gain(m, v, a, small_mean=8.0):
     else:
         pmf = binom.pmf(k, spec[1], spec[2])
     return float(np.sum(pmf * (digamma(s + k + a) - digamma(a))))
+
+
+def squarem_step(x0, x1, x2):
+    """SQUAREM S3's step length on the concatenated states x0, x1, x2 (sequences of arrays), by the formula
+    (topicvb.models._squarem.step_length)."""
+    r = np.concatenate([(b - a).ravel() for a, b in zip(x0, x1)])
+    v = np.concatenate([(c - 2 * b + a).ravel() for a, b, c in zip(x0, x1, x2)])
+    return min(-np.linalg.norm(r) / np.linalg.norm(v), -1.0)
+
+
+def squarem_extrapolation(a0, a1, a2, s):
+    """theta0 - 2 s r + s^2 v projected onto counts with a2's row sums, row by row
+    (topicvb.models._squarem.extrapolate)."""
+    new = a0 - 2 * s * (a1 - a0) + s * s * (a2 - 2 * a1 + a0)
+    new = np.maximum(new, 0.0)
+    out = a2.copy()
+    for i in range(new.shape[0]):
+        if new[i].sum() > 0:
+            out[i] = new[i] * a2[i].sum() / new[i].sum()
+    return out

@@ -262,6 +262,7 @@ def test_the_package_chooses_the_recommended_estimator():
 
     model = make_topic_pipeline().named_steps["model"]
     assert type(model) is CollapsedLDA and model.learn_priors is True and model.moves is True
+    assert model.acceleration == "squarem"  # (SQUAREM cycles where storage="auto" keeps only the counts: issue #18)
     X = make_lda_corpus(120, 40, 3, random_state=0).corpus.X
     result = select_n_topics(X, [2, 3], max_iter=5)
     assert result.model_name == "CollapsedLDA" and result.criterion == "heldout"

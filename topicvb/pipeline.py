@@ -248,7 +248,7 @@ def make_topic_pipeline(vectorizer=None, model=None, *, seed_topics=None,
     vectorizer : Vectorizer or transformer, default=None
         Turns texts into counts; ``None`` uses ``Vectorizer(tokenizer=Tokenizer(stop_words="english"))``.
     model : topicvb model, default=None
-        ``None`` uses the recommended estimator, ``CollapsedLDA(learn_priors=True)``
+        ``None`` uses the recommended estimator, ``CollapsedLDA(learn_priors=True, acceleration="squarem")``
         (:func:`topicvb.models._registry.recommended_estimator`).
     seed_topics : dict of str to list of str, default=None
         Guided topics: topic label -> seed words, such as ``{"space": ["nasa", "orbit"]}``. ``fit``

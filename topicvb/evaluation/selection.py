@@ -210,7 +210,7 @@ def select_n_topics(X, candidates, model=None, criterion: str | None = None, X_t
         The model family: a command-line name of the estimator registry (``"plsa"``,
         ``"batch"``, ``"collapsed"``, ``"online"``, ``"scvb0"``), a class, or an instance, which
         is cloned (its parameters are kept). None means the recommended estimator,
-        ``CollapsedLDA(learn_priors=True)``.
+        ``CollapsedLDA(learn_priors=True, acceleration="squarem")``.
     criterion : {"heldout", "elbo", "coherence"}, default=None
         How ``best_k`` is chosen: smallest held-out perplexity, largest final training bound, or
         largest mean coherence in ``reference``. None means ``"heldout"`` for every model (the

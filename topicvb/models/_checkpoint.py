@@ -228,6 +228,12 @@ CHECKPOINT_ARRAYS = {
         ArraySpec("v_dk", ("Dv", "K"), "float64", "nonnegative"),
         ArraySpec("v_wk", ("Vv", "K"), "float64", "nonnegative"),
         ArraySpec("eta_scale", (), "float64", "positive", required=False),  # a matrix prior's learned scale
+        # a SQUAREM cycle (storage="counts", acceleration="squarem"): the counts at its first sweeps (0 to 2 of
+        # each), the objectives at the cycles' ends, whether the last sweep ended one
+        ArraySpec("cycle_dk", (None, "D", "K"), "model", "nonnegative", required=False),
+        ArraySpec("cycle_wk", (None, "V", "K"), "model", "nonnegative", required=False),
+        ArraySpec("cycle_ends", (None,), "float64", "finite", required=False),
+        ArraySpec("cycle_end", (), "int", "count", required=False),
     ) + _PRIORS + (_HISTORY, _ITERATION) + _RNG_ARRAYS,
     "HDP": (  # K: the truncation level T
         ArraySpec("gamma", ("N", "K"), "model", "probabilities", sum_axis=1),
@@ -257,7 +263,8 @@ CHECKPOINT_ARRAYS = {
     ) + _RNG_ARRAYS,
 }
 # Arrays that come together or not at all.
-_GROUPS = {"PLSA": (("best_value", "best_iter", "best_theta", "best_phi_t"),)}
+_GROUPS = {"PLSA": (("best_value", "best_iter", "best_theta", "best_phi_t"),),
+           "CollapsedLDA": (("cycle_dk", "cycle_wk", "cycle_ends", "cycle_end"),)}
 # Which estimator wrote a checkpoint, from an array only its checkpoints hold (when no ``expected`` says).
 _SIGNATURES = (("theta", "PLSA"), ("alpha0", "HDP"), ("n_dk", "CollapsedLDA"), ("means", "OnlineLDA"),
                ("lam", "BatchLDA"))

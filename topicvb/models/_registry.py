@@ -219,14 +219,16 @@ def estimator_class(name: str):
 
 # The estimator the package picks where the user does not name one (``make_topic_pipeline``,
 # ``topicvb fit`` and ``topicvb demo``, ``select_n_topics``): the best held-out perplexity on every
-# corpus of the quality benchmark (benchmarks/bench_quality.py, issue #17), with its moves on.
+# corpus of the quality benchmark (benchmarks/bench_quality.py, issue #17), with its moves on; on a corpus
+# large enough for storage="auto" to keep only the counts, its sweeps in SQUAREM cycles (issue #18).
 RECOMMENDED = "collapsed"
-RECOMMENDED_PARAMS = {"learn_priors": True}
+RECOMMENDED_PARAMS = {"learn_priors": True, "acceleration": "squarem"}
 
 
 def recommended_estimator(**params):
     """A new instance of the recommended estimator, :class:`topicvb.CollapsedLDA` with
-    ``learn_priors=True`` (and its default moves), with ``params`` set on top.
+    ``learn_priors=True`` (and its default moves) and ``acceleration="squarem"`` (which applies where
+    ``storage="auto"`` keeps only the counts), with ``params`` set on top.
 
     Its memory is n_nonzero x n_components floats for the responsibilities (half with
     ``dtype="float32"``), and up to three times that while a move is proposed (see

@@ -1,0 +1,189 @@
+"""SQUAREM cycles on CollapsedLDA's counts sweeps (acceleration="squarem", issue #18): the extrapolation against
+its NumPy reference, the cycle's rules (an extrapolation that loses is undone, convergence is tested on whole
+cycles), exact resumption mid-cycle, and the fit's answers against the plain sweeps'."""
+
+import logging
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+from topicvb import CollapsedLDA
+from topicvb.datasets import make_lda_corpus
+from topicvb.models import _squarem
+from topicvb.models._squarem import extrapolate, step_length
+
+import reference as ref
+
+
+@pytest.fixture
+def states():
+    rng = np.random.default_rng(0)
+    a0 = rng.gamma(1.0, 2.0, size=(37, 6))
+    a1 = a0 + rng.normal(0, 0.5, size=a0.shape)
+    a2 = a1 + 0.6 * (a1 - a0) + rng.normal(0, 0.1, size=a0.shape)
+    b0 = rng.gamma(1.0, 2.0, size=(11, 6))
+    b1, b2 = b0 * 1.1, b0 * 1.15
+    return (a0, b0), (np.maximum(a1, 0), b1), (np.maximum(a2, 0), b2)
+
+
+@pytest.mark.parametrize("block", [4096, 5])
+def test_the_step_and_the_extrapolation_match_the_formulas(states, block, monkeypatch):
+    monkeypatch.setattr(_squarem, "BLOCK", block)  # (several blocks of rows, and one)
+    x0, x1, x2 = states
+    s = step_length(x0, x1, x2)
+    assert s == pytest.approx(ref.squarem_step(x0, x1, x2), rel=1e-12)
+    assert s < -1.0
+    for a0, a1, a2 in zip(x0, x1, x2):
+        want = ref.squarem_extrapolation(a0, a1, a2, s)
+        got = np.empty_like(a2)
+        extrapolate(a0, a1, a2, s, out=got)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+        over = a0.copy()  # (written over the first state, as the fit does)
+        extrapolate(over, a1, a2, s, out=over)
+        np.testing.assert_array_equal(over, got)
+
+
+def test_the_projection_keeps_counts_valid(states):
+    (a0, _), (a1, _), (a2, _) = states
+    a2 = a2.copy()
+    a2[3] = a1[3] - 50 * (a1[3] - a0[3])  # (a row that a long step sends below 0 everywhere it moved)
+    a2[3] = np.maximum(a2[3], 0.0)
+    totals = a2.sum(axis=1)
+    out = np.empty_like(a2)
+    extrapolate(a0, a1, a2, -40.0, out=out)
+    assert np.all(out >= 0.0)
+    np.testing.assert_allclose(out.sum(axis=1), totals, rtol=1e-12)
+    lost = np.maximum(a0 + 80.0 * (a1 - a0) + 1600.0 * (a2 - 2 * a1 + a0), 0.0).sum(axis=1) == 0
+    np.testing.assert_array_equal(out[lost], a2[lost])  # (a row with nothing left keeps theta2's counts)
+
+
+def test_no_curvature_is_a_plain_step():
+    a = np.ones((4, 3))
+    assert step_length((a,), (a,), (a,)) == -1.0
+    assert step_length((a,), (2 * a,), (3 * a,)) == -1.0  # (on a line: v = 0)
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    c = make_lda_corpus(1500, 800, 10, random_state=0)
+    return c.corpus.X, c.topic_word
+
+
+def _fit(X, **params):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return CollapsedLDA(**{"n_components": 10, "random_state": 0, "storage": "counts", "acceleration": "squarem",
+                               **params}).fit(X)
+
+
+def recovery(true_topics, topic_word):
+    a = true_topics / np.linalg.norm(true_topics, axis=1, keepdims=True)
+    b = topic_word / np.linalg.norm(topic_word, axis=1, keepdims=True)
+    return float((a @ b.T).max(axis=1).mean())
+
+
+@pytest.mark.parametrize("learn_priors", [False, True])
+def test_recovers_the_topics_and_the_plain_sweeps_optimum(corpus, learn_priors):
+    X, topic_word = corpus
+    fast = _fit(X, learn_priors=learn_priors)
+    plain = _fit(X, learn_priors=learn_priors, acceleration=None)
+    assert recovery(topic_word, fast.topic_word_distribution()) > 0.995
+    assert abs(fast.score(X) - plain.score(X)) < 2e-3
+    assert np.all(np.isfinite(fast.bound_history_))
+
+
+STEP_LINE = re.compile(r"SQUAREM step (\S+) (kept|undone) in sweep (\d+) \(objective (\S+) after it, (\S+) before\)")
+
+
+def test_an_extrapolation_is_kept_only_when_it_does_not_lose(corpus, caplog):
+    """The objective after the sweep from an extrapolation is compared with theta2's: every kept step is at
+    least theta2's, every undone one below it, and an undone step leaves the state exactly at theta2."""
+    X, _ = corpus
+    with caplog.at_level(logging.DEBUG, logger="topicvb.models.collapsed_lda"):
+        model = _fit(X, n_components=12, init="random", learn_priors=True, max_iter=60, tol=0, moves=False)
+    lines = [m for m in map(STEP_LINE.search, caplog.messages) if m]
+    assert lines
+    for m in lines:
+        _, verdict, _, after, before = m.groups()
+        assert (float(after) >= float(before)) == (verdict == "kept")
+    assert model.n_iter_ == 60
+    # every cycle's third sweep reports theta2's objective: one value per sweep, but none after an undone step
+    undone = sum(1 for m in lines if m.group(2) == "undone")
+    assert len(model.bound_history_) == 60 - undone
+
+
+def test_convergence_is_tested_on_whole_cycles(corpus):
+    """A fit that stops on its own stops on a cycle's third sweep (after the first cycle of the burn-in)."""
+    X, _ = corpus
+    model = _fit(X, learn_priors=True, moves=False)
+    assert model.n_iter_ % 3 == 0 and model.n_iter_ < 200
+
+
+@pytest.mark.parametrize("stop", [13, 14, 15])  # (a checkpoint with one, two and no copies of the cycle)
+def test_an_interrupted_fit_resumes_exactly_mid_cycle(corpus, stop, tmp_path):
+    X, _ = corpus
+    params = dict(max_iter=25, tol=0, learn_priors=True)
+    straight = _fit(X, **params)
+    path = tmp_path / "ck.npz"
+    _fit(X, **{**params, "max_iter": stop}, checkpoint_path=path)
+    with np.load(path) as saved:
+        assert saved["cycle_dk"].shape[0] == stop % 3  # (sweeps 1 and 2 of a cycle keep a copy, its third none)
+    resumed = CollapsedLDA(10, random_state=0, storage="counts", acceleration="squarem", checkpoint_path=path,
+                           **params)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        resumed.fit(X, resume=True)
+    np.testing.assert_array_equal(resumed.components_, straight.components_)
+    np.testing.assert_array_equal(resumed.bound_history_, straight.bound_history_)
+    np.testing.assert_array_equal(resumed.doc_topic_prior_, straight.doc_topic_prior_)
+
+
+def test_a_checkpoint_with_part_of_the_cycle_is_refused(corpus, tmp_path):
+    X, _ = corpus
+    path = tmp_path / "ck.npz"
+    _fit(X, max_iter=4, tol=0, checkpoint_path=path)
+    with np.load(path) as f:
+        arrays = {k: f[k] for k in f.files}
+    del arrays["cycle_ends"]
+    np.savez(path, **arrays)
+    with pytest.raises(ValueError, match="cycle_ends"):
+        CollapsedLDA(10, random_state=0, storage="counts", acceleration="squarem", max_iter=8, tol=0,
+                     checkpoint_path=path).fit(X, resume=True)
+
+
+@pytest.mark.parametrize("params", [{"variant": "cvb"}, {"storage": "responsibilities"}])
+def test_the_acceleration_applies_to_counts_cvb0_only(corpus, params):
+    X, _ = corpus
+    kw = dict(max_iter=12, tol=0, **params)
+    np.testing.assert_array_equal(_fit(X, **kw).components_, _fit(X, acceleration=None, **kw).components_)
+
+
+def test_a_bad_acceleration_is_named():
+    X = make_lda_corpus(30, 20, 2, random_state=0).corpus.X
+    with pytest.raises(ValueError, match="acceleration"):
+        CollapsedLDA(2, acceleration="anderson").fit(X)
+
+
+def test_an_undone_step_returns_exactly_to_theta2(corpus, monkeypatch):
+    """Every extrapolation made hopeless (all of each row's counts on one topic) and undone: each cycle's third
+    sweep is then spent and the fit is the plain one with a third fewer sweeps, to the last bit, learned priors
+    (whose step the undone sweep also made) included; so are the objectives, since the undone sweep reports
+    theta2's, which the plain fit reports in its next sweep."""
+    from topicvb.models import _collapsed_sweeps
+
+    def hopeless(a0, a1, a2, s, out):
+        totals = a2.sum(axis=1)
+        out[:] = 0.0
+        out[:, 0] = totals
+
+    monkeypatch.setattr(_collapsed_sweeps, "step_length", lambda *states: -2.0)
+    monkeypatch.setattr(_collapsed_sweeps, "extrapolate", hopeless)
+    X, _ = corpus
+    kw = dict(tol=0, moves=False, learn_priors=True, prior_burn_in=0)
+    spent = _fit(X, max_iter=12, **kw)
+    plain = _fit(X, max_iter=8, acceleration=None, **kw)
+    np.testing.assert_array_equal(spent.components_, plain.components_)
+    np.testing.assert_array_equal(spent.doc_topic_prior_, plain.doc_topic_prior_)
+    np.testing.assert_array_equal(spent.bound_history_, plain.bound_history_)
