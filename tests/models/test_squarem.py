@@ -108,10 +108,11 @@ def test_an_extrapolation_is_kept_only_when_it_does_not_lose(corpus, caplog):
     for m in lines:
         _, verdict, _, after, before = m.groups()
         assert (float(after) >= float(before)) == (verdict == "kept")
-    assert model.n_iter_ == 60
-    # every cycle's third sweep reports theta2's objective: one value per sweep, but none after an undone step
-    undone = sum(1 for m in lines if m.group(2) == "undone")
-    assert len(model.bound_history_) == 60 - undone
+    assert model.n_iter_ == 60 and len(model.bound_history_) == 60  # (one objective per sweep)
+    # a cycle's third sweep (i) reports theta2's objective (history[i - 2], the first sweep reporting none); when it
+    # is undone the state is theta2 again, whose objective the next sweep reports once more
+    undone = [int(m.group(3)) for m in lines if m.group(2) == "undone"]
+    assert all(model.bound_history_[i - 2] == model.bound_history_[i - 1] for i in undone if i < 60)
 
 
 def test_convergence_is_tested_on_whole_cycles(corpus):
@@ -146,9 +147,14 @@ def test_a_checkpoint_with_part_of_the_cycle_is_refused(corpus, tmp_path):
     _fit(X, max_iter=4, tol=0, checkpoint_path=path)
     with np.load(path) as f:
         arrays = {k: f[k] for k in f.files}
-    del arrays["cycle_ends"]
-    np.savez(path, **arrays)
+    partial = {k: v for k, v in arrays.items() if k != "cycle_ends"}
+    np.savez(path, **partial)
     with pytest.raises(ValueError, match="cycle_ends"):
+        CollapsedLDA(10, random_state=0, storage="counts", acceleration="squarem", max_iter=8, tol=0,
+                     checkpoint_path=path).fit(X, resume=True)
+    assert arrays["cycle_dk"].shape[0] == 1  # (written after a cycle's first sweep: one copy)
+    np.savez(path, **{**arrays, "cycle_wk": arrays["cycle_wk"][:0]})  # (copies of n_dk and n_wk in different numbers)
+    with pytest.raises(ValueError, match="SQUAREM cycle holds 1 copies of n_dk and 0 of n_wk"):
         CollapsedLDA(10, random_state=0, storage="counts", acceleration="squarem", max_iter=8, tol=0,
                      checkpoint_path=path).fit(X, resume=True)
 
@@ -169,8 +175,8 @@ def test_a_bad_acceleration_is_named():
 def test_an_undone_step_returns_exactly_to_theta2(corpus, monkeypatch):
     """Every extrapolation made hopeless (all of each row's counts on one topic) and undone: each cycle's third
     sweep is then spent and the fit is the plain one with a third fewer sweeps, to the last bit, learned priors
-    (whose step the undone sweep also made) included; so are the objectives, since the undone sweep reports
-    theta2's, which the plain fit reports in its next sweep."""
+    (whose step the undone sweep also made) included; so are the objectives, theta2's recorded once more for
+    each spent sweep."""
     from topicvb.models import _collapsed_sweeps
 
     def hopeless(a0, a1, a2, s, out):
@@ -186,4 +192,48 @@ def test_an_undone_step_returns_exactly_to_theta2(corpus, monkeypatch):
     plain = _fit(X, max_iter=8, acceleration=None, **kw)
     np.testing.assert_array_equal(spent.components_, plain.components_)
     np.testing.assert_array_equal(spent.doc_topic_prior_, plain.doc_topic_prior_)
-    np.testing.assert_array_equal(spent.bound_history_, plain.bound_history_)
+    h = spent.bound_history_  # (one value per sweep: theta2's twice for each spent sweep)
+    assert len(h) == 12
+    np.testing.assert_array_equal(h[np.r_[True, np.diff(h) != 0]], plain.bound_history_)
+
+
+def test_a_checkpoint_after_an_undone_step_resumes_exactly(tmp_path, caplog):
+    """An undone step leaves the state at theta2 with its objective pending, so the history keeps one value per
+    sweep and a checkpoint written after it resumes exactly (the checkpoint's history has the length a plain
+    fit's has)."""
+    X = make_lda_corpus(400, 300, 8, random_state=0).corpus.X
+    kw = dict(n_components=10, learn_priors=True, init="random", moves=False, tol=0)
+    with caplog.at_level(logging.DEBUG, logger="topicvb.models.collapsed_lda"):
+        straight = _fit(X, max_iter=33, **kw)
+    assert any(m and m.group(2) == "undone" and int(m.group(3)) < 30 for m in map(STEP_LINE.search, caplog.messages))
+    path = tmp_path / "ck.npz"
+    _fit(X, max_iter=30, checkpoint_path=path, **kw)
+    resumed = CollapsedLDA(random_state=0, storage="counts", acceleration="squarem", max_iter=33, checkpoint_path=path,
+                           **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        resumed.fit(X, resume=True)
+    np.testing.assert_array_equal(resumed.components_, straight.components_)
+    np.testing.assert_array_equal(resumed.bound_history_, straight.bound_history_)
+
+
+def test_an_accepted_move_is_followed_by_a_cycle_of_its_own(monkeypatch):
+    """After an accepted move the fit is not settled until a whole SQUAREM cycle of the moved state has been
+    tested: the cycle test of the state before the move does not carry over."""
+    from topicvb.models._collapsed_sweeps import CountSweeps
+    from topicvb.models._moves import TRIAL_SWEEPS
+
+    accepted = []
+    try_move = CountSweeps.try_move
+
+    def recording(self, state, history, it, candidate, rng):
+        out = try_move(self, state, history, it, candidate, rng)
+        if isinstance(out, tuple):
+            accepted.append(it)
+        return out
+
+    monkeypatch.setattr(CountSweeps, "try_move", recording)
+    X = make_lda_corpus(400, 300, 8, random_state=2).corpus.X
+    model = _fit(X, n_components=10, learn_priors=True, init="random")
+    assert accepted
+    assert model.n_iter_ >= accepted[-1] + TRIAL_SWEEPS + 3

@@ -300,6 +300,10 @@ class CountSweeps(CVBSweeps):
             out["v_dk"] = np.zeros_like(out["n_dk"])
             out["v_wk"] = np.zeros_like(out["n_wk"])
         if self.accelerate and "cycle_dk" in state:  # (a checkpoint of an accelerated fit: the cycle as it was)
+            n_dk, n_wk = len(state["cycle_dk"]), len(state["cycle_wk"])
+            if n_dk != n_wk or n_dk > 2:
+                raise ValueError(f"the checkpoint's SQUAREM cycle holds {n_dk} copies of n_dk and {n_wk} of n_wk; "
+                                 "expected the same number, at most 2. Delete it to start afresh.")
             self.cycle = [(dk.astype(self.dtype), wk.astype(self.dtype))
                           for dk, wk in zip(state["cycle_dk"], state["cycle_wk"])]
             self.cycle_ends = [float(v) for v in state["cycle_ends"]]
@@ -335,8 +339,9 @@ class CountSweeps(CVBSweeps):
         counts they start from (theta0, theta1); the third starts from the extrapolation of (theta0, theta1,
         theta2 = the current counts) and is undone (counts and priors back to theta2's) when the training
         log-likelihood after it is below theta2's. Reports as a plain sweep does: the objective of the state it
-        starts from, theta2's for the third (theta' is not a state of the fit), none after an undone step (that
-        of theta2 is recorded already). Records theta2's objective in ``cycle_ends`` for :meth:`settled`."""
+        starts from, theta2's for the third (theta' is not a state of the fit; after an undone step the state is
+        theta2 again, whose objective the next sweep reports once more). Records theta2's objective in
+        ``cycle_ends`` for :meth:`settled`."""
         self.cycle_end = len(self.cycle) == 2
         if not self.cycle_end:
             self.cycle.append((state["n_dk"].copy(), state["n_wk"].copy()))
@@ -360,9 +365,8 @@ class CountSweeps(CVBSweeps):
         self._sweep(state, it)
         after = self._log_likelihood(state)
         undone = after < before
-        if undone:
-            state.update(keep)
-            state.pop("pending", None)
+        if undone:  # (theta2 again, its objective left pending: the next sweep reports it for this spent sweep, so
+            state.update(keep)  # that the history keeps one value per sweep, as checkpoints and resumption expect)
         logger.debug("%s: SQUAREM step %.3g %s in sweep %d (objective %.17g after it, %.17g before)", self.owner, s,
                      "undone" if undone else "kept", it, after, before)
         self.cycle_ends.append(before)
@@ -430,7 +434,9 @@ class CountSweeps(CVBSweeps):
     def try_move(self, state, history, it, candidate, rng):
         if candidate == 0:  # a new round (see _moves.Round)
             self.round = Round()
-        self.cycle = []  # (a SQUAREM cycle starts afresh after a move, tried or not; its copies are not kept meanwhile)
+        # (a SQUAREM cycle starts afresh after a move, tried or not, its copies not kept meanwhile; an accepted move's
+        # state is tested for convergence only after a whole cycle of its own)
+        self.cycle, self.cycle_end = [], False
         self.release()  # (the proposal's arrays take the accumulators' place; the trial sweeps allocate them again)
         n_dk, n_wk, alpha, eta = state["n_dk"], state["n_wk"], state["alpha"], state["eta"]
         # q(z_dw = k) proportional to (n_dk + alpha_k)(n_wk + eta_wk) / (n_k + eta_sum_k), the factors read from the

@@ -40,8 +40,9 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
     float32 meanwhile); ``dtype="float32"`` halves the counts at no measurable cost (the README's memory
     model: within 2x of a Gibbs sampler's resident set on 20 Newsgroups at K = 100).
 
-    ``bound_history_`` holds, after every sweep (an accepted move's trial sweeps included; none for a
-    SQUAREM step that was undone, see ``acceleration``), the training log-likelihood at the current point
+    ``bound_history_`` holds, after every sweep (an accepted move's trial sweeps included; after a
+    SQUAREM step that was undone, see ``acceleration``, that of the state it returned to), the training
+    log-likelihood at the current point
     estimates, sum_dw c_dw log sum_k theta_hat_dk phi_hat_kw with
     theta_hat_dk = (n_dk + alpha_k) / (N_d + sum alpha) and phi_hat_kw = (n_kw + eta) / (n_k + V eta)
     (with a matrix prior, (n_kw + eta_kw) / (n_k + sum_w eta_kw)).
@@ -94,7 +95,8 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         training log-likelihood after it is below that before it. Convergence (``tol``) is then tested
         on whole cycles: the change over a cycle may be three times ``tol``, in two cycles in a row.
         It shortens CVB0's slow tail (measured in ``BENCHMARKS.md``), at the cost of up to two more
-        copies of the counts n_dk, n_wk during a cycle, which is why it is not the default here (the counts storage exists to save memory);
+        copies of the counts n_dk, n_wk during a cycle (a checkpoint holds them too, and stacks them
+        while it is written), which is why it is not the default here (the counts storage exists to save memory);
         :func:`topicvb.models._registry.recommended_estimator` (what ``topicvb fit`` and
         ``make_topic_pipeline`` use) turns it on. Does not apply to stored responsibilities, to CVB,
         or to a move's trial sweeps. None: plain sweeps.
