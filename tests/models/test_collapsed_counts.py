@@ -17,23 +17,16 @@ from topicvb import CollapsedLDA
 from topicvb.datasets import make_lda_corpus
 from topicvb.exceptions import DeadTopicWarning
 
-
-def recovery(true_topics, topic_word):
-    a = true_topics / np.linalg.norm(true_topics, axis=1, keepdims=True)
-    b = topic_word / np.linalg.norm(topic_word, axis=1, keepdims=True)
-    return float((a @ b.T).max(axis=1).mean())
+from collapsed_helpers import fit_counts, lda_corpus, recovery, resume_counts
 
 
 @pytest.fixture(scope="module")
 def corpus():
-    c = make_lda_corpus(1500, 800, 10, random_state=0)
-    return c.corpus.X, c.topic_word
+    return lda_corpus()
 
 
 def _fit(X, **params):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return CollapsedLDA(**{"n_components": 10, "random_state": 0, "storage": "counts", **params}).fit(X)
+    return fit_counts(X, **params)
 
 
 def test_recovers_the_topics_of_an_lda_corpus_as_the_stored_sweeps_do(corpus):
@@ -83,11 +76,7 @@ def test_an_interrupted_fit_resumes_exactly(corpus, params, tmp_path):
     _fit(X, max_iter=12, tol=0, checkpoint_path=path, **params)
     with np.load(path) as saved:
         assert saved["gamma"].shape == (0, 10)  # the counts are the state
-    resumed = CollapsedLDA(10, random_state=0, storage="counts", max_iter=25, tol=0, checkpoint_path=path,
-                           **params)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        resumed.fit(X, resume=True)
+    resumed = resume_counts(X, path, max_iter=25, tol=0, **params)
     np.testing.assert_array_equal(resumed.components_, straight.components_)
     np.testing.assert_array_equal(resumed.bound_history_, straight.bound_history_)
 

@@ -4,7 +4,6 @@ cycles), exact resumption mid-cycle, and the fit's answers against the plain swe
 
 import logging
 import re
-import warnings
 
 import numpy as np
 import pytest
@@ -15,6 +14,8 @@ from topicvb.models import _squarem
 from topicvb.models._squarem import extrapolate, step_length
 
 import reference as ref
+
+from collapsed_helpers import fit_counts, lda_corpus, recovery, resume_counts
 
 
 @pytest.fixture
@@ -67,21 +68,11 @@ def test_no_curvature_is_a_plain_step():
 
 @pytest.fixture(scope="module")
 def corpus():
-    c = make_lda_corpus(1500, 800, 10, random_state=0)
-    return c.corpus.X, c.topic_word
+    return lda_corpus()
 
 
 def _fit(X, **params):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return CollapsedLDA(**{"n_components": 10, "random_state": 0, "storage": "counts", "acceleration": "squarem",
-                               **params}).fit(X)
-
-
-def recovery(true_topics, topic_word):
-    a = true_topics / np.linalg.norm(true_topics, axis=1, keepdims=True)
-    b = topic_word / np.linalg.norm(topic_word, axis=1, keepdims=True)
-    return float((a @ b.T).max(axis=1).mean())
+    return fit_counts(X, **{"acceleration": "squarem", **params})
 
 
 @pytest.mark.parametrize("learn_priors", [False, True])
@@ -131,11 +122,7 @@ def test_an_interrupted_fit_resumes_exactly_mid_cycle(corpus, stop, tmp_path):
     _fit(X, **{**params, "max_iter": stop}, checkpoint_path=path)
     with np.load(path) as saved:
         assert saved["cycle_dk"].shape[0] == stop % 3  # (sweeps 1 and 2 of a cycle keep a copy, its third none)
-    resumed = CollapsedLDA(10, random_state=0, storage="counts", acceleration="squarem", checkpoint_path=path,
-                           **params)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        resumed.fit(X, resume=True)
+    resumed = resume_counts(X, path, acceleration="squarem", **params)
     np.testing.assert_array_equal(resumed.components_, straight.components_)
     np.testing.assert_array_equal(resumed.bound_history_, straight.bound_history_)
     np.testing.assert_array_equal(resumed.doc_topic_prior_, straight.doc_topic_prior_)
@@ -208,11 +195,7 @@ def test_a_checkpoint_after_an_undone_step_resumes_exactly(tmp_path, caplog):
     assert any(m and m.group(2) == "undone" and int(m.group(3)) < 30 for m in map(STEP_LINE.search, caplog.messages))
     path = tmp_path / "ck.npz"
     _fit(X, max_iter=30, checkpoint_path=path, **kw)
-    resumed = CollapsedLDA(random_state=0, storage="counts", acceleration="squarem", max_iter=33, checkpoint_path=path,
-                           **kw)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        resumed.fit(X, resume=True)
+    resumed = resume_counts(X, path, acceleration="squarem", max_iter=33, **kw)
     np.testing.assert_array_equal(resumed.components_, straight.components_)
     np.testing.assert_array_equal(resumed.bound_history_, straight.bound_history_)
 
