@@ -106,14 +106,39 @@ def test_an_extrapolation_is_kept_only_when_it_does_not_lose(corpus, caplog):
     assert all(model.bound_history_[i - 2] == model.bound_history_[i - 1] for i in undone if i < 60)
 
 
-def test_convergence_is_tested_on_whole_cycles(corpus):
-    """A fit that stops on its own stops on a cycle's third sweep (after the first cycle of the burn-in)."""
+@pytest.mark.parametrize("learn_priors", [False, True])
+def test_convergence_is_tested_on_whole_cycles(corpus, learn_priors):
+    """A fit that stops on its own stops on a cycle's third sweep; with learned priors the cycles start after the
+    ``prior_burn_in`` sweeps (10)."""
     X, _ = corpus
-    model = _fit(X, learn_priors=True, moves=False)
-    assert model.n_iter_ % 3 == 0 and model.n_iter_ < 200
+    model = _fit(X, learn_priors=learn_priors, moves=False)
+    assert (model.n_iter_ - (10 if learn_priors else 0)) % 3 == 0 and model.n_iter_ < 200
 
 
-@pytest.mark.parametrize("stop", [13, 14, 15])  # (a checkpoint with one, two and no copies of the cycle)
+@pytest.mark.parametrize("burn_in", [3, 10])
+def test_with_learned_priors_the_cycles_start_after_the_burn_in(corpus, burn_in, tmp_path):
+    """The ``prior_burn_in`` sweeps before the priors are first learned are plain sweeps, bit for bit, and leave no
+    copy of a cycle; the next sweep starts a cycle. Fixed priors cycle from the first sweep."""
+    X, _ = corpus
+    kw = dict(learn_priors=True, prior_burn_in=burn_in, tol=0, moves=False)
+    plain = fit_counts(X, max_iter=burn_in + 1, **kw)
+    fast = _fit(X, max_iter=burn_in + 1, **kw)
+    # (the history runs one sweep late: its first burn_in + 1 values are the states before each sweep)
+    np.testing.assert_array_equal(fast.bound_history_, plain.bound_history_)
+    path = tmp_path / "ck.npz"
+    for stop, copies in ((burn_in, 0), (burn_in + 1, 1), (burn_in + 2, 2)):
+        _fit(X, max_iter=stop, checkpoint_path=path, **kw)
+        with np.load(path) as saved:
+            assert saved["cycle_dk"].shape[0] == copies, stop
+        path.unlink()
+    _fit(X, max_iter=1, tol=0, moves=False, checkpoint_path=path)  # fixed priors: sweep 1 opens a cycle
+    with np.load(path) as saved:
+        assert saved["cycle_dk"].shape[0] == 1
+
+
+# (a checkpoint with no, one and two copies of the cycle; the stops stay before max_iter - 8 of the checkpoint's own
+# fit, where it would try its late moves: see _moves.late_window)
+@pytest.mark.parametrize("stop", [13, 14, 15])
 def test_an_interrupted_fit_resumes_exactly_mid_cycle(corpus, stop, tmp_path):
     X, _ = corpus
     params = dict(max_iter=25, tol=0, learn_priors=True)
@@ -121,7 +146,8 @@ def test_an_interrupted_fit_resumes_exactly_mid_cycle(corpus, stop, tmp_path):
     path = tmp_path / "ck.npz"
     _fit(X, **{**params, "max_iter": stop}, checkpoint_path=path)
     with np.load(path) as saved:
-        assert saved["cycle_dk"].shape[0] == stop % 3  # (sweeps 1 and 2 of a cycle keep a copy, its third none)
+        # (sweeps 1 and 2 of a cycle keep a copy, its third none; the cycles start after the 10 burn-in sweeps)
+        assert saved["cycle_dk"].shape[0] == (stop - 10) % 3
     resumed = resume_counts(X, path, acceleration="squarem", **params)
     np.testing.assert_array_equal(resumed.components_, straight.components_)
     np.testing.assert_array_equal(resumed.bound_history_, straight.bound_history_)
@@ -188,14 +214,14 @@ def test_a_checkpoint_after_an_undone_step_resumes_exactly(tmp_path, caplog):
     """An undone step leaves the state at theta2 with its objective pending, so the history keeps one value per
     sweep and a checkpoint written after it resumes exactly (the checkpoint's history has the length a plain
     fit's has)."""
-    X = make_lda_corpus(400, 300, 8, random_state=0).corpus.X
-    kw = dict(n_components=10, learn_priors=True, init="random", moves=False, tol=0)
+    X = make_lda_corpus(300, 200, 6, random_state=0).corpus.X
+    kw = dict(n_components=10, learn_priors=True, init="seeded", moves=False, tol=0)
     with caplog.at_level(logging.DEBUG, logger="topicvb.models.collapsed_lda"):
-        straight = _fit(X, max_iter=33, **kw)
-    assert any(m and m.group(2) == "undone" and int(m.group(3)) < 30 for m in map(STEP_LINE.search, caplog.messages))
+        straight = _fit(X, max_iter=50, **kw)
+    assert any(m and m.group(2) == "undone" and int(m.group(3)) < 48 for m in map(STEP_LINE.search, caplog.messages))
     path = tmp_path / "ck.npz"
-    _fit(X, max_iter=30, checkpoint_path=path, **kw)
-    resumed = resume_counts(X, path, acceleration="squarem", max_iter=33, **kw)
+    _fit(X, max_iter=48, checkpoint_path=path, **kw)
+    resumed = resume_counts(X, path, acceleration="squarem", max_iter=50, **kw)
     np.testing.assert_array_equal(resumed.components_, straight.components_)
     np.testing.assert_array_equal(resumed.bound_history_, straight.bound_history_)
 

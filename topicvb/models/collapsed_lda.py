@@ -92,8 +92,10 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         Roland 2008, scheme S3; :mod:`topicvb.models._squarem`): after two sweeps the counts are
         extrapolated along them, projected back onto valid counts (no negative count, each document's
         and term's total kept), and the third sweep starts from there; the step is undone when the
-        training log-likelihood after it is below that before it. Convergence (``tol``) is then tested
-        on whole cycles: the change over a cycle may be three times ``tol``, in two cycles in a row.
+        training log-likelihood after it is below that before it. With learned priors the cycles start
+        after the ``prior_burn_in`` sweeps (extrapolating the first sweeps cost held-out perplexity early
+        in the fit). Convergence (``tol``) is then tested on whole cycles: the change over a cycle may be
+        three times ``tol``, in two cycles in a row.
         It shortens CVB0's slow tail (measured in ``BENCHMARKS.md``), at the cost of up to two more
         copies of the counts n_dk, n_wk during a cycle (a checkpoint holds them too, and stacks them
         while it is written), which is why it is not the default here (the counts storage exists to save memory);
