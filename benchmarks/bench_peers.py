@@ -642,7 +642,7 @@ def bench_priors(args, Xp, score, out, summary):
             "Asuncion, Welling, Smyth & Teh (2009) found that once the hyperparameters are learned, VB, CVB, CVB0, "
             "MAP and collapsed Gibbs reach nearly the same held-out perplexity. topicvb `learn_priors=True` learns an "
             "asymmetric alpha (Minka's fixed point) and a symmetric eta: BatchLDA in its M-step, OnlineLDA by online "
-            "(step-size-weighted) updates, CollapsedLDA after every sweep from sweep 10 on (`prior_burn_in=10`). "
+            "(step-size-weighted) updates, CollapsedLDA after every sweep from sweep 11 on (`prior_burn_in=10`). "
             "Starting values 1/K. gensim `alpha='auto', eta='auto'` learns an asymmetric alpha and a per-term eta "
             "online; tomotopy with `optim_interval=10` learns alpha only (eta stays 1/K). Held-out perplexity uses "
             "each model's own (learned) alpha in the document-completion estimator. \"reused\": the same fit as in "

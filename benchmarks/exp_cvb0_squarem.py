@@ -25,9 +25,10 @@ Run from the repository root::
     python benchmarks/exp_cvb0_squarem.py --corpus imdb --sweeps 100 --out /tmp/squarem_imdb.md   # 90,000 reviews
 
 ``--fit`` runs whole fits of the recommended estimator (learned priors, moves, its stopping rule) with
-``storage="counts"``, plain (``acceleration=None``) and with the SQUAREM cycles this study led to, which
-``CollapsedLDA`` now runs by default (``acceleration="squarem"``: :mod:`topicvb.models._squarem`, with the
-learned priors' step in every sweep and convergence tested on whole cycles)::
+``storage="counts"``, plain (``acceleration=None``) and with the SQUAREM cycles this study led to, which the
+recommended configuration runs (``acceleration="squarem"``: :mod:`topicvb.models._squarem`, with the learned
+priors' step in every sweep, the cycles from the first sweep after the prior burn-in, and convergence tested on
+whole cycles)::
 
     python benchmarks/exp_cvb0_squarem.py --corpus 20ng --fit --out /tmp/squarem_fit_20ng.md
 

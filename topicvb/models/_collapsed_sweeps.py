@@ -333,6 +333,10 @@ class CountSweeps(CVBSweeps):
         priors are first learned: see :meth:`cycling`). Returns the objectives the sweep reports."""
         if self.cycling(it):
             return self._cycle(state, it)
+        if self.accelerate and not self.in_trial:
+            # a burn-in sweep: no cycle is open (a checkpoint of an older version, whose cycles ran from the first
+            # sweep, may hold one: dropped, so that the fit goes on as a fresh one would)
+            self.cycle, self.cycle_ends, self.cycle_end = [], [], False
         return self._sweep(state, it)
 
     def cycling(self, it):

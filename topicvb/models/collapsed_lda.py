@@ -118,7 +118,8 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
     prior_burn_in : int, default=10
         Sweeps before the priors are first learned: right after the random start the expected
         counts are nearly uniform, and their maximum-likelihood alpha is huge and self-sustaining.
-        Convergence (``tol``) is only tested once learning has started.
+        Convergence (``tol``) is only tested once learning has started, and SQUAREM cycles
+        (``acceleration``) start then too.
     init : {"seeded", "random"}, default="seeded"
         Initial responsibilities. "seeded" starts each cell's responsibilities from the topics of
         :class:`BatchLDA`'s seeded start (document clusters: k-means++ seeds refined by two Lloyd
