@@ -31,7 +31,13 @@ def recovery(true_topics, topic_word):
 
 def resume_counts(X, path, **params):
     """CollapsedLDA(n_components=10, random_state=0, storage="counts", checkpoint_path=path, **params) resumed from
-    the checkpoint at ``path`` on X, warnings silenced."""
+    the checkpoint at ``path`` on X, warnings silenced.
+
+    Tests write that checkpoint with a fit of a smaller ``max_iter`` (an interruption after that sweep). That stands
+    for an interruption only while the stop comes before the uninterrupted fit's late moves, which a fit with moves
+    tries after sweep ``max_iter - 10`` (``_moves.late_window``): the shorter fit tries them at its own
+    ``max_iter - 10`` or not at all, so past that point the two fits differ by design, not by a fault of
+    resumption."""
     model = CollapsedLDA(**{"n_components": 10, "random_state": 0, "storage": "counts", "checkpoint_path": path,
                             **params})
     with warnings.catch_warnings():
