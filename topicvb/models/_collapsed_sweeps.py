@@ -343,7 +343,7 @@ class CountSweeps(CVBSweeps):
         """Whether sweep ``it`` runs within a SQUAREM cycle: with ``acceleration="squarem"``, outside a move's
         trial, and when the priors are learned only after the ``prior_burn_in`` sweeps that precede learning.
         Why: the first sweeps from the start move the counts the most, and extrapolating them gained training
-        log-likelihood but lost held-out perplexity for the first few tens of sweeps (IMDB reviews, K = 50,
+        log-likelihood but lost held-out perplexity for about the first 25 sweeps (IMDB reviews, K = 50,
         learned priors: 4,710 after 18 sweeps against the plain sweeps' 4,575; the same fit with its cycles
         from sweep 11 on, 4,602); the fits ended equal (BENCHMARKS.md)."""
         return (self.accelerate and not self.in_trial
