@@ -615,12 +615,25 @@ def test_kept_lengths_and_threaded_row_sort_match_the_obvious(monkeypatch):
     expected.sum_duplicates()
     assert expected.nnz < indices.shape[0]
     monkeypatch.setattr(vectorize_pool, "_THREADED_SORT_MIN_NNZ", 1)
+    sorted_parts = []  # (rows, whether its arrays are views of the matrix being sorted) of each row sort
+    real_sort = sp.csr_matrix.sort_indices
+
+    def spy(self):
+        sorted_parts.append((self.shape[0], np.shares_memory(self.indices, X.indices)))
+        real_sort(self)
+
+    monkeypatch.setattr(sp.csr_matrix, "sort_indices", spy)
     for n_threads in (1, 2, 3, 50):
         X = sp.csr_matrix((data.copy(), indices.copy(), indptr.copy()), shape=(40, 9))
+        sorted_parts.clear()
         vectorize_pool.sort_rows(X, n_threads)
         assert X.has_canonical_format
         assert_same_matrix(X, expected)
         assert X.indptr.tolist() == expected.indptr.tolist() and X.indices.tolist() == expected.indices.tolist()
+        if n_threads > 1:  # the parts sorted side by side are views of X's arrays (in place), together every row
+            parts = [part for part in sorted_parts if part[0] < 40]
+            assert len(parts) > 1, sorted_parts
+            assert all(view for _, view in parts) and sum(rows for rows, _ in parts) == 40
 
 
 def test_steal_gives_up_when_a_dead_worker_holds_the_claims_lock():

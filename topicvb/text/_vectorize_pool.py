@@ -518,10 +518,14 @@ def sort_rows(X, n_threads: int) -> None:
         parts = []
         for r0, r1 in zip(bounds[:-1], bounds[1:]):
             m0, m1 = int(X.indptr[r0]), int(X.indptr[r1])
-            part = sp.csr_matrix((X.data[m0:m1], X.indices[m0:m1], X.indptr[r0:r1 + 1] - m0), shape=(r1 - r0, X.shape[1]),
-                                 copy=False)
+            # the views are set after construction: SciPy's constructor copies an index or data array that is
+            # a view of less than half its base (to free the base), which would sort a copy
+            part = sp.csr_matrix((r1 - r0, X.shape[1]), dtype=X.dtype)
+            part.indptr = (X.indptr[r0:r1 + 1] - m0).astype(X.indices.dtype, copy=False)
+            part.indices = X.indices[m0:m1]
+            part.data = X.data[m0:m1]
             if not (np.shares_memory(part.indices, X.indices) and np.shares_memory(part.data, X.data)):
-                parts = None  # (SciPy copied the arrays: sort in one piece instead)
+                parts = None  # (the arrays were copied after all: sort in one piece instead)
                 break
             parts.append(part)
         if parts and len(parts) > 1:
