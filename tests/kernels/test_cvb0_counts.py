@@ -1,6 +1,7 @@
 """Counts-only CVB0 / CVB sweeps (issue #22) against a slow NumPy reference, and their guarantees:
 thread-count independence, conserved counts, excluded pairs, and CVB0's fixed points kept."""
 
+import numba
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -269,6 +270,56 @@ def test_results_do_not_depend_on_the_number_of_threads_with_uneven_documents():
         states.append(s)
     for a, b in zip(*states):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("second", [False, True], ids=["cvb0", "cvb"])
+def test_results_do_not_depend_on_which_thread_takes_which_unit(second, monkeypatch):
+    """The threads claim units of documents as they go (run_claimed), so which thread sweeps which documents,
+    and in what order, varies from run to run: with many small units, the counts, the documents'
+    log-likelihoods and the mean change are the same claimed by two real threads, by one thread in one call, and
+    by two simulated slots taking the units in a shuffled order."""
+    import topicvb._kernels.cvb0_counts as cc
+
+    rng = np.random.default_rng(11)
+    lengths = rng.choice([0.1, 0.6, 3.0], size=240, p=[0.3, 0.6, 0.1])
+    X = rng.poisson(lengths[:, None] * np.ones((1, 50))).astype(float)
+    X[:, 0] += 1
+    K, alpha, eta = 16, np.full(16, 0.15), 0.05  # (enough work for two threads)
+    csr, _, n_dk, n_wk, v_dk, v_wk = _state(X, K, 5, second)
+    monkeypatch.setattr(cc, "UNIT_CELLS", 64)  # about 70 units of a few documents
+    assert cc.unit_bounds(csr[0], csr[1].shape[0]).shape[0] > 40
+    real = cc.run_claimed
+    order = rng.permutation(1000)
+
+    slots = []
+
+    def shuffled(kernel, n_units, *args, workers):  # the slots in turn, the units in a shuffled order, one thread
+        slots.append(workers)
+        for i, unit in enumerate(u for u in order if u < n_units):
+            kernel(i % workers, unit, unit + 1, *args)
+
+    results = []
+    for claim, n_jobs in ((real, 1), (real, 2), (shuffled, 2)):  # (two threads where the machine has them)
+        monkeypatch.setattr(cc, "run_claimed", claim)
+        s = [a.copy() for a in (n_dk, v_dk, n_wk, v_wk)]
+        eta_s, eta_t, eta_sum = prior_arrays(eta, K)
+        changes, ll = [], []
+        with threads(n_jobs):
+            for _ in range(2):
+                before = np.zeros(X.shape[0])
+                changes.append(cc.counts_sweep(*csr, *s, alpha, eta_s, eta_t, eta_sum, second, 1,
+                                               fixed_point_shift(csr[2].sum()), max_workers=2,
+                                               log_likelihood=None if second else before))
+                ll.append(before)
+            total = cc.counts_log_likelihood(*csr, s[0], s[2], alpha, eta_s, eta_t, eta_sum)
+        results.append((s, changes, ll, total))
+    assert max(slots) == min(2, numba.config.NUMBA_NUM_THREADS)  # (the sweeps: each slot its own accumulators)
+    for s, changes, ll, total in results[1:]:
+        for a, b in zip(results[0][0], s):
+            np.testing.assert_array_equal(a, b)
+        assert changes == results[0][1] and total == results[0][3]
+        for a, b in zip(results[0][2], ll):
+            np.testing.assert_array_equal(a, b)
 
 
 @pytest.mark.parametrize("matrix", [False, True], ids=["scalar", "matrix"])

@@ -1,6 +1,7 @@
 """The thread runner of the kernels' parallel loops (topicvb._kernels.workers)."""
 
 import threading
+import time
 
 import numba
 import numpy as np
@@ -8,7 +9,7 @@ import pytest
 from numba import njit
 
 from topicvb._config import threads
-from topicvb._kernels.workers import MIN_WORK, n_workers, run_items
+from topicvb._kernels.workers import MIN_WORK, n_workers, run_claimed, run_items
 
 
 @njit(nogil=True)
@@ -70,3 +71,63 @@ def test_a_kernel_error_is_raised_in_the_caller_after_all_threads_end():
     with threads(-1), pytest.raises(RuntimeError, match="item 0 failed"):
         run_items(Fake(), 4, 4)
     assert len(done) == n_workers(4) - 1  # the other threads ran to the end before the error came back
+
+
+class _Claims:
+    """A Python stand-in for a claimed-unit kernel (run_claimed compiles a numba kernel that has no overloads
+    yet; this one has some): records (slot, first, stop) of every call; ``slow`` slots sleep per unit."""
+
+    overloads = {None: None}
+
+    def __init__(self, slow=(), fail_at=None, sleep=0.05):
+        self.calls, self.slow, self.fail_at, self.sleep = [], set(slow), fail_at, sleep
+        self.lock = threading.Lock()
+
+    def __call__(self, slot, first, stop, tag):
+        assert tag == "args"
+        for unit in range(first, stop):
+            if unit == self.fail_at:
+                raise RuntimeError(f"unit {unit} failed")
+            if slot in self.slow:
+                time.sleep(self.sleep)
+            with self.lock:
+                self.calls.append((slot, unit))
+
+
+@pytest.mark.parametrize("n_units", [0, 1, 5, 64])
+def test_claimed_units_are_each_run_once_for_any_thread_count(n_units):
+    for workers in (1, 2, 3):
+        kernel = _Claims()
+        run_claimed(kernel, n_units, "args", workers=workers)
+        assert sorted(unit for _, unit in kernel.calls) == list(range(n_units))
+        assert {slot for slot, _ in kernel.calls} <= set(range(workers))
+
+
+def test_one_thread_runs_every_unit_in_one_call():
+    calls = []
+
+    @njit(nogil=True)
+    def kernel(slot, first, stop, seen):
+        for u in range(first, stop):
+            seen[u] += 1
+
+    seen = np.zeros(9, dtype=np.int64)
+    run_claimed(lambda *a: calls.append(a[:3]) or kernel(*a), 9, seen, workers=1)
+    assert calls == [(0, 0, 9)]
+    np.testing.assert_array_equal(seen, np.ones(9, dtype=np.int64))
+
+
+def test_a_slow_thread_takes_fewer_units():
+    """The point of claiming: a thread slowed down (here: sleeping 50 ms a unit) leaves the units to the others
+    instead of holding a fixed share of them."""
+    kernel = _Claims(slow={1})
+    run_claimed(kernel, 20, "args", workers=2)
+    per_slot = [sum(1 for slot, _ in kernel.calls if slot == s) for s in (0, 1)]
+    assert sum(per_slot) == 20 and per_slot[0] > per_slot[1], per_slot
+
+
+def test_a_claimed_unit_error_is_raised_and_stops_the_claims():
+    kernel = _Claims(slow={0, 1, 2}, fail_at=3, sleep=0.002)
+    with pytest.raises(RuntimeError, match="unit 3 failed"):
+        run_claimed(kernel, 1000, "args", workers=3)
+    assert len(kernel.calls) < 100  # (the other threads took a unit or so more, not the remaining 996)

@@ -36,9 +36,11 @@ prior of the pair and the topic's total, V eta for a scalar prior):
 
 Thread-count independence: the additions of step 4 go into one int64 array per thread in fixed point
 (2^-``shift`` of a token: integer sums do not depend on their order), summed and converted once
-after the sweep. So the new counts are the same for any number of threads, and sum_k n_wk equals the
-term's total count to within 2^-shift per cell. Each thread takes a contiguous range of documents
-holding about nnz / threads cells. Memory: the counts, one (V, K) int64 array per thread (two for
+after the sweep. So the new counts are the same for any number of threads, and for any order in which the
+threads take the documents: sum_k n_wk equals the term's total count to within 2^-shift per cell. The
+documents are cut into contiguous units of about equal cells (:func:`unit_bounds`) that the threads claim one
+at a time (:func:`topicvb._kernels.workers.run_claimed`), so that a thread slowed by other work on its core does
+not leave the others waiting at the end of the sweep. Memory: the counts, one (V, K) int64 array per thread (two for
 CVB) and per-thread scratch of the longest document (cells x K floats).
 
 Speed (a sweep makes 2 + ``refine`` evaluations of K topics per cell, against the stored sweep's
@@ -57,7 +59,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from .workers import n_workers, run_items
+from .workers import n_workers, run_claimed
 
 
 def fixed_point_shift(total_count: float) -> int:
@@ -100,24 +102,41 @@ def counts_sweep(indptr, indices, data, n_dk, v_dk, n_wk, v_wk, alpha, eta, eta_
     inv_z = 1.0 / (np.maximum(n_k, 0.0) + eta_k)  # the rebuild's first guess excludes nothing
     workers = n_workers(n_docs, work=(2 + refine) * 4 * indices.shape[0] * n_topics)
     workers = workers if max_workers is None else max(1, min(workers, int(max_workers)))
-    # each worker a contiguous range of documents holding about nnz / workers cells
-    bounds = np.searchsorted(indptr, np.arange(workers + 1) * indices.shape[0] / workers, side="left")
-    bounds[0], bounds[-1] = 0, n_docs
+    bounds = unit_bounds(indptr, indices.shape[0])  # the units the threads claim (see run_claimed)
+    changes = np.zeros((bounds.shape[0] - 1, n_topics))  # sum |g_new - g_rebuilt| per unit and topic
     acc, vacc, scratch = (SweepBuffers() if buffers is None else buffers).get(workers, n_terms, n_topics, variances,
                                                                              max_cells)
     # without variances a row of zeros of each stands in (never read: the kernel reads v_d, v_w with CVB only)
     v_rows_d = v_dk if variances else np.zeros((1, n_topics), dtype=v_dk.dtype)
     v_rows_w = v_wk if variances else np.zeros((1, n_topics), dtype=v_wk.dtype)
-    run_items(_counts_documents, workers, bounds, indptr, indices, data, n_dk, v_rows_d, n_wk, v_rows_w, n_k,
-              v_wk.sum(axis=0, dtype=np.float64) if second_order else eta_k, inv_z,
-              np.ascontiguousarray(alpha, dtype=np.float64), eta_row, eta_t, eta_k, bool(second_order), variances,
-              int(refine), float(damping), float(2.0 ** shift), acc, vacc, scratch,
-              np.empty(0) if log_likelihood is None else log_likelihood, workers=workers)
+    run_claimed(_counts_documents, bounds.shape[0] - 1, bounds, indptr, indices, data, n_dk, v_rows_d, n_wk, v_rows_w,
+                n_k, v_wk.sum(axis=0, dtype=np.float64) if second_order else eta_k, inv_z,
+                np.ascontiguousarray(alpha, dtype=np.float64), eta_row, eta_t, eta_k, bool(second_order), variances,
+                int(refine), float(damping), float(2.0 ** shift), acc, vacc, scratch,
+                np.empty(0) if log_likelihood is None else log_likelihood, changes, workers=workers)
     unit = 2.0 ** -shift
     np.multiply(_summed(acc), unit, out=n_wk)
     if variances:
         np.multiply(_summed(vacc), unit, out=v_wk)
-    return float(scratch[:, 3].sum()) / max(1, indices.shape[0] * n_topics)
+    return float(changes.sum()) / max(1, indices.shape[0] * n_topics)
+
+
+#: The documents of a pass are cut into units of about this many cells (at most MAX_UNITS of them), which the
+#: threads claim one at a time (:func:`topicvb._kernels.workers.run_claimed`): small enough that threads of
+#: different speeds end within a unit of each other, large enough that claiming one (a call from Python, some
+#: tens of microseconds) is a small share of its work (a unit of 8,192 cells is 8,192 K-topic updates or more).
+UNIT_CELLS = 8192
+MAX_UNITS = 512
+
+
+def unit_bounds(indptr, nnz: int):
+    """Document indices ``[0, b_1, ..., D]`` cutting the documents into contiguous units of about equal cells
+    (``nnz`` in all; see UNIT_CELLS): the same for any number of threads, so that per-unit results are too."""
+    n_docs = indptr.shape[0] - 1
+    n_units = int(max(1, min(MAX_UNITS, n_docs, nnz // UNIT_CELLS)))
+    bounds = np.searchsorted(indptr, np.arange(n_units + 1) * (nnz / n_units), side="left")
+    bounds[0], bounds[-1] = 0, n_docs
+    return bounds
 
 
 class SweepBuffers:
@@ -273,77 +292,85 @@ def _first_guesses(start, end, indices, data, n_d, v_d, n_wk, v_wk, n_k, v_k, in
     return ll
 
 
-@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
-def _counts_documents(worker, workers, bounds, indptr, indices, data, n_dk, v_dk, n_wk, v_wk, n_k, v_k, inv_z,
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a claimed-unit kernel: see workers.run_claimed)
+def _counts_documents(slot, first, stop, bounds, indptr, indices, data, n_dk, v_dk, n_wk, v_wk, n_k, v_k, inv_z,
                       alpha, eta_row, eta_t, eta_k, second_order, variances, refine, damping, scale, acc, vacc,
-                      scratch, log_likelihood):
-    """:func:`counts_sweep` of documents bounds[worker] to bounds[worker + 1] (excluded)."""
+                      scratch, log_likelihood, changes):
+    """:func:`counts_sweep` of units ``first`` to ``stop - 1`` (documents bounds[first] to bounds[stop], excluded)
+    on the thread of ``slot`` (its accumulators and scratch); each unit's sum |g_new - g_rebuilt| per topic
+    into its row of ``changes``."""
     n_topics = n_wk.shape[1]
     matrix = eta_t.shape[0] > 0
     objective = log_likelihood.shape[0] > 0 and not second_order
     alpha_sum = 0.0
     for k in range(n_topics):
         alpha_sum += alpha[k]
-    work = scratch[worker]
-    # rows 4.. of ``work``: the cells' g; ``zero`` stays zero; ``chg`` sums |g_new - g_rebuilt| per topic
+    work = scratch[slot]
+    # rows 4.. of ``work``: the cells' g; ``zero`` stays zero; ``chg`` sums |g_new - g_rebuilt| per topic (of the
+    # unit, copied to its row of ``changes`` at its end)
     tmp, chg = work[0], work[3]
-    acc_w = acc[worker]
-    for d in range(bounds[worker], bounds[worker + 1]):
-        start, end = indptr[d], indptr[d + 1]
-        if start == end:
-            continue
-        n_d = n_dk[d]
-        v_d = v_dk[d if variances else 0]
-        # 1. rebuild: rows 4.. of ``work`` hold the rebuilt g (the cells' shares of the frozen counts)
-        ll = _first_guesses(start, end, indices, data, n_d, v_d, n_wk, v_wk, n_k, v_k, inv_z, alpha, alpha_sum,
-                            eta_row, eta_t, eta_k, second_order, work)
-        if objective:
-            log_likelihood[d] = ll
-        # then the ``refine`` steps (each cell's update excluding its rebuilt g from both counts, all cells against
-        # the same counts, becomes its rebuilt g) and, at step == refine, the pass
-        for step in range(refine + 1):
-            passing = step == refine
-            if passing:
-                # 2. the document's counts from the rebuilt g
-                n_d[:] = 0.0
-                if variances:
-                    v_d[:] = 0.0
+    acc_w = acc[slot]
+    for u in range(first, stop):
+        for k in range(n_topics):
+            chg[k] = 0.0
+        for d in range(bounds[u], bounds[u + 1]):
+            start, end = indptr[d], indptr[d + 1]
+            if start == end:
+                continue
+            n_d = n_dk[d]
+            v_d = v_dk[d if variances else 0]
+            # 1. rebuild: rows 4.. of ``work`` hold the rebuilt g (the cells' shares of the frozen counts)
+            ll = _first_guesses(start, end, indices, data, n_d, v_d, n_wk, v_wk, n_k, v_k, inv_z, alpha, alpha_sum,
+                                eta_row, eta_t, eta_k, second_order, work)
+            if objective:
+                log_likelihood[d] = ll
+            # then the ``refine`` steps (each cell's update excluding its rebuilt g from both counts, all cells against
+            # the same counts, becomes its rebuilt g) and, at step == refine, the pass
+            for step in range(refine + 1):
+                passing = step == refine
+                if passing:
+                    # 2. the document's counts from the rebuilt g
+                    n_d[:] = 0.0
+                    if variances:
+                        v_d[:] = 0.0
+                    for p in range(start, end):
+                        c = data[p]
+                        g = work[4 + p - start]
+                        for k in range(n_topics):
+                            n_d[k] += c * g[k]
+                        if variances:
+                            for k in range(n_topics):
+                                v_d[k] += c * g[k] * (1.0 - g[k])
+                # 3. (the pass) in order: a cell's current g is its rebuilt g until its turn, so one row serves as both
                 for p in range(start, end):
                     c = data[p]
+                    w = indices[p]
+                    if passing and p + AHEAD < end:
+                        _prefetch(acc_w[indices[p + AHEAD]], True)
                     g = work[4 + p - start]
-                    for k in range(n_topics):
-                        n_d[k] += c * g[k]
+                    _cell(tmp, n_d, v_d, n_wk[w], v_wk[w if variances else 0], n_k, v_k, alpha,
+                          eta_t[w] if matrix else eta_row, eta_k, second_order, matrix, g, g)
+                    if not passing:
+                        if damping == 1.0:
+                            for k in range(n_topics):
+                                g[k] = tmp[k]
+                        else:
+                            for k in range(n_topics):
+                                g[k] += damping * (tmp[k] - g[k])
+                        continue
                     if variances:
+                        vrow = vacc[slot, w]
                         for k in range(n_topics):
-                            v_d[k] += c * g[k] * (1.0 - g[k])
-            # 3. (the pass) in order: a cell's current g is its rebuilt g until its turn, so one row serves as both
-            for p in range(start, end):
-                c = data[p]
-                w = indices[p]
-                if passing and p + AHEAD < end:
-                    _prefetch(acc_w[indices[p + AHEAD]], True)
-                g = work[4 + p - start]
-                _cell(tmp, n_d, v_d, n_wk[w], v_wk[w if variances else 0], n_k, v_k, alpha,
-                      eta_t[w] if matrix else eta_row, eta_k, second_order, matrix, g, g)
-                if not passing:
-                    if damping == 1.0:
-                        for k in range(n_topics):
-                            g[k] = tmp[k]
-                    else:
-                        for k in range(n_topics):
-                            g[k] += damping * (tmp[k] - g[k])
-                    continue
-                if variances:
-                    vrow = vacc[worker, w]
+                            v_d[k] += c * (tmp[k] * (1.0 - tmp[k]) - g[k] * (1.0 - g[k]))
+                            vrow[k] += np.int64(np.rint(c * tmp[k] * (1.0 - tmp[k]) * scale))
+                    # 4. the cell's new g, at once into the next sweep's topic-term counts, in fixed point
+                    row = acc_w[w]
                     for k in range(n_topics):
-                        v_d[k] += c * (tmp[k] * (1.0 - tmp[k]) - g[k] * (1.0 - g[k]))
-                        vrow[k] += np.int64(np.rint(c * tmp[k] * (1.0 - tmp[k]) * scale))
-                # 4. the cell's new g, at once into the next sweep's topic-term counts, in fixed point
-                row = acc_w[w]
-                for k in range(n_topics):
-                    n_d[k] += c * (tmp[k] - g[k])
-                    chg[k] += abs(tmp[k] - g[k])
-                    row[k] += np.int64(np.rint(c * tmp[k] * scale))
+                        n_d[k] += c * (tmp[k] - g[k])
+                        chg[k] += abs(tmp[k] - g[k])
+                        row[k] += np.int64(np.rint(c * tmp[k] * scale))
+        for k in range(n_topics):
+            changes[u, k] = chg[k]
 
 
 def counts_log_likelihood(indptr, indices, data, n_dk, n_wk, alpha, eta, eta_t, eta_sum):
@@ -352,34 +379,34 @@ def counts_log_likelihood(indptr, indices, data, n_dk, n_wk, alpha, eta, eta_t, 
     (no (D, K) or (V, K) copy); per-document sums, so the result does not depend on the thread count.
     Each document's row (n_dk + alpha_k) / (n_k + eta_sum_k) is made once, so that a cell's sum is a dot
     product with its term's row of n_wk + eta (in eight partial sums, a fixed order that a vector unit can
-    follow: see _normalise), the term rows fetched a few cells ahead (_prefetch); the threads take ranges of
-    documents holding about equal numbers of cells."""
+    follow: see _normalise), the term rows fetched a few cells ahead (_prefetch); the threads claim units of
+    documents holding about equal numbers of cells (:func:`unit_bounds`)."""
     n_docs = indptr.shape[0] - 1
     n_topics = n_wk.shape[1]
     matrix = eta_t.shape[0] > 0
     out = np.zeros(n_docs, dtype=np.float64)
     inv_total = 1.0 / (n_wk.sum(axis=0, dtype=np.float64) + (eta_sum if matrix else eta * n_wk.shape[0]))
     workers = n_workers(n_docs, work=indices.shape[0] * n_topics)
-    bounds = np.searchsorted(indptr, np.arange(workers + 1) * indices.shape[0] / workers, side="left")
-    bounds[0], bounds[-1] = 0, n_docs
+    bounds = unit_bounds(indptr, indices.shape[0])  # the units the threads claim (see run_claimed)
     rows = np.zeros((workers, n_topics + 16))  # (a row per thread, padded: no two threads share a cache line)
-    run_items(_log_likelihood_documents, workers, bounds, indptr, indices, data, n_dk, n_wk,
-              np.ascontiguousarray(alpha, dtype=np.float64), np.full(n_topics, 0.0 if matrix else float(eta)), eta_t,
-              inv_total, rows, out, workers=workers)
+    run_claimed(_log_likelihood_documents, bounds.shape[0] - 1, bounds, indptr, indices, data, n_dk, n_wk,
+                np.ascontiguousarray(alpha, dtype=np.float64), np.full(n_topics, 0.0 if matrix else float(eta)), eta_t,
+                inv_total, rows, out, workers=workers)
     return float(out.sum())
 
 
-@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
-def _log_likelihood_documents(worker, workers, bounds, indptr, indices, data, n_dk, n_wk, alpha, eta_row, eta_t,
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a claimed-unit kernel: see workers.run_claimed)
+def _log_likelihood_documents(slot, first, stop, bounds, indptr, indices, data, n_dk, n_wk, alpha, eta_row, eta_t,
                               inv_total, rows, out):
-    """:func:`counts_log_likelihood` of documents bounds[worker] to bounds[worker + 1] (excluded)."""
+    """:func:`counts_log_likelihood` of units ``first`` to ``stop - 1`` (documents bounds[first] to bounds[stop],
+    excluded), with the scratch row of ``slot``."""
     n_topics = n_wk.shape[1]
     matrix = eta_t.shape[0] > 0
-    row = rows[worker]
+    row = rows[slot]
     alpha_sum = 0.0
     for k in range(n_topics):
         alpha_sum += alpha[k]
-    for d in range(bounds[worker], bounds[worker + 1]):
+    for d in range(bounds[first], bounds[stop]):
         start, end = indptr[d], indptr[d + 1]
         if start == end:
             continue

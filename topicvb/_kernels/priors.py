@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from .special import digamma
-from .workers import run_items
+from .workers import n_workers, run_claimed, run_items
 
 SMALL_MEAN = 8.0  # below this mean: a shifted binomial law of the same mean and variance, summed exactly
 SERIES_MEAN = 1.0  # below this mean (no shift): that sum by its Newton series (:func:`_series_gain`)
@@ -194,8 +194,15 @@ def gain_column_sums(mean, var, a):
     partial = np.zeros((n_blocks, mean.shape[1]))
     coef = series_coefficients(a)
     scratch = np.empty((n_blocks, 3, mean.shape[1]))
-    run_items(_gain_sum_blocks, n_blocks, n_blocks, mean, var, a, coef, scratch, partial, work=30 * mean.size)
+    # the blocks in units of about UNIT_ENTRIES entries, which the threads claim one at a time (run_claimed)
+    n_units = max(1, min(n_blocks, mean.size // UNIT_ENTRIES))
+    units = np.arange(n_units + 1, dtype=np.int64) * n_blocks // n_units
+    run_claimed(_gain_sum_blocks, n_units, units, mean, var, a, coef, scratch, partial,
+                workers=n_workers(n_units, work=30 * mean.size))
     return partial.sum(axis=0)
+
+
+UNIT_ENTRIES = 65536  # entries of a unit of gain_column_sums that a thread claims (a claim costs some microseconds)
 
 
 TINY = 1e-200  # a product of the series below this is taken as 0 (its term is below 1e-180 of the sum)
@@ -214,9 +221,10 @@ def series_coefficients(a):
     return coef
 
 
-@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
-def _gain_sum_blocks(worker, workers, n_blocks, mean, var, a, coef, scratch, partial):
-    """:func:`gain_column_sums` of the row blocks in this worker's share.
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a claimed-unit kernel: see workers.run_claimed)
+def _gain_sum_blocks(slot, first, stop, units, mean, var, a, coef, scratch, partial):
+    """:func:`gain_column_sums` of the row blocks units[first] to units[stop] (excluded), each into its own row of
+    ``partial`` (so that which thread takes which unit changes nothing).
 
     Below a mean of one, q_j = m - j p with p = 0 for the Poisson law (v >= m) and p = m / N for the
     binomial (:func:`_series_gain`), whose q_N = 0 ends the series by itself; the SERIES_TERMS terms of
@@ -226,7 +234,7 @@ def _gain_sum_blocks(worker, workers, n_blocks, mean, var, a, coef, scratch, par
     """
     n, n_topics = mean.shape
     n_terms = coef.shape[0]
-    for blk in range(worker * n_blocks // workers, (worker + 1) * n_blocks // workers):
+    for blk in range(units[first], units[stop]):
         step, q, total = scratch[blk, 0], scratch[blk, 1], scratch[blk, 2]
         for i in range(blk * ROWS, min(n, (blk + 1) * ROWS)):
             for k in range(n_topics):

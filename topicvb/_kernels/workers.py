@@ -30,6 +30,7 @@ from an estimator's ``n_jobs`` around its kernel calls.
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -91,6 +92,42 @@ def run_items(kernel, n_items: int, *args, workers: int | None = None, work: flo
     futures = [pool.submit(kernel, worker, n, *args) for worker in range(1, n)]
     try:
         kernel(0, n, *args)
+    finally:
+        for f in futures:
+            f.result()
+
+
+def run_claimed(kernel, n_units: int, *args, workers: int) -> None:
+    """``kernel(slot, first, stop, *args)`` over the units ``0 .. n_units - 1``, on ``workers`` threads (this one
+    included), the units claimed one at a time: a thread that finishes its unit takes the next one left, so
+    threads that run at different speeds (a core shared with other work, documents of uneven cost) end
+    together, where :func:`run_items`'s fixed shares leave the faster one idle. ``slot`` is the thread's
+    index (0 .. workers - 1, for its scratch); the kernel handles units ``first`` to ``stop - 1``. With one
+    thread (or one unit) the kernel runs here once, on every unit. Which thread takes which unit varies from
+    run to run, so a kernel must make its results independent of that: outputs per unit, or per-thread sums
+    that are exact in any order (integers). An exception raised by any call is raised here, after every
+    thread has finished."""
+    n = max(1, min(int(workers), int(n_units)))
+    if n == 1:
+        kernel(0, 0, n_units, *args)
+        return
+    if not getattr(kernel, "overloads", True):  # first use in this process: compile (or load) it here (see run_items)
+        kernel.compile(tuple(kernel.typeof_pyval(a) for a in (0, 0, n_units, *args)))
+    claims = itertools.count()  # (next() on it is atomic: the threads never take the same unit)
+    stop = []  # (set when a thread fails or this one is interrupted: the others take no further unit)
+
+    def take(slot):
+        try:
+            while not stop and (unit := next(claims)) < n_units:
+                kernel(slot, unit, unit + 1, *args)
+        except BaseException:
+            stop.append(True)
+            raise
+
+    pool = _helpers(n - 1)
+    futures = [pool.submit(take, slot) for slot in range(1, n)]
+    try:
+        take(0)
     finally:
         for f in futures:
             f.result()
