@@ -9,7 +9,7 @@ import pytest
 from numba import njit
 
 from topicvb._config import threads
-from topicvb._kernels.workers import MIN_WORK, n_workers, run_claimed, run_items
+from topicvb._kernels.workers import MIN_WORK, UNITS_PER_THREAD, n_workers, run_claimed, run_items, run_units
 
 
 @njit(nogil=True)
@@ -131,3 +131,19 @@ def test_a_claimed_unit_error_is_raised_and_stops_the_claims():
     with pytest.raises(RuntimeError, match="unit 3 failed"):
         run_claimed(kernel, 1000, "args", workers=3)
     assert len(kernel.calls) < 100  # (the other threads took a unit or so more, not the remaining 996)
+
+
+@pytest.mark.parametrize("n_items", [0, 1, 5, 64, 1000])
+def test_run_units_runs_every_item_once_in_units_of_consecutive_items(n_items):
+    """A work-item kernel unchanged, its items claimed in units: every item once, and each call of the kernel
+    (one unit: its share as the unit-th of n_units workers) a contiguous range of them."""
+    for n_jobs in (1, -1):
+        seen = np.zeros(n_items, dtype=np.int64)
+        owner = np.full(n_items, -1, dtype=np.int64)
+        with threads(n_jobs):
+            n = n_workers(n_items)
+            run_units(_mark, n_items, n_items, seen, owner, 0)
+        np.testing.assert_array_equal(seen, np.ones(n_items, dtype=np.int64))
+        n_units = 1 if n == 1 else min(n_items, UNITS_PER_THREAD * n)
+        assert sorted(set(owner.tolist())) == list(range(n_units)) if n_items else n_units <= 1
+        assert np.all(np.diff(owner) >= 0)  # unit u holds items u * n // n_units .. (u + 1) * n // n_units - 1

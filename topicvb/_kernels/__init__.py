@@ -13,7 +13,12 @@ c + 2n, ...`` (strided), not a contiguous block: corpora are often sorted (by ne
 and with contiguous blocks split among threads in contiguous ranges, one thread of two had 1.58 times
 the E-step work of the other on 20 Newsgroups; strided items put 1.03 times (measured from the
 per-document update counts of a fitted BatchLDA). Every item is computed on its own by one thread, so
-the assignment changes no result.
+the assignment changes no result. Fixed shares still leave one thread waiting for the other when the two
+run at different speeds (a core shared with other work: on a 2-core virtual machine one thread of two
+was idle for a fifth of the E-step and a sixth of the counts sweep), so the kernels on the fits' main
+paths have the threads claim small units of items as they go (``workers.run_claimed``, and
+``workers.run_units`` for an unchanged work-item kernel without scratch per thread); the same items are
+computed as before, so the results are the same.
 
 The functions called from Python are few per estimator (``topicvb._jit.KERNELS`` lists them), and the
 ones that only allocate arrays and call a kernel are plain Python (``estep.e_step``,

@@ -38,7 +38,7 @@ from numba import njit
 from .special import (LOG_9_FACTORIAL, digamma, digamma_lgamma, digamma_row, dirichlet_expectation_row,
                       small_parts, sum4, sum_logs)
 from .vec import dot
-from .workers import n_workers, run_items
+from .workers import n_workers, run_items, run_units
 
 CHUNK = 64
 TERM_BLOCK = 256  # terms per block in the dense K x V passes (a block of all K topics stays in L1/L2)
@@ -154,7 +154,7 @@ def row_totals(lam):
     n_topics, n_terms = lam.shape
     n_blocks = _n_blocks(n_terms)
     parts = np.empty((n_blocks, n_topics), dtype=np.float64)
-    run_items(_row_block_sums, n_blocks, n_blocks, lam, parts, work=lam.size)
+    run_units(_row_block_sums, n_blocks, n_blocks, lam, parts, work=lam.size)
     return _totals_from(parts)
 
 
@@ -192,7 +192,7 @@ def topic_expectations(lam, ebeta_t, log_scale):
     n_topics, n_terms = lam.shape
     elog = np.empty((n_topics, n_terms), dtype=np.float64)
     totals = row_totals(lam)
-    run_items(_elog_rows, n_topics, n_topics, lam, totals, elog, work=8 * lam.size)
+    run_units(_elog_rows, n_topics, n_topics, lam, totals, elog, work=8 * lam.size)
     n_blocks = _n_blocks(n_terms)
     workers = n_workers(n_blocks, 4 * lam.size)
     run_items(_rescaled_blocks, n_blocks, n_blocks, elog, ebeta_t, log_scale,
@@ -211,7 +211,7 @@ def lda_doc_bound(indptr, indices, data, gamma, alpha, ebeta_t, log_scale):
     out = np.empty(n_docs, dtype=np.float64)
     n_chunks = (n_docs + CHUNK - 1) // CHUNK
     scratch = np.empty((n_chunks, 3, alpha.shape[0]), dtype=np.float64)
-    run_items(_doc_bounds, n_chunks, n_chunks, indptr, indices, data, gamma, alpha, ebeta_t, log_scale, scratch, out,
+    run_units(_doc_bounds, n_chunks, n_chunks, indptr, indices, data, gamma, alpha, ebeta_t, log_scale, scratch, out,
               work=indices.shape[0] * alpha.shape[0])
     return out
 
@@ -266,9 +266,9 @@ def lda_topic_bound(lam, elog_beta, eta):
     out = np.empty(n_topics, dtype=np.float64)
     if isinstance(eta, np.ndarray):
         eta = np.ascontiguousarray(eta, dtype=np.float64)
-        run_items(_topic_bounds_matrix, n_topics, n_topics, lam, elog_beta, eta, out, work=8 * lam.size)
+        run_units(_topic_bounds_matrix, n_topics, n_topics, lam, elog_beta, eta, out, work=8 * lam.size)
         return out
-    run_items(_topic_bounds, n_topics, n_topics, lam, elog_beta, float(eta), out, work=8 * lam.size)
+    run_units(_topic_bounds, n_topics, n_topics, lam, elog_beta, float(eta), out, work=8 * lam.size)
     return out
 
 
@@ -337,7 +337,7 @@ def prior_topic_terms(lam, eta, ebeta_t, log_scale):
     elog_sum = np.empty(n_topics, dtype=np.float64)
     rest = np.empty(n_topics, dtype=np.float64)
     totals = row_totals(lam)
-    run_items(_masked_elog_rows, n_topics, n_topics, lam, eta, totals, elog, elog_sum, rest, work=16 * lam.size)
+    run_units(_masked_elog_rows, n_topics, n_topics, lam, eta, totals, elog, elog_sum, rest, work=16 * lam.size)
     n_blocks = _n_blocks(n_terms)
     workers = n_workers(n_blocks, 4 * lam.size)
     run_items(_rescaled_blocks, n_blocks, n_blocks, elog, ebeta_t, log_scale,

@@ -41,7 +41,7 @@ total count of X.
 import numpy as np
 from numba import njit
 
-from .workers import run_items
+from .workers import run_units
 
 CHUNK = 64
 
@@ -264,7 +264,7 @@ def sweep_documents(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v
     scratch = np.empty((n_chunks, n_wk.shape[1]), dtype=np.float64)
     passes = np.zeros(n_docs, dtype=np.int64)
     alpha = np.ascontiguousarray(alpha, dtype=np.float64)
-    run_items(_sweep_chunks, n_chunks, n_chunks, indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k,
+    run_units(_sweep_chunks, n_chunks, n_chunks, indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k,
               alpha, *prior_rows(eta, *n_wk.shape), bool(second_order), bool(fixed_topics), int(max_iter), float(tol),
               scratch, passes, work=4 * gamma.size)
     return passes
@@ -297,7 +297,7 @@ def _sweep_chunks(worker, workers, n_chunks, indptr, indices, data, gamma, n_dk,
 def document_counts(indptr, data, gamma, n_dk, v_dk, second_order):
     """n_dk (and v_dk) recomputed from gamma: sum over each row's cells of c gamma (c gamma (1 - gamma))."""
     n_chunks = (indptr.shape[0] - 1 + CHUNK - 1) // CHUNK
-    run_items(_document_count_chunks, n_chunks, n_chunks, indptr, data, gamma, n_dk, v_dk, bool(second_order),
+    run_units(_document_count_chunks, n_chunks, n_chunks, indptr, data, gamma, n_dk, v_dk, bool(second_order),
               work=gamma.size)
 
 
@@ -324,7 +324,7 @@ def _document_count_chunks(worker, workers, n_chunks, indptr, data, gamma, n_dk,
 def term_counts(colptr, positions, data, gamma, n_wk, v_wk, second_order):
     """n_wk (and v_wk) recomputed from gamma by a column pass (thread-count independent)."""
     n_chunks = (colptr.shape[0] - 1 + CHUNK - 1) // CHUNK
-    run_items(_term_count_chunks, n_chunks, n_chunks, colptr, positions, data, gamma, n_wk, v_wk, bool(second_order),
+    run_units(_term_count_chunks, n_chunks, n_chunks, colptr, positions, data, gamma, n_wk, v_wk, bool(second_order),
               work=gamma.size)
 
 
@@ -369,7 +369,7 @@ def scvb0_documents(indptr, indices, data, n_phi_t, n_z, alpha, eta, n_theta, ga
     n_chunks = (n_docs + CHUNK - 1) // CHUNK
     scratch = np.empty((n_chunks, n_phi_t.shape[1]), dtype=np.float64)
     alpha = np.ascontiguousarray(alpha, dtype=np.float64)
-    run_items(_scvb0_chunks, n_chunks, n_chunks, indptr, indices, data, n_phi_t, n_z, alpha,
+    run_units(_scvb0_chunks, n_chunks, n_chunks, indptr, indices, data, n_phi_t, n_z, alpha,
               *prior_rows(eta, *n_phi_t.shape), n_theta, gamma, int(burn_in), float(tau_theta), float(kappa_theta),
               scratch, work=4 * (int(burn_in) + 1) * gamma.size)
 

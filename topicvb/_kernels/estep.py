@@ -89,20 +89,21 @@ from numba import njit
 from .sparse import column_accumulate_compact, column_index
 from .special import digamma_row
 from .doc_ascent import evaluate, iterate, squarem
-from .workers import n_workers, run_items
+from .workers import n_workers, run_claimed
 
 CHUNK = 64  # documents per parallel work item (scratch buffers are allocated per item)
+UNITS_PER_THREAD = 32  # the items are claimed by the threads in about this many units per thread (run_claimed)
 BLOCK = 1 << 19  # at most this many entries (K x non-zeros) in a document's gathered block of ebeta_t
 
 
-@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)
-def _doc_updates(worker, workers, n_chunks, indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, etheta, topics,
-                 counts, phinorm, max_iter, tol, plain, prev_objective, n_iter, scratch, active, states, gathered,
-                 missing, lgamma_work, compact, psi_alpha, symmetric, blocks, quotients):
-    """The document loop over the work items in this worker's share < n_chunks (see :func:`_documents`,
-    which allocates the scratch arrays, one row per item, and runs the items on its threads; ``blocks[worker]``
-    and ``quotients[worker]`` are this thread's gathered block and c_dw / phinorm_dw). Item c holds the
-    documents c, c + n_chunks, c + 2 n_chunks, ... (strided: see _kernels/__init__.py).
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a claimed-unit kernel: see workers.run_claimed)
+def _doc_updates(slot, first, stop, units, n_chunks, indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, etheta,
+                 topics, counts, phinorm, max_iter, tol, plain, prev_objective, n_iter, scratch, active, states,
+                 gathered, missing, lgamma_work, compact, psi_alpha, symmetric, blocks, quotients):
+    """The document loop over the work items units[first] to units[stop] (excluded) of the n_chunks (see
+    :func:`_documents`, which allocates the scratch arrays, one row per item, and has the threads claim the units;
+    ``blocks[slot]`` and ``quotients[slot]`` are this thread's gathered block and c_dw / phinorm_dw). Item c holds
+    the documents c, c + n_chunks, c + 2 n_chunks, ... (strided: see _kernels/__init__.py).
     ``plain``: None for SQUAREM-accelerated updates, True for plain ones (see the ascent in the loop below)."""
     # One long function on purpose: the per-item scratch is carved out once (no allocation per
     # document), and the three paths of a document (continuing from gamma_prev, restarted, restarted
@@ -115,10 +116,10 @@ def _doc_updates(worker, workers, n_chunks, indptr, indices, data, ebeta_t, alph
     yes = n_docs >= 0
     no = not yes
     compare = gamma_prev.shape[0] == n_docs
-    block = blocks[worker]  # the document's rows of ebeta_t (width: see _documents)
-    r = quotients[worker]  # c_dw / phinorm_dw, or a phinorm of gamma_prev
+    block = blocks[slot]  # the document's rows of ebeta_t (width: see _documents)
+    r = quotients[slot]  # c_dw / phinorm_dw, or a phinorm of gamma_prev
     width = block.shape[1]
-    for c in range(worker * n_chunks // workers, (worker + 1) * n_chunks // workers):
+    for c in range(units[first], units[stop]):
         elog = scratch[c, 0]
         et = scratch[c, 1]
         acc = scratch[c, 2]
@@ -263,10 +264,14 @@ def _documents(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_ite
     longest = max(1, int(np.max(np.diff(indptr)))) if n_docs else 1
     blocks = np.empty((workers, n_topics, min(longest, max(1, BLOCK // n_topics))), dtype=ebeta_t.dtype)
     quotients = np.empty((workers, longest), dtype=np.float64)
-    run_items(_doc_updates, n_chunks, n_chunks, indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, etheta,
-              topics, counts, phinorm, int(max_iter), float(tol), plain, prev_objective, n_iter, scratch, active,
-              states, gathered, missing, lgamma_work, compact, psi_alpha, symmetric, blocks, quotients,
-              workers=workers)
+    # the items in units that the threads claim one at a time (run_claimed), a few dozen per thread: each
+    # document's results are its own, so which thread takes which unit changes nothing
+    n_units = max(1, min(n_chunks, UNITS_PER_THREAD * workers))
+    units = np.arange(n_units + 1, dtype=np.int64) * n_chunks // n_units
+    run_claimed(_doc_updates, n_units, units, n_chunks, indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev,
+                etheta, topics, counts, phinorm, int(max_iter), float(tol), plain, prev_objective, n_iter, scratch,
+                active, states, gathered, missing, lgamma_work, compact, psi_alpha, symmetric, blocks, quotients,
+                workers=workers)
     return gamma, (etheta, topics, counts), phinorm, n_iter, prev_objective
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from .priors import ROWS, SMALL_MEAN, shifted_law
-from .workers import run_items
+from .workers import run_units
 
 MAX_TERMS = 4096
 
@@ -75,7 +75,7 @@ def loggamma_gain_sums(mean, var, a):
     n_blocks = max(1, (mean.shape[0] + ROWS - 1) // ROWS)
     partial = np.zeros((n_blocks, mean.shape[1]))
     a = np.ascontiguousarray(a, dtype=np.float64)
-    run_items(_loggamma_sum_blocks, n_blocks, n_blocks, mean, var, a, partial, work=60 * mean.size)
+    run_units(_loggamma_sum_blocks, n_blocks, n_blocks, mean, var, a, partial, work=60 * mean.size)
     return partial.sum(axis=0)
 
 

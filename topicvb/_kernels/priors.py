@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from .special import digamma
-from .workers import n_workers, run_claimed, run_items
+from .workers import n_workers, run_claimed, run_items, run_units
 
 SMALL_MEAN = 8.0  # below this mean: a shifted binomial law of the same mean and variance, summed exactly
 SERIES_MEAN = 1.0  # below this mean (no shift): that sum by its Newton series (:func:`_series_gain`)
@@ -167,7 +167,7 @@ def digamma_gain(mean, var, a, out):
     """
     arrays = [np.require(x, np.float64, ("C", "W")) for x in (mean, var, a)]  # (one compiled specialisation)
     n_blocks = (out.shape[0] + BLOCK - 1) // BLOCK
-    run_items(_gain_blocks, n_blocks, n_blocks, *arrays, out, work=30 * out.shape[0])
+    run_units(_gain_blocks, n_blocks, n_blocks, *arrays, out, work=30 * out.shape[0])
 
 
 @njit(cache=True, nogil=True, error_model="numpy", _nrt=False)  # (a work-item kernel: see workers)

@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from .vec import axpy
-from .workers import run_items
+from .workers import run_units
 
 CHUNK = 64
 
@@ -48,7 +48,7 @@ def candidate_distances(indptr, indices, data, t_indptr, t_indices, t_data, sq, 
     if not embed:
         lengths = np.empty(0, dtype=np.float64)
     totals = np.zeros(n_cand, dtype=np.float64)
-    run_items(_candidates, n_cand, n_cand, indptr, indices, data, lengths, embed, t_indptr, t_indices, t_data, sq,
+    run_units(_candidates, n_cand, n_cand, indptr, indices, data, lengths, embed, t_indptr, t_indices, t_data, sq,
               dist, candidates, out, totals, work=4 * n_cand * sq.shape[0])
     return totals
 
@@ -99,7 +99,7 @@ def nearest_centre(indptr, indices, data, roots_t, lengths=None):
     labels = np.zeros(n_docs, dtype=np.int64)
     n_chunks = (n_docs + CHUNK - 1) // CHUNK
     scratch = np.empty((n_chunks, roots_t.shape[1]), dtype=np.float64)
-    run_items(_nearest, n_chunks, n_chunks, indptr, indices, data, lengths, embed, roots_t, scratch, labels,
+    run_units(_nearest, n_chunks, n_chunks, indptr, indices, data, lengths, embed, roots_t, scratch, labels,
               work=indices.shape[0] * roots_t.shape[1])
     return labels
 
@@ -138,7 +138,7 @@ def cluster_means(indptr, indices, data, lengths, docs, bounds, out):
     are. One thread per row, so the result does not depend on the number of threads.
     """
     n_rows = out.shape[0]
-    run_items(_cluster_means, n_rows, n_rows, indptr, indices, data, lengths, docs, bounds, out,
+    run_units(_cluster_means, n_rows, n_rows, indptr, indices, data, lengths, docs, bounds, out,
               work=out.size + indices.shape[0])
 
 

@@ -16,7 +16,7 @@ Notation: D documents, V terms, K topics, nnz non-zeros; ``p`` a position in the
 import numpy as np
 from numba import njit
 
-from .workers import run_items
+from .workers import run_units
 
 COLUMN_BLOCK = 64  # terms per work item of the column passes
 
@@ -61,7 +61,7 @@ def column_accumulate_compact(colptr, positions, rows, weight, values, topics, c
     Each entry is summed in document order by one thread (blocks of COLUMN_BLOCK terms per work item).
     """
     n_blocks = (colptr.shape[0] - 1 + COLUMN_BLOCK - 1) // COLUMN_BLOCK
-    run_items(_accumulate_columns, n_blocks, n_blocks, colptr, positions, rows, weight, values, topics, counts, scale,
+    run_units(_accumulate_columns, n_blocks, n_blocks, colptr, positions, rows, weight, values, topics, counts, scale,
               out, work=positions.shape[0] * out.shape[1])
 
 
