@@ -9,7 +9,8 @@ import pytest
 from numba import njit
 
 from topicvb._config import threads
-from topicvb._kernels.workers import MIN_WORK, UNITS_PER_THREAD, n_workers, run_claimed, run_items, run_units
+from topicvb._kernels.workers import (MIN_UNIT_ITEMS, MIN_WORK, UNITS_PER_THREAD, n_workers, run_claimed, run_items,
+                                      run_units)
 
 
 @njit(nogil=True)
@@ -144,6 +145,10 @@ def test_run_units_runs_every_item_once_in_units_of_consecutive_items(n_items):
             n = n_workers(n_items)
             run_units(_mark, n_items, n_items, seen, owner, 0)
         np.testing.assert_array_equal(seen, np.ones(n_items, dtype=np.int64))
-        n_units = 1 if n == 1 else min(n_items, UNITS_PER_THREAD * n)
-        assert sorted(set(owner.tolist())) == list(range(n_units)) if n_items else n_units <= 1
+        n_units = min(UNITS_PER_THREAD * n, n_items // MIN_UNIT_ITEMS)
+        if n_units <= n:  # few items: run_items's fixed shares, one per thread
+            n_units = min(n, n_items)
+        assert sorted(set(owner.tolist())) == list(range(n_units))
         assert np.all(np.diff(owner) >= 0)  # unit u holds items u * n // n_units .. (u + 1) * n // n_units - 1
+        if n_items == 1000 and n > 1:
+            assert n_units == UNITS_PER_THREAD * n  # (claimed units, not fixed shares)

@@ -89,7 +89,7 @@ from numba import njit
 from .sparse import column_accumulate_compact, column_index
 from .special import digamma_row
 from .doc_ascent import evaluate, iterate, squarem
-from .workers import n_workers, run_claimed
+from .workers import MIN_UNIT_ITEMS, n_workers, run_claimed
 
 CHUNK = 64  # documents per parallel work item (scratch buffers are allocated per item)
 UNITS_PER_THREAD = 32  # the items are claimed by the threads in about this many units per thread (run_claimed)
@@ -266,7 +266,9 @@ def _documents(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_ite
     quotients = np.empty((workers, longest), dtype=np.float64)
     # the items in units that the threads claim one at a time (run_claimed), a few dozen per thread: each
     # document's results are its own, so which thread takes which unit changes nothing
-    n_units = max(1, min(n_chunks, UNITS_PER_THREAD * workers))
+    # (units of at least MIN_UNIT_ITEMS items; a small batch keeps one contiguous share per thread)
+    n_units = max(workers, min(n_chunks // MIN_UNIT_ITEMS, UNITS_PER_THREAD * workers))
+    n_units = max(1, min(n_units, n_chunks))
     units = np.arange(n_units + 1, dtype=np.int64) * n_chunks // n_units
     run_claimed(_doc_updates, n_units, units, n_chunks, indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev,
                 etheta, topics, counts, phinorm, int(max_iter), float(tol), plain, prev_objective, n_iter, scratch,

@@ -141,20 +141,24 @@ def run_claimed(kernel, n_units: int, *args, workers: int) -> None:
 
 
 UNITS_PER_THREAD = 16  # units per thread of run_units: small enough to even out threads of different speeds
+# items per unit at least: units of single items would put neighbouring items' scratch rows (which may share a
+# cache line) on different threads, and a claim costs as much as a small item (OnlineLDA's mini-batches)
+MIN_UNIT_ITEMS = 4
 
 
 def run_units(kernel, n_items: int, *args, workers: int | None = None, work: float | None = None) -> None:
     """:func:`run_items` with the items claimed as they go: for a work-item kernel that keeps no scratch per
     thread (``worker`` only finds its share; its outputs are per item). The items are cut into up to
-    UNITS_PER_THREAD units per thread of consecutive items; ``kernel(unit, n_units, *args)`` handles one unit (its
+    UNITS_PER_THREAD units per thread of consecutive items (at least MIN_UNIT_ITEMS each; fewer items than that
+    makes for a thread keep run_items's fixed shares); ``kernel(unit, n_units, *args)`` handles one unit (its
     share, as if there were ``n_units`` workers), and the threads take the units one at a time
     (:func:`run_claimed`), so that a thread slowed down by other work on its core does not leave the others
     waiting at the end. Each item is computed as with run_items, so the results are the same."""
     n = n_workers(n_items, work) if workers is None else max(1, int(workers))
-    if n == 1:
-        kernel(0, 1, *args)
+    n_units = min(UNITS_PER_THREAD * n, int(n_items) // MIN_UNIT_ITEMS)
+    if n_units <= n:  # (few items: the fixed shares of run_items, one call per thread)
+        run_items(kernel, n_items, *args, workers=n)
         return
-    n_units = max(1, min(int(n_items), UNITS_PER_THREAD * n))
     if not getattr(kernel, "overloads", True):  # first use in this process: compile (or load) it here (see run_items)
         kernel.compile(tuple(kernel.typeof_pyval(a) for a in (0, n_units, *args)))
 
