@@ -9,8 +9,8 @@ import pytest
 from numba import njit
 
 from topicvb._config import threads
-from topicvb._kernels.workers import (MIN_UNIT_ITEMS, MIN_WORK, UNITS_PER_THREAD, n_workers, run_claimed, run_items,
-                                      run_units)
+from topicvb._kernels.workers import (MIN_UNIT_ITEMS, MIN_WORK, UNIT_WORK, UNITS_PER_THREAD, n_workers, run_claimed,
+                                      run_items, run_units, unit_count)
 
 
 @njit(nogil=True)
@@ -146,9 +146,23 @@ def test_run_units_runs_every_item_once_in_units_of_consecutive_items(n_items):
             run_units(_mark, n_items, n_items, seen, owner, 0)
         np.testing.assert_array_equal(seen, np.ones(n_items, dtype=np.int64))
         n_units = min(UNITS_PER_THREAD * n, n_items // MIN_UNIT_ITEMS)
-        if n_units <= n:  # few items: run_items's fixed shares, one per thread
+        if n == 1 or n_units <= n:  # one thread or few items: run_items's fixed shares, one per thread
             n_units = min(n, n_items)
         assert sorted(set(owner.tolist())) == list(range(n_units))
         assert np.all(np.diff(owner) >= 0)  # unit u holds items u * n // n_units .. (u + 1) * n // n_units - 1
         if n_items == 1000 and n > 1:
             assert n_units == UNITS_PER_THREAD * n  # (claimed units, not fixed shares)
+
+
+def test_run_units_keeps_fixed_shares_for_a_small_call():
+    """Claiming costs a few microseconds a unit: a call with little work (here twice UNIT_WORK) runs as run_items
+    does, one contiguous share per thread."""
+    seen = np.zeros(1000, dtype=np.int64)
+    owner = np.full(1000, -1, dtype=np.int64)
+    with threads(-1):
+        n = n_workers(1000, work=2 * UNIT_WORK)
+        run_units(_mark, 1000, 1000, seen, owner, 0, work=2 * UNIT_WORK)
+    np.testing.assert_array_equal(seen, np.ones(1000, dtype=np.int64))
+    assert sorted(set(owner.tolist())) == list(range(n)) and np.all(np.diff(owner) >= 0)
+    if n > 1:
+        assert unit_count(1000, n, 2 * UNIT_WORK) <= n < unit_count(1000, n)

@@ -89,10 +89,9 @@ from numba import njit
 from .sparse import column_accumulate_compact, column_index
 from .special import digamma_row
 from .doc_ascent import evaluate, iterate, squarem
-from .workers import MIN_UNIT_ITEMS, n_workers, run_claimed
+from .workers import n_workers, run_claimed, unit_count
 
 CHUNK = 64  # documents per parallel work item (scratch buffers are allocated per item)
-UNITS_PER_THREAD = 32  # the items are claimed by the threads in about this many units per thread (run_claimed)
 BLOCK = 1 << 19  # at most this many entries (K x non-zeros) in a document's gathered block of ebeta_t
 
 
@@ -260,15 +259,15 @@ def _documents(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_ite
     plain = None if accelerate else True  # (see doc_ascent.ascent)
     # per thread: the gathered block of a document's rows of ebeta_t, K x width with width the longest
     # document (at most BLOCK / K: a longer document is gathered piece by piece), and its c_dw / phinorm_dw
-    workers = n_workers(n_chunks, 16 * indices.shape[0] * n_topics)  # (a few updates of every entry)
+    work = 16 * indices.shape[0] * n_topics  # (a few updates of every entry)
+    workers = n_workers(n_chunks, work)
     longest = max(1, int(np.max(np.diff(indptr)))) if n_docs else 1
     blocks = np.empty((workers, n_topics, min(longest, max(1, BLOCK // n_topics))), dtype=ebeta_t.dtype)
     quotients = np.empty((workers, longest), dtype=np.float64)
     # the items in units that the threads claim one at a time (run_claimed), a few dozen per thread: each
     # document's results are its own, so which thread takes which unit changes nothing
-    # (units of at least MIN_UNIT_ITEMS items; a small batch keeps one contiguous share per thread)
-    n_units = max(workers, min(n_chunks // MIN_UNIT_ITEMS, UNITS_PER_THREAD * workers))
-    n_units = max(1, min(n_units, n_chunks))
+    # (a small batch keeps one contiguous share per thread: see unit_count)
+    n_units = max(1, min(n_chunks, max(workers, unit_count(n_chunks, workers, work))))
     units = np.arange(n_units + 1, dtype=np.int64) * n_chunks // n_units
     run_claimed(_doc_updates, n_units, units, n_chunks, indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev,
                 etheta, topics, counts, phinorm, int(max_iter), float(tol), plain, prev_objective, n_iter, scratch,

@@ -144,19 +144,30 @@ UNITS_PER_THREAD = 16  # units per thread of run_units: small enough to even out
 # items per unit at least: units of single items would put neighbouring items' scratch rows (which may share a
 # cache line) on different threads, and a claim costs as much as a small item (OnlineLDA's mini-batches)
 MIN_UNIT_ITEMS = 4
+UNIT_WORK = 4_000_000  # multiply-adds of a unit at least (a few milliseconds: a claim costs some microseconds)
+
+
+def unit_count(n_items: int, n_threads: int, work: float | None = None) -> int:
+    """Units to cut ``n_items`` items into for ``n_threads`` threads that claim them: up to UNITS_PER_THREAD per
+    thread, each of at least MIN_UNIT_ITEMS items and (when the call's ``work`` is given) UNIT_WORK of it. At most
+    ``n_threads`` means: keep one fixed share per thread (too little work for claiming to pay)."""
+    n_units = min(UNITS_PER_THREAD * int(n_threads), int(n_items) // MIN_UNIT_ITEMS)
+    if work is not None:
+        n_units = min(n_units, int(work // UNIT_WORK))
+    return max(0, n_units)
 
 
 def run_units(kernel, n_items: int, *args, workers: int | None = None, work: float | None = None) -> None:
     """:func:`run_items` with the items claimed as they go: for a work-item kernel that keeps no scratch per
     thread (``worker`` only finds its share; its outputs are per item). The items are cut into up to
-    UNITS_PER_THREAD units per thread of consecutive items (at least MIN_UNIT_ITEMS each; fewer items than that
-    makes for a thread keep run_items's fixed shares); ``kernel(unit, n_units, *args)`` handles one unit (its
+    UNITS_PER_THREAD units per thread of consecutive items (:func:`unit_count`; a call with too little work for
+    that keeps run_items's fixed shares); ``kernel(unit, n_units, *args)`` handles one unit (its
     share, as if there were ``n_units`` workers), and the threads take the units one at a time
     (:func:`run_claimed`), so that a thread slowed down by other work on its core does not leave the others
     waiting at the end. Each item is computed as with run_items, so the results are the same."""
     n = n_workers(n_items, work) if workers is None else max(1, int(workers))
-    n_units = min(UNITS_PER_THREAD * n, int(n_items) // MIN_UNIT_ITEMS)
-    if n_units <= n:  # (few items: the fixed shares of run_items, one call per thread)
+    n_units = unit_count(n_items, n, work)
+    if n == 1 or n_units <= n:  # (one thread, or little work: the fixed shares of run_items, one call per thread)
         run_items(kernel, n_items, *args, workers=n)
         return
     if not getattr(kernel, "overloads", True):  # first use in this process: compile (or load) it here (see run_items)
