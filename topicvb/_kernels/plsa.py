@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 from .vec import axpy, axpy4, dot, dot4
-from .workers import run_items, run_units
+from .workers import run_items
 
 CHUNK = 64
 ROW_BLOCK = 256  # rows per block of the column sums in normalise_columns (a fixed order)
@@ -178,7 +178,7 @@ def log_likelihood(indptr, indices, data, theta, phi_t):
     n_docs = indptr.shape[0] - 1
     out = np.empty(n_docs, dtype=np.float64)
     n_chunks = (n_docs + CHUNK - 1) // CHUNK
-    run_units(_log_likelihoods, n_chunks, n_chunks, indptr, indices, data, theta, phi_t, out,
+    run_items(_log_likelihoods, n_chunks, n_chunks, indptr, indices, data, theta, phi_t, out,
               work=indices.shape[0] * theta.shape[1])
     return out
 
@@ -213,7 +213,7 @@ def fold_in(indptr, indices, data, phi_t, theta, prior, max_iter, tol):
     n_chunks = (n_docs + CHUNK - 1) // CHUNK
     scratch = np.empty((n_chunks, phi_t.shape[1]), dtype=np.float64)
     prior = np.ascontiguousarray(prior, dtype=np.float64)
-    run_units(_fold_in_chunks, n_chunks, n_chunks, indptr, indices, data, phi_t, theta, prior, int(max_iter),
+    run_items(_fold_in_chunks, n_chunks, n_chunks, indptr, indices, data, phi_t, theta, prior, int(max_iter),
               float(tol), scratch, out_ll, work=8 * indices.shape[0] * phi_t.shape[1])
     return theta, out_ll
 
@@ -273,7 +273,7 @@ def normalise_rows(counts, offset, fallback):
     for plain EM); fallback : float64 (K,), the row given to rows whose sum is not positive.
     """
     n_chunks = (counts.shape[0] + CHUNK - 1) // CHUNK
-    run_units(_normalise_row_chunks, n_chunks, n_chunks, counts, np.ascontiguousarray(offset, dtype=np.float64),
+    run_items(_normalise_row_chunks, n_chunks, n_chunks, counts, np.ascontiguousarray(offset, dtype=np.float64),
               np.ascontiguousarray(fallback, dtype=np.float64), work=counts.size)
     return counts
 
@@ -327,9 +327,9 @@ def normalise_columns(counts, offset, fallback, step=None):
                          f"{offset.shape} and {fallback.shape}.")
     n_blocks = (n_rows + ROW_BLOCK - 1) // ROW_BLOCK
     parts = np.zeros((n_blocks, n_cols), dtype=np.float64)
-    run_units(_clamp_blocks, n_blocks, n_blocks, counts, offset, int(step), parts, work=counts.size)
+    run_items(_clamp_blocks, n_blocks, n_blocks, counts, offset, int(step), parts, work=counts.size)
     scale = _inverse_sums(parts)
-    run_units(_scale_blocks, n_blocks, n_blocks, counts, scale, fallback, int(step), work=counts.size)
+    run_items(_scale_blocks, n_blocks, n_blocks, counts, scale, fallback, int(step), work=counts.size)
     return counts
 
 
