@@ -193,6 +193,7 @@ def start_beside(fn):
     """``fn()`` started on a helper thread, its kernels' work items all on that thread (numba's thread count
     there is 1, whatever it is here); returns the Future. For work that overlaps a serial kernel running in
     this thread (a kernel compiled with ``nogil=True``): the helper uses the core the serial kernel leaves
-    idle. The helper is one of :func:`run_items`'s pool; ``fn`` must not call :func:`run_items` with more
-    than one worker (it could wait on a pool thread that waits on it)."""
+    idle. The helper is one of :func:`run_items`'s pool; ``fn`` must not call :func:`run_items` (nor
+    :func:`run_claimed`, :func:`run_units`) with more than one worker (it could wait on a pool thread that waits
+    on it): numba's thread count is 1 inside it, so the kernels' own thread counts are."""
     return _helpers(1).submit(_on_one_thread, fn)
