@@ -264,9 +264,9 @@ def _documents(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_ite
     longest = max(1, int(np.max(np.diff(indptr)))) if n_docs else 1
     blocks = np.empty((workers, n_topics, min(longest, max(1, BLOCK // n_topics))), dtype=ebeta_t.dtype)
     quotients = np.empty((workers, longest), dtype=np.float64)
-    # the items in units that the threads claim one at a time (run_claimed), a few dozen per thread: each
-    # document's results are its own, so which thread takes which unit changes nothing
-    # (a small batch keeps one contiguous share per thread: see unit_count)
+    # the items in units that the threads claim one at a time (run_claimed; a small batch keeps one contiguous
+    # share per thread: see unit_count): each document's results are its own, so which thread takes which unit
+    # changes nothing
     n_units = max(1, min(n_chunks, max(workers, unit_count(n_chunks, workers, work))))
     units = np.arange(n_units + 1, dtype=np.int64) * n_chunks // n_units
     run_claimed(_doc_updates, n_units, units, n_chunks, indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev,

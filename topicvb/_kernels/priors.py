@@ -194,11 +194,12 @@ def gain_column_sums(mean, var, a):
     partial = np.zeros((n_blocks, mean.shape[1]))
     coef = series_coefficients(a)
     scratch = np.empty((n_blocks, 3, mean.shape[1]))
-    # the blocks in units of about UNIT_ENTRIES entries, which the threads claim one at a time (run_claimed)
-    n_units = max(1, min(n_blocks, mean.size // UNIT_ENTRIES))
+    # the blocks in units of about UNIT_ENTRIES entries, which the threads claim one at a time (run_claimed); at
+    # least one unit per thread (a smaller array: one contiguous share each)
+    workers = n_workers(n_blocks, work=30 * mean.size)
+    n_units = min(n_blocks, max(workers, mean.size // UNIT_ENTRIES))
     units = np.arange(n_units + 1, dtype=np.int64) * n_blocks // n_units
-    run_claimed(_gain_sum_blocks, n_units, units, mean, var, a, coef, scratch, partial,
-                workers=n_workers(n_units, work=30 * mean.size))
+    run_claimed(_gain_sum_blocks, n_units, units, mean, var, a, coef, scratch, partial, workers=workers)
     return partial.sum(axis=0)
 
 
