@@ -10,7 +10,7 @@ from numba import njit
 
 from topicvb._config import threads
 from topicvb._kernels.workers import (MIN_UNIT_ITEMS, MIN_WORK, UNIT_WORK, UNITS_PER_THREAD, n_workers, run_claimed,
-                                      run_items, run_units, unit_count)
+                                      run_items, run_units, unit_count, unit_starts)
 
 
 @njit(nogil=True)
@@ -166,3 +166,12 @@ def test_run_units_keeps_fixed_shares_for_a_small_call():
     assert sorted(set(owner.tolist())) == list(range(n)) and np.all(np.diff(owner) >= 0)
     if n > 1:
         assert unit_count(1000, n, 2 * UNIT_WORK) <= n < unit_count(1000, n)
+
+
+@pytest.mark.parametrize("n_items, n_threads, work", [(1, 2, None), (3, 2, None), (50, 2, 1e3), (1000, 2, None),
+                                                      (1000, 2, 20 * UNIT_WORK), (1000, 1, None)])
+def test_unit_starts_cut_the_items_into_consecutive_units(n_items, n_threads, work):
+    starts = unit_starts(n_items, n_threads, work)
+    n_units = starts.shape[0] - 1
+    assert starts[0] == 0 and starts[-1] == n_items and np.all(np.diff(starts) >= 1)  # no empty unit
+    assert min(n_items, n_threads) <= n_units <= max(n_threads, unit_count(n_items, n_threads, work))

@@ -89,7 +89,7 @@ from numba import njit
 from .sparse import column_accumulate_compact, column_index
 from .special import digamma_row
 from .doc_ascent import evaluate, iterate, squarem
-from .workers import n_workers, run_claimed, unit_count
+from .workers import n_workers, run_claimed, unit_starts
 
 CHUNK = 64  # documents per parallel work item (scratch buffers are allocated per item)
 BLOCK = 1 << 19  # at most this many entries (K x non-zeros) in a document's gathered block of ebeta_t
@@ -265,11 +265,10 @@ def _documents(indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev, max_ite
     blocks = np.empty((workers, n_topics, min(longest, max(1, BLOCK // n_topics))), dtype=ebeta_t.dtype)
     quotients = np.empty((workers, longest), dtype=np.float64)
     # the items in units that the threads claim one at a time (run_claimed; a small batch keeps one contiguous
-    # share per thread: see unit_count): each document's results are its own, so which thread takes which unit
+    # share per thread: see unit_starts): each document's results are its own, so which thread takes which unit
     # changes nothing
-    n_units = max(1, min(n_chunks, max(workers, unit_count(n_chunks, workers, work))))
-    units = np.arange(n_units + 1, dtype=np.int64) * n_chunks // n_units
-    run_claimed(_doc_updates, n_units, units, n_chunks, indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev,
+    units = unit_starts(n_chunks, workers, work)
+    run_claimed(_doc_updates, units.shape[0] - 1, units, n_chunks, indptr, indices, data, ebeta_t, alpha, gamma, gamma_prev,
                 etheta, topics, counts, phinorm, int(max_iter), float(tol), plain, prev_objective, n_iter, scratch,
                 active, states, gathered, missing, lgamma_work, compact, psi_alpha, symmetric, blocks, quotients,
                 workers=workers)

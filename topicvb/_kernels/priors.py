@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from .special import digamma
-from .workers import n_workers, run_claimed, run_items, run_units
+from .workers import n_workers, run_claimed, run_items, run_units, unit_starts
 
 SMALL_MEAN = 8.0  # below this mean: a shifted binomial law of the same mean and variance, summed exactly
 SERIES_MEAN = 1.0  # below this mean (no shift): that sum by its Newton series (:func:`_series_gain`)
@@ -194,16 +194,13 @@ def gain_column_sums(mean, var, a):
     partial = np.zeros((n_blocks, mean.shape[1]))
     coef = series_coefficients(a)
     scratch = np.empty((n_blocks, 3, mean.shape[1]))
-    # the blocks in units of about UNIT_ENTRIES entries, which the threads claim one at a time (run_claimed); at
-    # least one unit per thread (a smaller array: one contiguous share each)
-    workers = n_workers(n_blocks, work=30 * mean.size)
-    n_units = min(n_blocks, max(workers, mean.size // UNIT_ENTRIES))
-    units = np.arange(n_units + 1, dtype=np.int64) * n_blocks // n_units
-    run_claimed(_gain_sum_blocks, n_units, units, mean, var, a, coef, scratch, partial, workers=workers)
+    # the blocks in units that the threads claim one at a time (run_claimed; a small array: one contiguous share
+    # per thread); each block sums into its own row of partial, so which thread takes which unit changes nothing
+    work = 30 * mean.size
+    workers = n_workers(n_blocks, work=work)
+    units = unit_starts(n_blocks, workers, work)
+    run_claimed(_gain_sum_blocks, units.shape[0] - 1, units, mean, var, a, coef, scratch, partial, workers=workers)
     return partial.sum(axis=0)
-
-
-UNIT_ENTRIES = 65536  # entries of a unit of gain_column_sums that a thread claims (a claim costs some microseconds)
 
 
 TINY = 1e-200  # a product of the series below this is taken as 0 (its term is below 1e-180 of the sum)

@@ -157,6 +157,16 @@ def unit_count(n_items: int, n_threads: int, work: float | None = None) -> int:
     return max(0, n_units)
 
 
+def unit_starts(n_items: int, n_threads: int, work: float | None = None):
+    """The first item of each unit and the end, ``[0, ..., n_items]`` (int64), for a kernel whose threads claim
+    units of consecutive items (:func:`run_claimed`): :func:`unit_count` units, but at least one per thread (a
+    call with little work: one contiguous share each) and at most one per item."""
+    import numpy as np  # (here, as numba: importing this module stays light)
+
+    n_units = max(1, min(int(n_items), max(int(n_threads), unit_count(n_items, n_threads, work))))
+    return np.arange(n_units + 1, dtype=np.int64) * int(n_items) // n_units
+
+
 def run_units(kernel, n_items: int, *args, workers: int | None = None, work: float | None = None) -> None:
     """:func:`run_items` with the items claimed as they go: for a work-item kernel that keeps no scratch per
     thread (``worker`` only finds its share; its outputs are per item). The items are cut into up to
