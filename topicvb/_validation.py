@@ -320,13 +320,24 @@ def as_csr(X, dtype=np.float64) -> sp.csr_matrix:
 def csr_arrays(X: sp.csr_matrix):
     """The CSR arrays in the fixed dtypes the kernels are compiled for.
 
-    Returns ``indptr`` (int64), ``indices`` (int32) and ``data`` (float32 or float64, unchanged).
-    Keeping these fixed means one compiled specialisation per data dtype.
+    Returns ``indptr`` (int64), ``indices`` (int32) and ``data`` (float32 or float64, unchanged), all
+    writable (see :func:`writable`). Keeping these fixed means one compiled specialisation per data dtype.
     """
-    indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
-    indices = np.ascontiguousarray(X.indices, dtype=np.int32)
-    data = np.ascontiguousarray(X.data)
+    indptr = writable(np.ascontiguousarray(X.indptr, dtype=np.int64))
+    indices = writable(np.ascontiguousarray(X.indices, dtype=np.int32))
+    data = writable(np.ascontiguousarray(X.data))
     return indptr, indices, data
+
+
+def writable(a: np.ndarray) -> np.ndarray:
+    """``a`` itself when it may be written, else a writable copy (a plain ndarray).
+
+    numba types a read-only array (a model loaded with joblib's ``mmap_mode="r"``, an input or fitted
+    array marked read-only) apart from a writable one, so every kernel it reached would be compiled
+    again for it (seconds for the VB E-step, once per machine and kernel). The kernels never write
+    their inputs: the copy only keeps them to one compiled specialisation per dtype.
+    """
+    return a if a.flags.writeable else np.array(a, copy=True, subok=False)
 
 
 def user_stacklevel() -> int:

@@ -186,3 +186,53 @@ def test_precompile_leaves_the_kernels_of_the_named_estimators_compiled():
     assert _jit.is_compiled("PLSA", ["transform"]) and _jit.is_compiled("CollapsedLDA", ["transform"])
     with pytest.raises(ValueError, match="estimator must be one of"):
         topicvb.precompile(["NoSuchModel"])
+
+
+def _read_only_signatures():
+    """(kernel, signature) of every compiled version, in this process, of the listed kernels that takes a
+    read-only array."""
+    from numba.core import types
+
+    out = set()
+    for name in _jit.KERNELS:
+        for kernel in _jit.kernel_names(name, _jit.PHASES):
+            for sig in _jit._dispatcher(kernel).signatures:
+                if any(isinstance(t, types.Array) and not t.mutable for t in sig):
+                    out.add((kernel, str(sig)))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(_jit.KERNELS))
+def test_a_read_only_model_or_input_compiles_no_kernel_again(name, tmp_path):
+    # numba types a read-only array apart from a writable one: a model loaded with joblib's mmap_mode="r" (its
+    # fitted arrays are read-only memory maps) or read-only input would compile every kernel it reaches again
+    # (about 10 s for the VB E-step); the estimators hand the kernels writable arrays instead
+    import warnings
+
+    import joblib
+    import scipy.sparse as sp
+
+    import topicvb
+    from topicvb.datasets import make_lda_corpus
+
+    X = make_lda_corpus(60, 30, 3, random_state=0).corpus.X
+    before = _read_only_signatures()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = getattr(topicvb, name)(3, max_iter=3, random_state=0).fit(X)
+        joblib.dump(model, tmp_path / "m.pkl")
+        loaded = joblib.load(tmp_path / "m.pkl", mmap_mode="r")
+        assert isinstance(loaded.components_, np.memmap) and not loaded.components_.flags.writeable
+        got = loaded.transform(X)
+        np.testing.assert_allclose(got, model.transform(X), rtol=1e-12, atol=1e-15)
+        loaded.score(X)
+        if hasattr(loaded, "partial_fit"):
+            loaded.partial_fit(X)
+        read_only = sp.csr_matrix(X, copy=True)
+        for a in (read_only.data, read_only.indices, read_only.indptr):
+            a.flags.writeable = False
+        getattr(topicvb, name)(3, max_iter=3, random_state=0).fit(read_only).transform(read_only)
+        dense = X.toarray()
+        dense.flags.writeable = False
+        getattr(topicvb, name)(3, max_iter=3, random_state=0).fit(dense).transform(dense)
+    assert _read_only_signatures() - before == set()

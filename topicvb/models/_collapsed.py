@@ -14,7 +14,7 @@ import numpy as np
 from .._config import threads
 from .._kernels.cvb0 import document_counts, sweep_documents
 from .._kernels.plsa import log_likelihood
-from .._validation import MAX_INT, csr_arrays
+from .._validation import MAX_INT, csr_arrays, writable
 from .._constraints import Interval
 
 
@@ -75,7 +75,7 @@ class CollapsedInferenceMixin:
         """CVB0 updates of new documents' cells with the fitted topic counts fixed; returns n_dk."""
         n_wk = np.ascontiguousarray((self.components_ - self.topic_word_prior_).T, dtype=self._float)
         with threads(self.n_jobs):
-            return infer_doc_counts(X, n_wk, self.doc_topic_prior_, term_major(self.topic_word_prior_),
+            return infer_doc_counts(X, n_wk, writable(self.doc_topic_prior_), term_major(self.topic_word_prior_),
                                     self.transform_max_iter, self.mean_change_tol)
 
     def _doc_topic(self, X):

@@ -24,7 +24,7 @@ import numpy as np
 
 from .._config import threads
 from .._kernels.bounds import lda_doc_bound, lda_topic_bound
-from .._validation import MAX_INT, csr_arrays
+from .._validation import MAX_INT, csr_arrays, writable
 from .._constraints import Interval, Options, StrOptions
 from ._priors import learn_flags
 from ._start import initial_gamma, random_start, start_points
@@ -230,8 +230,8 @@ class VBLDAMixin:
 
     def _infer(self, X, expectations=None):
         """gamma of CSR ``X`` with the fitted topics; ``expectations`` reuses ``_vb.expectations(components_)``."""
-        alpha = self.doc_topic_prior_
-        _, ebeta_t, _ = (lam_expectations(self.components_, self.topic_word_prior_) if expectations is None
+        alpha = writable(self.doc_topic_prior_)  # (a read-only model: see writable)
+        _, ebeta_t, _ = (lam_expectations(writable(self.components_), self.topic_word_prior_) if expectations is None
                          else expectations)
         gamma0 = initial_gamma(X, alpha, ebeta_t.dtype)
         with threads(self.n_jobs):
@@ -250,8 +250,9 @@ class VBLDAMixin:
         return float(doc_scale * np.sum(doc) + np.sum(topic))
 
     def _score(self, X):
-        cached = lam_expectations(self.components_, self.topic_word_prior_)
+        lam = writable(self.components_)
+        cached = lam_expectations(lam, self.topic_word_prior_)
         gamma = self._infer(X, cached)
-        return self._elbo(X, gamma, self.components_, self.doc_topic_prior_, self.topic_word_prior_,
+        return self._elbo(X, gamma, lam, writable(self.doc_topic_prior_), self.topic_word_prior_,
                           expectations=cached)
 

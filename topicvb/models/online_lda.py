@@ -15,7 +15,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._validation import MAX_INT, csr_arrays
+from .._validation import MAX_INT, csr_arrays, writable
 from .._constraints import MAX_TOTAL_SAMPLES, Boolean, Interval
 
 from .._config import threads
@@ -259,6 +259,7 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
                          "topic_word_prior_", "n_batch_iter_", "n_docs_seen_", "n_iter_", "bound_history_",
                          "random_state_")}
                 state["components_"] = state["components_"].copy()
+                state["doc_topic_prior_"] = writable(state["doc_topic_prior_"])  # (a read-only model: see writable)
             mapper = MiniBatchMap(X, state["random_state_"], self.n_components, self._float, self.batch_size, total,
                                   self._doc_updates(), order=np.arange(X.shape[0]))
             learn_alpha, learn_eta = learn_flags(self.learn_priors, type(self).__name__)

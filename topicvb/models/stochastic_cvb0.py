@@ -13,7 +13,7 @@ from .._config import threads
 from .._kernels.cvb0 import scvb0_documents, term_counts
 from .._kernels.plsa import log_likelihood
 from .._kernels.sparse import column_index
-from .._validation import MAX_INT, csr_arrays
+from .._validation import MAX_INT, csr_arrays, writable
 from .._constraints import MAX_TOTAL_TOKENS, Boolean, Interval, StrOptions
 from ._base import DEAD_SHARE, TopicModelBase
 from ._checkpoint import interruptible
@@ -259,6 +259,7 @@ class StochasticCollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
                 state = {name: getattr(self, name) for name in ("components_", "total_tokens_", "doc_topic_prior_",
                          "topic_word_prior_", "n_batch_iter_", "n_docs_seen_", "n_iter_", "bound_history_",
                          "random_state_")}
+                state["doc_topic_prior_"] = writable(state["doc_topic_prior_"])  # (a read-only model: see writable)
             with threads(self.n_jobs):
                 self._run_batches(X, np.arange(X.shape[0]), state)
             return state
