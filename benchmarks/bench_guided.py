@@ -30,6 +30,9 @@ matrix and document-topic prior infers each test document's topic proportions):
 * capture: for each seeded group, the share of its test documents whose largest topic is the group's
   seeded topic; for the unseeded fit, the best topic for that group (the topic that is the largest for
   most of the group's test documents, chosen after the fact: a generous baseline); the mean over the 6;
+* precision: the share of the test documents whose largest topic is that topic that belong to the group
+  (capture alone does not see a topic that also takes other groups' documents); F1, the harmonic mean of a
+  group's capture and precision, averaged over the groups;
 * seed words in top 10: the share of each seeded topic's seed words among its 10 most probable words;
 * held-out perplexity by document completion (``common.DocCompletion``, half of each test document
   observed, seed 0) and NPMI of the top 10 words (document co-occurrence in the training matrix);
@@ -107,9 +110,11 @@ def tomotopy_seeded(X, prior, base, iters):
 
 
 def capture(theta, y_test, groups, slots=None):
-    """Per group: share of its test documents whose largest topic is its slot (or its best topic)."""
+    """Per group: share of its test documents whose largest topic is its slot (or its best topic); the
+    topics used; and per group the precision of that topic, the share of the test documents whose largest
+    topic it is that belong to the group (how pure a topic the group got; nan when it is no document's)."""
     top = np.argmax(theta, axis=1)
-    out, used = {}, {}
+    out, used, precision = {}, {}, {}
     for label, group in groups.items():
         mine = top[y_test == group]
         if slots is None:
@@ -119,7 +124,15 @@ def capture(theta, y_test, groups, slots=None):
             k = slots[label]
         out[label] = float(np.mean(mine == k)) if mine.size else float("nan")
         used[label] = k
-    return out, used
+        theirs = y_test[top == k]
+        precision[label] = float(np.mean(theirs == group)) if theirs.size else float("nan")
+    return out, used, precision
+
+
+def f1(capture_share, precision):
+    """The harmonic mean of a group's capture (recall) and its topic's precision."""
+    total = capture_share + precision
+    return 2.0 * capture_share * precision / total if total > 0 else 0.0
 
 
 def evaluate(name, phi, alpha, seconds, data, scorer, slots=None):
@@ -131,7 +144,7 @@ def evaluate(name, phi, alpha, seconds, data, scorer, slots=None):
     phi = phi / phi.sum(axis=1, keepdims=True)
     theta = FixedTopicModel(phi, doc_topic_prior=alpha, max_iter=100, tol=1e-3).transform(Xte)
     groups = {label: group for label, (group, _) in SEEDS.items()}
-    shares, used = capture(theta, yte, groups, slots)
+    shares, used, precision = capture(theta, yte, groups, slots)
     index = {w: i for i, w in enumerate(vocab)}
     in_top = {}
     for label, (_, words) in SEEDS.items():
@@ -141,10 +154,14 @@ def evaluate(name, phi, alpha, seconds, data, scorer, slots=None):
     model = FixedTopicModel(phi, doc_topic_prior=alpha, max_iter=100, tol=1e-3)
     words = [[w for w, _ in t] for t in top_words(model, vocab, 10)]
     npmi = float(coherence(words, data_reference(Xtr, vocab), measure="c_npmi").mean)
+    scores = {label: f1(shares[label], precision[label]) for label in shares}
     row = {"system": name, "capture": shares, "mean_capture": float(np.mean(list(shares.values()))),
+           "precision": precision, "mean_precision": float(np.nanmean(list(precision.values()))),
+           "f1": scores, "mean_f1": float(np.mean(list(scores.values()))),
            "topics": used, "seeds_in_top10": in_top, "mean_seeds_in_top10": float(np.mean(list(in_top.values()))),
            "perplexity": float(scorer(phi, alpha)), "npmi": npmi, "seconds": seconds}
-    log(f"{name}: mean capture {row['mean_capture']:.3f}, seeds in top 10 {row['mean_seeds_in_top10']:.2f}, "
+    log(f"{name}: mean capture {row['mean_capture']:.3f}, precision {row['mean_precision']:.3f}, F1 "
+        f"{row['mean_f1']:.3f}, seeds in top 10 {row['mean_seeds_in_top10']:.2f}, "
         f"perplexity {row['perplexity']:.1f}, NPMI {npmi:.3f}, {seconds:.1f} s")
     return row
 
@@ -265,21 +282,31 @@ def seed_means(rows):
             d = [seeded[f]["mean_capture"] - runs[f]["mean_capture"] for f in seeds if f in seeded]
             if len(d) > 1:
                 diff = f"{statistics.mean(d):+.3f} ± {statistics.stdev(d) / len(d) ** 0.5:.3f} (min {min(d):+.3f})"
+        fdiff = ""
+        if system != "topicvb seeded":
+            d = [seeded[f]["mean_f1"] - runs[f]["mean_f1"] for f in seeds if f in seeded]
+            if len(d) > 1:
+                fdiff = f"{statistics.mean(d):+.3f} ± {statistics.stdev(d) / len(d) ** 0.5:.3f} (min {min(d):+.3f})"
         table.append([system, len(seeds), ms(caps, "{:.3f}"), diff,
+                      ms([runs[f]["mean_precision"] for f in seeds], "{:.3f}"),
+                      ms([runs[f]["mean_f1"] for f in seeds], "{:.3f}"), fdiff,
                       ms([runs[f]["mean_seeds_in_top10"] for f in seeds], "{:.2f}"),
                       ms([runs[f]["perplexity"] for f in seeds], "{:.1f}"), ms([runs[f]["npmi"] for f in seeds], "{:.3f}")])
     return common.md_table(["system", "fit seeds", "mean capture", "topicvb seeded minus this (mean ± s.e.)",
-                            "seed words in top 10", "held-out perplexity", "NPMI"], table)
+                            "mean precision", "mean F1", "F1: topicvb seeded minus this", "seed words in top 10",
+                            "held-out perplexity", "NPMI"], table)
 
 
 def write(rows, args, prior, labels_ok, extra=()):
     labels = list(SEEDS)
-    head = ["system", "mean capture"] + labels + ["seed words in top 10", "held-out perplexity", "NPMI", "fit s"]
+    head = (["system", "mean capture"] + labels + ["mean precision", "mean F1", "seed words in top 10",
+                                                    "held-out perplexity", "NPMI", "fit s"])
     table = []
     for r in rows:
-        table.append([r["system"], f"{r['mean_capture']:.3f}"] + [f"{r['capture'][lb]:.3f}" for lb in labels]
-                     + [f"{r['mean_seeds_in_top10']:.2f}", f"{r['perplexity']:.1f}", f"{r['npmi']:.3f}",
-                        f"{r['seconds']:.1f}"])
+        table.append([r["system"], f"{r['mean_capture']:.3f}"]
+                     + [f"{r['capture'][lb]:.3f} / {r['precision'][lb]:.2f}" for lb in labels]
+                     + [f"{r['mean_precision']:.3f}", f"{r['mean_f1']:.3f}", f"{r['mean_seeds_in_top10']:.2f}",
+                        f"{r['perplexity']:.1f}", f"{r['npmi']:.3f}", f"{r['seconds']:.1f}"])
     seeded, unseeded = rows[0], rows[1]
     lines = [
         "# Guided topics on 20 Newsgroups (issue #21)", "",
@@ -293,7 +320,9 @@ def write(rows, args, prior, labels_ok, extra=()):
         f"Seeded topics keep their labels: {all(labels_ok)}. Held-out perplexity seeded / unseeded: "
         f"{seeded['perplexity'] / unseeded['perplexity']:.4f}.",
         "Capture: the share of a group's test documents whose largest topic is the group's seeded topic "
-        "(unseeded: the group's best topic, chosen after the fact).",
+        "(unseeded: the group's best topic, chosen after the fact). Per group: capture / precision, the share of "
+        "the test documents whose largest topic is that topic that belong to the group (how pure a topic the group "
+        "got). F1: their harmonic mean, per group, averaged over the groups.",
     ]
     if extra:
         lines += ["", f"The table above is fit seed {args.fit_seeds[0]}. Means ± standard deviation over fit seeds "
