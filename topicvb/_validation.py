@@ -329,15 +329,16 @@ def csr_arrays(X: sp.csr_matrix):
     return indptr, indices, data
 
 
-def writable(a: np.ndarray) -> np.ndarray:
-    """``a`` itself when it may be written, else a writable copy (a plain ndarray).
+def writable(a):
+    """``a`` itself when it may be written or is no array (a prior given as a number), else a writable copy
+    (a plain ndarray).
 
     numba types a read-only array (a model loaded with joblib's ``mmap_mode="r"``, an input or fitted
     array marked read-only) apart from a writable one, so every kernel it reached would be compiled
     again for it (seconds for the VB E-step, once per machine and kernel). The kernels never write
     their inputs: the copy only keeps them to one compiled specialisation per dtype.
     """
-    return a if a.flags.writeable else np.array(a, copy=True, subok=False)
+    return a if not isinstance(a, np.ndarray) or a.flags.writeable else np.array(a, copy=True, subok=False)
 
 
 def user_stacklevel() -> int:

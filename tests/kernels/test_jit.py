@@ -189,16 +189,24 @@ def test_precompile_leaves_the_kernels_of_the_named_estimators_compiled():
 
 
 def _read_only_signatures():
-    """(kernel, signature) of every compiled version, in this process, of the listed kernels that takes a
-    read-only array."""
+    """(kernel, signature) of every compiled version, in this process, of any kernel of topicvb._kernels that
+    takes a read-only array."""
+    import importlib
+    import pkgutil
+
     from numba.core import types
+    from numba.core.dispatcher import Dispatcher
+
+    import topicvb._kernels as kernels
 
     out = set()
-    for name in _jit.KERNELS:
-        for kernel in _jit.kernel_names(name, _jit.PHASES):
-            for sig in _jit._dispatcher(kernel).signatures:
-                if any(isinstance(t, types.Array) and not t.mutable for t in sig):
-                    out.add((kernel, str(sig)))
+    for info in pkgutil.iter_modules(kernels.__path__):
+        module = importlib.import_module(f"topicvb._kernels.{info.name}")
+        for attr, d in vars(module).items():
+            if isinstance(d, Dispatcher):
+                for sig in d.signatures:
+                    if any(isinstance(t, types.Array) and not t.mutable for t in sig):
+                        out.add((f"{info.name}.{attr}", str(sig)))
     return out
 
 
@@ -235,4 +243,35 @@ def test_a_read_only_model_or_input_compiles_no_kernel_again(name, tmp_path):
         dense = X.toarray()
         dense.flags.writeable = False
         getattr(topicvb, name)(3, max_iter=3, random_state=0).fit(dense).transform(dense)
+    assert _read_only_signatures() - before == set()
+
+
+@pytest.mark.parametrize("name", ["BatchLDA", "OnlineLDA", "CollapsedLDA"])
+def test_a_read_only_guided_model_compiles_no_kernel_again(name, tmp_path):
+    # the same with a matrix topic-word prior (guided topics), also read-only after loading, and the evaluation
+    # functions that take a loaded model or hold a read-only topic matrix
+    import warnings
+
+    import joblib
+
+    import topicvb
+    from topicvb.datasets import make_lda_corpus
+    from topicvb.evaluation import FixedTopicModel, per_word_bound
+
+    X = make_lda_corpus(60, 30, 3, random_state=0).corpus.X
+    prior = np.full((3, X.shape[1]), 0.2)
+    prior[0, :3] = 5.0
+    before = _read_only_signatures()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = getattr(topicvb, name)(3, max_iter=3, random_state=0, topic_word_prior=prior).fit(X)
+        joblib.dump((model, FixedTopicModel(model.topic_word_distribution())), tmp_path / "m.pkl")
+        loaded, fixed = joblib.load(tmp_path / "m.pkl", mmap_mode="r")
+        assert not loaded.topic_word_prior_.flags.writeable and not fixed.doc_topic_prior_.flags.writeable
+        np.testing.assert_allclose(loaded.transform(X), model.transform(X), rtol=1e-12, atol=1e-15)
+        loaded.score(X)
+        if name != "CollapsedLDA":  # (the bound of the VB models)
+            per_word_bound(loaded, X, include_topic_term=False)
+            per_word_bound(loaded, X)
+        np.testing.assert_allclose(fixed.transform(X), FixedTopicModel(model.topic_word_distribution()).transform(X))
     assert _read_only_signatures() - before == set()

@@ -32,7 +32,7 @@ from .._completion import completion_log_likelihoods, split_cells
 from .._config import threads
 from .._kernels.bounds import lda_topic_bound, prior_topic_terms, topic_expectations
 from .._kernels.estep import e_step
-from .._validation import check_finite_real, check_int, check_positive_prior, csr_arrays
+from .._validation import check_finite_real, check_int, check_positive_prior, csr_arrays, writable
 from ._common import check_counts, check_model, doc_topic, topic_word
 
 logger = logging.getLogger(__name__)
@@ -279,11 +279,11 @@ def per_word_bound(model, X, *, include_topic_term: bool = True) -> float:
 def _topic_term(model) -> float:
     """The topic part of the ELBO (independent of the documents); with a matrix topic-word prior (guided
     topics) the entries it excludes (0) are left out, as in the fit's bound."""
-    lam = np.ascontiguousarray(model.components_)
+    lam = writable(np.ascontiguousarray(model.components_))  # (a read-only model: see topicvb._validation.writable)
     n_topics, n_terms = lam.shape
     ebeta_t = np.empty((n_terms, n_topics), dtype=lam.dtype)
     log_scale = np.empty(n_terms, dtype=np.float64)
-    eta = model.topic_word_prior_
+    eta = writable(model.topic_word_prior_)
     with threads(getattr(model, "n_jobs", None)):
         if isinstance(eta, np.ndarray) and eta.ndim == 2:
             elog = prior_topic_terms(lam, eta, ebeta_t, log_scale)[0]
@@ -375,7 +375,7 @@ class FixedTopicModel:
         phi_t = np.ascontiguousarray(self.components_.T)
         scale = phi_t.max(axis=1, keepdims=True)
         ebeta_t = np.ascontiguousarray(np.maximum(phi_t / np.where(scale > 0, scale, 1.0), 1e-300))
-        alpha = self.doc_topic_prior_
+        alpha = writable(self.doc_topic_prior_)  # (a read-only copy: see topicvb._validation.writable)
         lengths = np.asarray(X.sum(axis=1)).ravel()
         gamma0 = alpha[None, :] + lengths[:, None] / alpha.shape[0]
         indptr, indices, data = csr_arrays(X)

@@ -231,8 +231,8 @@ class VBLDAMixin:
     def _infer(self, X, expectations=None):
         """gamma of CSR ``X`` with the fitted topics; ``expectations`` reuses ``_vb.expectations(components_)``."""
         alpha = writable(self.doc_topic_prior_)  # (a read-only model: see writable)
-        _, ebeta_t, _ = (lam_expectations(writable(self.components_), self.topic_word_prior_) if expectations is None
-                         else expectations)
+        _, ebeta_t, _ = (lam_expectations(writable(self.components_), writable(self.topic_word_prior_))
+                         if expectations is None else expectations)
         gamma0 = initial_gamma(X, alpha, ebeta_t.dtype)
         with threads(self.n_jobs):
             return infer(*csr_arrays(X), ebeta_t, alpha, gamma0, self._doc_updates())
@@ -250,9 +250,8 @@ class VBLDAMixin:
         return float(doc_scale * np.sum(doc) + np.sum(topic))
 
     def _score(self, X):
-        lam = writable(self.components_)
-        cached = lam_expectations(lam, self.topic_word_prior_)
+        lam, eta = writable(self.components_), writable(self.topic_word_prior_)
+        cached = lam_expectations(lam, eta)
         gamma = self._infer(X, cached)
-        return self._elbo(X, gamma, lam, writable(self.doc_topic_prior_), self.topic_word_prior_,
-                          expectations=cached)
+        return self._elbo(X, gamma, lam, writable(self.doc_topic_prior_), eta, expectations=cached)
 
