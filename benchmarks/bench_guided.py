@@ -12,6 +12,9 @@ training documents are dropped (tomotopy cannot hold them). K = 20 topics.
 Seeds: 2-5 words for each of 6 newsgroups (``SEEDS``, chosen from the group names and common
 knowledge of their subjects before any fit, not tuned). ``topicvb.guided.seed_topic_prior`` turns
 them into a (K, V) topic-word prior (``--seed-confidence``); seeded topic i is the i-th group.
+``--seed-set confused`` seeds three pairs of newsgroups that share most of their vocabulary instead
+(``CONFUSED_SEEDS``: Mac / PC hardware, autos / motorcycles, atheism / Christianity; report
+``results/guided_confused.md``).
 
 Systems, each with ``random_state`` / seed 0 (``--fit-seeds`` runs the first three at several seeds and adds a
 table of means, with the seeded fit's capture minus each system's paired by seed):
@@ -29,7 +32,7 @@ matrix and document-topic prior infers each test document's topic proportions):
 
 * capture: for each seeded group, the share of its test documents whose largest topic is the group's
   seeded topic; for the unseeded fit, the best topic for that group (the topic that is the largest for
-  most of the group's test documents, chosen after the fact: a generous baseline); the mean over the 6;
+  most of the group's test documents, chosen after the fact: a generous baseline); the mean over the groups;
 * precision: the share of the test documents whose largest topic is that topic that belong to the group
   (capture alone does not see a topic that also takes other groups' documents); F1, the harmonic mean of a
   group's capture and precision, averaged over the groups;
@@ -65,7 +68,21 @@ SEEDS = {
     "guns": ("talk.politics.guns", ["gun", "guns", "firearms", "weapons"]),
     "graphics": ("comp.graphics", ["graphics", "image", "images", "polygon"]),
 }
+# A second set (--seed-set confused): three pairs of newsgroups that share most of their vocabulary, which an
+# unseeded fit at K = 20 may merge into one topic per pair (chosen from the group names and common knowledge of
+# their subjects before any fit, not tuned). A merged topic is the best topic of both groups of its pair, so the
+# unseeded baseline's capture stays high there: precision and F1 say whether the seeds split the pair.
+CONFUSED_SEEDS = {
+    "mac": ("comp.sys.mac.hardware", ["mac", "apple", "quadra", "powerbook"]),
+    "pc": ("comp.sys.ibm.pc.hardware", ["motherboard", "bios", "ide", "isa"]),
+    "autos": ("rec.autos", ["car", "cars", "engine", "ford"]),
+    "motorcycles": ("rec.motorcycles", ["bike", "motorcycle", "riding", "helmet"]),
+    "atheism": ("alt.atheism", ["atheism", "atheists", "atheist", "religion"]),
+    "christian": ("soc.religion.christian", ["church", "christ", "christians", "bible"]),
+}
+SEED_SETS = {"groups": SEEDS, "confused": CONFUSED_SEEDS}
 OUT = Path(__file__).resolve().parent / "results" / "guided.md"
+OUTS = {"groups": OUT, "confused": OUT.with_name("guided_confused.md")}
 
 
 def log(msg: str) -> None:
@@ -206,15 +223,21 @@ def main(argv=None):
     ap.add_argument("--tomotopy-iters", type=int, default=1000)
     ap.add_argument("--long-factor", type=int, default=10, help="max_iter multiple of the long seeded fit")
     ap.add_argument("--quick", action="store_true", help="100 tomotopy sweeps, no long fit; writes nothing")
-    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--seed-set", choices=sorted(SEED_SETS), default="groups",
+                    help="groups: 6 newsgroups an unseeded fit finds (default); confused: 3 pairs it may merge")
+    ap.add_argument("--out", type=Path, default=None, help="the report (default: results/guided.md, or "
+                                                           "results/guided_confused.md for --seed-set confused)")
     ap.add_argument("--estimator", default=None, help="a topicvb class name instead of the recommended estimator")
     ap.add_argument("--no-tomotopy", action="store_true", help="leave tomotopy out (with --quick)")
     ap.add_argument("--fit-seeds", type=int, nargs="+", default=[0],
                     help="random_state of the topicvb fits and tomotopy's seed (default 0); several add a table of "
                          "means over them (the long fit runs at the first only)")
     args = ap.parse_args(argv)
-    global ESTIMATOR, FIT_SEED
+    global ESTIMATOR, FIT_SEED, SEEDS
     ESTIMATOR = args.estimator
+    SEEDS = SEED_SETS[args.seed_set]
+    if args.out is None:
+        args.out = OUTS[args.seed_set]
     from topicvb.guided import seed_topic_prior
 
     data = load()
@@ -309,9 +332,11 @@ def write(rows, args, prior, labels_ok, extra=()):
                         f"{r['perplexity']:.1f}", f"{r['npmi']:.3f}", f"{r['seconds']:.1f}"])
     seeded, unseeded = rows[0], rows[1]
     lines = [
-        "# Guided topics on 20 Newsgroups (issue #21)", "",
+        "# Guided topics on 20 Newsgroups (issue #21)" + ("" if args.seed_set == "groups"
+                                                         else f": seed set {args.seed_set!r}"), "",
         f"Command: `python benchmarks/bench_guided.py{'' if args.seed_confidence is None else f' --seed-confidence {args.seed_confidence}'}"
-        f"{'' if args.fit_seeds == [0] else ' --fit-seeds ' + ' '.join(map(str, args.fit_seeds))}`",
+        f"{'' if args.fit_seeds == [0] else ' --fit-seeds ' + ' '.join(map(str, args.fit_seeds))}"
+        f"{'' if args.seed_set == 'groups' else ' --seed-set ' + args.seed_set}`",
         f"({common.machine_line()}). K = {K}; seeds (label: newsgroup, words): "
         + "; ".join(f"{lb}: {g}, {', '.join(ws)}" for lb, (g, ws) in SEEDS.items()) + ".",
         f"Prior: `seed_topic_prior(vocabulary, seeds, {K}"
