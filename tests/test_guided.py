@@ -538,3 +538,68 @@ def test_cli_seed_options_checks(cli_fit, capsys, tmp_path):
         warnings.simplefilter("ignore")
         assert _fit(cli_fit, "--seed-confidence", "0.5", out=out) == 0
     assert "--seed-confidence applies only with --seed-topics; ignored." in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- do the seeds hold?
+def two_theme_counts(n_docs=200, seed=0):
+    """Documents of 30 tokens, alternately from words a0-a9 and from b0-b9: (X, vocabulary)."""
+    rng = np.random.default_rng(seed)
+    vocab = [f"a{i}" for i in range(10)] + [f"b{i}" for i in range(10)]
+    rows = [np.bincount((d % 2) * 10 + rng.integers(0, 10, 30), minlength=20) for d in range(n_docs)]
+    return sp.csr_matrix(np.array(rows, dtype=np.float64)), vocab
+
+
+def test_holdings_from_counts_by_hand():
+    from topicvb.guided import holdings
+
+    prior = np.full((3, 4), 0.5)
+    prior[0, 0] = 4.5  # topic 0 seeded with term 0: prior share 4.5 / 5.5
+    prior[1, [1, 2]] = 4.5  # topic 1 with terms 1 and 2
+    prior[2, 3] = 0.0  # topic 2 excludes term 3 only: no favoured terms, not listed
+    counts = np.array([[2.0, 50.0, 0.0, 1.0],
+                       [8.0, 10.0, 30.0, 1.0],
+                       [0.0, 40.0, 10.0, 0.0]])
+    got = holdings(lambda cols: counts[:, cols], prior, ["x", "y", "topic_2"])
+    assert [h.topic for h in got] == [0, 1]
+    x, y = got
+    assert x.label == "x" and list(x.terms) == [0] and x.tokens == 10.0
+    assert x.share == pytest.approx(0.2) and x.prior_share == pytest.approx(4.5 / 5.5)
+    assert x.lost and x.taken_by == 1  # 0.2 < 0.5 x 0.82
+    assert list(y.terms) == [1, 2] and y.share == pytest.approx(40 / 140) and y.taken_by == 0
+    assert y.prior_share == pytest.approx(9.0 / 11.0) and y.lost  # 0.29 < 0.41
+    counts[1, 1] = 100.0
+    assert not holdings(lambda cols: counts[:, cols], prior, ["x", "y", "topic_2"])[1].lost  # 130 / 200
+    few = np.array([[0.0, 3.0], [2.0, 0.0], [2.0, 0.0]])  # fewer than MIN_SEED_TOKENS occurrences: not called lost
+    got = holdings(lambda cols: few[:, cols], prior[:, :2], ["x", "y", "z"])
+    assert got[0].share == 0.0 and got[0].tokens == 4.0 and not got[0].lost
+
+
+@pytest.mark.parametrize("cls", ["BatchLDA", "OnlineLDA", "CollapsedLDA", "StochasticCollapsedLDA", "PLSA"])
+def test_a_seeded_topic_that_loses_its_seed_words_warns(cls):
+    # two themes, two topics, both seeded with words of the same theme: one topic must take the other theme
+    # and so loses its seed word to the first; the fit says which, and seed_holding shows it
+    import topicvb
+    from topicvb.exceptions import SeedLostWarning
+    from topicvb.guided import seed_holding
+
+    X, vocab = two_theme_counts()
+    prior = seed_topic_prior(vocab, {"x": ["a0"], "y": ["a1"]}, 2)
+    with pytest.warns(SeedLostWarning, match=r"seeded topic '(x|y)' \(it holds \d+% of its seed words' occurrences, "
+                                             r"its prior 90%; most of the rest went to '(x|y)'\) lost its seed words"):
+        model = getattr(topicvb, cls)(2, topic_word_prior=prior, random_state=0).fit(X)
+    held = seed_holding(model, X)
+    assert [h.label for h in held] == ["x", "y"] and [h.lost for h in held].count(True) == 1
+    lost = next(h for h in held if h.lost)
+    assert lost.share < 0.45 and held[lost.taken_by].share > 0.9
+    if cls == "PLSA":
+        with pytest.raises(ValueError, match="seed_holding needs X"):
+            seed_holding(model)
+    else:
+        assert [h.lost for h in seed_holding(model)] == [h.lost for h in held]
+    # seeds of the two themes hold: no warning
+    prior = seed_topic_prior(vocab, {"x": ["a0"], "y": ["b0"]}, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SeedLostWarning)
+        model = getattr(topicvb, cls)(2, topic_word_prior=prior, random_state=0).fit(X)
+    assert all(h.share > 0.9 and not h.lost for h in seed_holding(model, X))
+    assert seed_holding(getattr(topicvb, cls)(2, random_state=0).fit(X), X) == []  # no seeds, nothing to hold

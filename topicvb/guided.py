@@ -45,16 +45,23 @@ from __future__ import annotations
 import logging
 import numbers
 from collections.abc import Mapping
+from typing import NamedTuple
 
 import numpy as np
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["DEFAULT_SEED_CONFIDENCE", "SeededPrior", "seed_topic_prior"]
+__all__ = ["DEFAULT_SEED_CONFIDENCE", "SeedHolding", "SeededPrior", "seed_holding", "seed_topic_prior"]
 
 #: The default ``seed_confidence``: a seed word's seed topic holds 90% of the word's prior
 #: pseudo-counts (about 9 pseudo-occurrences with the default base prior).
 DEFAULT_SEED_CONFIDENCE = 0.9
+
+#: A seeded topic is lost (:class:`topicvb.exceptions.SeedLostWarning`) when it holds less than this
+#: fraction of the share of its seed words' occurrences that its prior gives it (:func:`seed_holding`) ...
+LOST_FRACTION = 0.5
+#: ... and its seed words occur at least this many times in the training corpus (fewer say little).
+MIN_SEED_TOKENS = 5.0
 
 
 class SeededPrior:
@@ -458,3 +465,102 @@ def _set_seed_weights(matrix, seeded_by, base, c, terms):
             raise ValueError(f"seed_confidence={c!r} is so close to 1 that {terms[j]!r} would get a prior weight of "
                              f"{weight:.3g}, beyond {PRIOR_RANGE[1]:g}; use a smaller value.")
         matrix[rows, j] = weight
+
+
+# ----------------------------------------------------------------------------- do the seeds hold?
+class SeedHolding(NamedTuple):
+    """How a fitted topic with favoured terms in its prior row (a seeded topic) holds them (:func:`seed_holding`)."""
+
+    topic: int  #: the topic's row
+    label: str  #: its name (``topic_labels_``)
+    terms: np.ndarray  #: the columns its prior row favours (weight above the row's smallest positive one): its seeds
+    share: float  #: the share of those terms' expected occurrences in the training corpus that the topic holds
+    prior_share: float  #: the share of those terms' prior pseudo-counts that its prior row gives it
+    tokens: float  #: those terms' expected occurrences in the training corpus, over all topics
+    taken_by: int  #: the other topic that holds the most of them (-1 with one topic)
+    lost: bool  #: share < LOST_FRACTION x prior_share, with at least MIN_SEED_TOKENS occurrences
+
+
+def favoured_terms(row) -> np.ndarray:
+    """The columns a prior row favours: weight above the smallest positive weight of the row (none for a
+    constant row, or one whose only other weights are 0, exclusions)."""
+    row = np.asarray(row, dtype=np.float64)
+    positive = row[row > 0]
+    if positive.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.flatnonzero(row > positive.min())
+
+
+def holdings(term_counts, prior, labels) -> list[SeedHolding]:
+    """:class:`SeedHolding` of every topic with favoured terms in the (K, V) ``prior``; ``term_counts(cols)``
+    gives the fitted expected occurrences of the terms ``cols`` in every topic, (K, len(cols))."""
+    prior = np.asarray(prior)
+    out = []
+    for k in range(prior.shape[0]):
+        cols = favoured_terms(prior[k])
+        if cols.size == 0:
+            continue
+        counts = np.asarray(term_counts(cols), dtype=np.float64)
+        per_topic = counts.sum(axis=1)
+        tokens = float(per_topic.sum())
+        weights = np.asarray(prior[:, cols], dtype=np.float64)
+        prior_share = float(weights[k].sum() / weights.sum())
+        share = float(per_topic[k] / tokens) if tokens > 0 else float("nan")
+        others = np.delete(np.arange(prior.shape[0]), k)
+        taken_by = int(others[np.argmax(per_topic[others])]) if others.size else -1
+        lost = tokens >= MIN_SEED_TOKENS and share < LOST_FRACTION * prior_share
+        out.append(SeedHolding(k, str(labels[k]), cols, share, prior_share, tokens, taken_by, bool(lost)))
+    return out
+
+
+def seed_holding(model, X=None) -> list[SeedHolding]:
+    """Whether each seeded topic of a fitted guided model still holds its seed words.
+
+    For every topic whose prior row favours some terms (its seed words), the share of those terms'
+    expected occurrences in the training corpus that the fitted topic holds, beside the share its prior
+    gives it (``seed_confidence`` for a word seeding one topic). A topic holding less than half its prior
+    share (:data:`LOST_FRACTION`) is ``lost``: the data took its seed words to other topics (``taken_by``
+    names the one with the most), and its label no longer describes it. A fit that ends so warns
+    (:class:`topicvb.exceptions.SeedLostWarning`).
+
+    Parameters
+    ----------
+    model : fitted topicvb estimator
+        Fitted with a matrix ``topic_word_prior`` (a :class:`SeededPrior`); a model with a symmetric
+        prior has no seeded topics (an empty list).
+    X : {array-like, sparse matrix} of shape (n_docs, n_terms), default=None
+        The training counts: needed for a PLSA model only (its topics are probabilities; their sizes
+        come from its document-topic proportions and the documents' lengths).
+
+    Returns
+    -------
+    list of SeedHolding
+        One per seeded topic, in topic order.
+    """
+    from sklearn.utils.validation import check_is_fitted
+
+    check_is_fitted(model)
+    fitted = {name: getattr(model, name) for name in ("components_", "topic_word_prior_", "doc_topic_")
+              if hasattr(model, name)}
+    prior = model._seed_prior(fitted)
+    if prior is None:
+        return []
+    sizes = None
+    if X is not None:
+        X = model._validate_counts(X, reset=False, caller="seed_holding")
+        sizes = model._topic_shares(fitted, X) * float(X.sum())
+    labels = getattr(model, "topic_labels_", None)
+    if labels is None:
+        labels = [f"topic_{k}" for k in range(prior.shape[0])]
+    return holdings(lambda cols: model._term_counts(fitted, cols, sizes), prior, labels)
+
+
+def lost_seeds_message(owner: str, lost: list[SeedHolding], labels) -> str:
+    """The :class:`topicvb.exceptions.SeedLostWarning` of a fit whose seeded topics ``lost`` their seeds."""
+    parts = [f"{h.label!r} (it holds {h.share:.0%} of its seed words' occurrences, its prior {h.prior_share:.0%}; "
+             f"most of the rest went to {str(labels[h.taken_by])!r})" for h in lost]
+    many = len(lost) > 1
+    verdict = "their labels no longer describe them" if many else "its label no longer describes it"
+    return (f"{owner}: seeded topic{'s' if many else ''} {', '.join(parts)} lost {'their' if many else 'its'} seed "
+            f"words to other topics, so {verdict}. More distinctive seed words, a higher seed_confidence or another "
+            "random_state may serve better (topicvb.guided.seed_holding gives every seeded topic's share).")

@@ -22,7 +22,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._completion import completion_log_likelihoods, split_cells
-from ..exceptions import DeadTopicWarning
+from ..exceptions import DeadTopicWarning, SeedLostWarning
 from ._checkpoint import fingerprint, load_checkpoint, rng_state_arrays, save_checkpoint
 from .._validation import (MAX_INT, as_csr, check_count_range, check_int, check_matrix_type, check_n_terms,
                            check_nonnegative_counts, check_not_single_str, check_positive_prior, check_topic_labels,
@@ -238,7 +238,8 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         return _jit.estimator_notice(name, ("fit",), log=logger, progress=progress if self.verbose else None)
 
     def _fit_checked(self, X, resume):
-        """``_fit``, then a warning when the fitted model has dead topics (:class:`DeadTopicWarning`)."""
+        """``_fit``, then a warning when the fitted model has dead topics (:class:`DeadTopicWarning`) or seeded
+        topics that lost their seed words (:class:`SeedLostWarning`)."""
         fitted = self._fit(X, resume=resume)
         shares = self._topic_shares(fitted, X)
         K = shares.shape[0]
@@ -249,7 +250,29 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
                 f"{type(self).__name__}: {dead.size} of {K} topics carry less than {DEAD_SHARE:g}/K of the tokens "
                 f"(dead topics: {listed}); fewer topics (n_components), another random_state or more iterations "
                 "may serve better.", DeadTopicWarning, stacklevel=user_stacklevel())
+        prior = self._seed_prior(fitted)
+        if prior is not None and prior.shape == fitted["components_"].shape and np.all(np.isfinite(shares)):
+            from ..guided import holdings, lost_seeds_message
+
+            labels = self._topic_labels()
+            sizes = shares * float(X.sum())  # (each topic's expected tokens)
+            lost = [h for h in holdings(lambda cols: self._term_counts(fitted, cols, sizes), prior, labels) if h.lost]
+            if lost:
+                warnings.warn(lost_seeds_message(type(self).__name__, lost, labels), SeedLostWarning,
+                              stacklevel=user_stacklevel())
         return fitted
+
+    def _seed_prior(self, fitted):
+        """The fit's matrix topic-word prior, (K, V) (guided topics), or None for a symmetric one."""
+        prior = fitted.get("topic_word_prior_")
+        return np.asarray(prior) if np.ndim(prior) == 2 else None
+
+    def _term_counts(self, fitted, cols, sizes):
+        """The expected occurrences of the terms ``cols`` in each topic, (K, len(cols)) float64: components_ less
+        the topic-word prior (PLSA overrides this; ``sizes``, each topic's expected tokens, is not needed here)."""
+        components, prior = fitted["components_"], fitted["topic_word_prior_"]
+        prior = np.asarray(prior, dtype=np.float64)[:, cols] if np.ndim(prior) == 2 else float(prior)
+        return np.maximum(np.asarray(components[:, cols], dtype=np.float64) - prior, 0.0)
 
     def _topic_shares(self, fitted, X):
         """Each topic's share of the training tokens from the fitted state: the expected topic-term
