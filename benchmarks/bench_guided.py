@@ -198,6 +198,14 @@ def data_reference(X, vocab):
 ESTIMATOR = None  # None: the recommended estimator; else a class name of topicvb (--estimator)
 
 
+def lost_seeds(model):
+    """The labels of the seeded topics that lost their seed words (``topicvb.guided.seed_holding``; the fit
+    warned with ``SeedLostWarning``)."""
+    from topicvb.guided import seed_holding
+
+    return [h.label for h in seed_holding(model) if h.lost]
+
+
 def fit_topicvb(X, prior, **params):
     import topicvb
     from topicvb.models._registry import recommended_estimator
@@ -257,6 +265,7 @@ def main(argv=None):
         model, seconds = fit_topicvb(Xtr, prior)
         mine.append(evaluate("topicvb seeded", model.components_, model.doc_topic_prior_, seconds, data, scorer,
                              slots))
+        mine[-1]["lost"] = lost_seeds(model)
         if n == 0:
             default_iter = model.get_params()["max_iter"]
             labels_ok = [model.topic_labels_[slots[label]] == label for label in seeds]
@@ -277,6 +286,7 @@ def main(argv=None):
         rows.append(evaluate(f"topicvb seeded, {args.long_factor}x iterations (max_iter="
                              f"{args.long_factor * default_iter}, tol=0)", model.components_, model.doc_topic_prior_,
                              seconds, data, scorer, slots))
+        rows[-1]["lost"] = lost_seeds(model)
     if args.quick:
         return rows + extra
     write(rows, args, prior, labels_ok, extra)
@@ -314,21 +324,36 @@ def seed_means(rows):
                       ms([runs[f]["mean_precision"] for f in seeds], "{:.3f}"),
                       ms([runs[f]["mean_f1"] for f in seeds], "{:.3f}"), fdiff,
                       ms([runs[f]["mean_seeds_in_top10"] for f in seeds], "{:.2f}"),
+                      lost_counts([runs[f] for f in seeds]),
                       ms([runs[f]["perplexity"] for f in seeds], "{:.1f}"), ms([runs[f]["npmi"] for f in seeds], "{:.3f}")])
     return common.md_table(["system", "fit seeds", "mean capture", "topicvb seeded minus this (mean ± s.e.)",
                             "mean precision", "mean F1", "F1: topicvb seeded minus this", "seed words in top 10",
-                            "held-out perplexity", "NPMI"], table)
+                            "fits with a seeded topic that lost its seeds", "held-out perplexity", "NPMI"], table)
+
+
+def lost_counts(runs):
+    """'n of N (label: times, ...)' for the runs that record lost seeded topics, else ''."""
+    if not all("lost" in r for r in runs):
+        return ""
+    labels = {}
+    for r in runs:
+        for label in r["lost"]:
+            labels[label] = labels.get(label, 0) + 1
+    n = sum(1 for r in runs if r["lost"])
+    return f"{n} of {len(runs)}" + (f" ({', '.join(f'{k}: {v}' for k, v in labels.items())})" if labels else "")
 
 
 def write(rows, args, prior, labels_ok, extra=()):
     labels = list(SEEDS)
     head = (["system", "mean capture"] + labels + ["mean precision", "mean F1", "seed words in top 10",
-                                                    "held-out perplexity", "NPMI", "fit s"])
+                                                    "seeded topics that lost their seeds", "held-out perplexity",
+                                                    "NPMI", "fit s"])
     table = []
     for r in rows:
         table.append([r["system"], f"{r['mean_capture']:.3f}"]
                      + [f"{r['capture'][lb]:.3f} / {r['precision'][lb]:.2f}" for lb in labels]
                      + [f"{r['mean_precision']:.3f}", f"{r['mean_f1']:.3f}", f"{r['mean_seeds_in_top10']:.2f}",
+                        (", ".join(r["lost"]) or "none") if "lost" in r else "",
                         f"{r['perplexity']:.1f}", f"{r['npmi']:.3f}", f"{r['seconds']:.1f}"])
     seeded, unseeded = rows[0], rows[1]
     lines = [
