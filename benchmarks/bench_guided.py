@@ -14,7 +14,7 @@ knowledge of their subjects before any fit, not tuned). ``topicvb.guided.seed_to
 them into a (K, V) topic-word prior (``--seed-confidence``); seeded topic i is the i-th group.
 ``--seed-set confused`` seeds three pairs of newsgroups that share most of their vocabulary instead
 (``CONFUSED_SEEDS``: Mac / PC hardware, autos / motorcycles, atheism / Christianity; report
-``results/guided_confused.md``).
+``results/guided_confused.md``); ``--k`` sets the number of topics (default 20).
 
 Systems, each with ``random_state`` / seed 0 (``--fit-seeds`` runs the first three at several seeds and adds a
 table of means, with the seeded fit's capture minus each system's paired by seed):
@@ -225,12 +225,14 @@ def fit_topicvb(X, prior, **params):
 
 
 def main(argv=None):
+    global ESTIMATOR, FIT_SEED, SEEDS, K
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed-confidence", type=float, default=None,
                     help="seed_topic_prior's seed_confidence (default: its default)")
     ap.add_argument("--tomotopy-iters", type=int, default=1000)
     ap.add_argument("--long-factor", type=int, default=10, help="max_iter multiple of the long seeded fit")
     ap.add_argument("--quick", action="store_true", help="100 tomotopy sweeps, no long fit; writes nothing")
+    ap.add_argument("--k", type=int, default=K, help=f"number of topics (default {K})")
     ap.add_argument("--seed-set", choices=sorted(SEED_SETS), default="groups",
                     help="groups: 6 newsgroups an unseeded fit finds (default); confused: 3 pairs it may merge")
     ap.add_argument("--out", type=Path, default=None, help="the report (default: results/guided.md, or "
@@ -241,9 +243,9 @@ def main(argv=None):
                     help="random_state of the topicvb fits and tomotopy's seed (default 0); several add a table of "
                          "means over them (the long fit runs at the first only)")
     args = ap.parse_args(argv)
-    global ESTIMATOR, FIT_SEED, SEEDS
     ESTIMATOR = args.estimator
     SEEDS = SEED_SETS[args.seed_set]
+    K = args.k
     if args.out is None:
         args.out = OUTS[args.seed_set]
     from topicvb.guided import seed_topic_prior
@@ -266,6 +268,7 @@ def main(argv=None):
         mine.append(evaluate("topicvb seeded", model.components_, model.doc_topic_prior_, seconds, data, scorer,
                              slots))
         mine[-1]["lost"] = lost_seeds(model)
+        log(f"topicvb seeded, fit seed {FIT_SEED}: seeded topics that lost their seeds: {mine[-1]['lost'] or 'none'}")
         if n == 0:
             default_iter = model.get_params()["max_iter"]
             labels_ok = [model.topic_labels_[slots[label]] == label for label in seeds]
@@ -361,7 +364,8 @@ def write(rows, args, prior, labels_ok, extra=()):
                                                          else f": seed set {args.seed_set!r}"), "",
         f"Command: `python benchmarks/bench_guided.py{'' if args.seed_confidence is None else f' --seed-confidence {args.seed_confidence}'}"
         f"{'' if args.fit_seeds == [0] else ' --fit-seeds ' + ' '.join(map(str, args.fit_seeds))}"
-        f"{'' if args.seed_set == 'groups' else ' --seed-set ' + args.seed_set}`",
+        f"{'' if args.seed_set == 'groups' else ' --seed-set ' + args.seed_set}"
+        f"{'' if args.k == 20 else f' --k {args.k}'}`",
         f"({common.machine_line()}). K = {K}; seeds (label: newsgroup, words): "
         + "; ".join(f"{lb}: {g}, {', '.join(ws)}" for lb, (g, ws) in SEEDS.items()) + ".",
         f"Prior: `seed_topic_prior(vocabulary, seeds, {K}"

@@ -14,7 +14,7 @@ class SeedLostWarning(UserWarning):
     """A guided fit ended with a seeded topic that holds much less of its seed words than its prior gives it.
 
     The data took the seed words to other topics (a theme the corpus does not separate from another one, or
-    seed words used by other themes too), so the topic's label no longer describes it. More distinctive seed
-    words, a higher ``seed_confidence``, or another ``random_state`` may serve better;
-    :func:`topicvb.guided.seed_holding` gives every seeded topic's share.
+    seed words used by other themes too), so the topic's label no longer describes it. More topics
+    (``n_components``: with too few, the fit merges similar themes), more distinctive seed words or a higher
+    ``seed_confidence`` may serve better; :func:`topicvb.guided.seed_holding` gives every seeded topic's share.
     """

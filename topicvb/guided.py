@@ -562,5 +562,5 @@ def lost_seeds_message(owner: str, lost: list[SeedHolding], labels) -> str:
     many = len(lost) > 1
     verdict = "their labels no longer describe them" if many else "its label no longer describes it"
     return (f"{owner}: seeded topic{'s' if many else ''} {', '.join(parts)} lost {'their' if many else 'its'} seed "
-            f"words to other topics, so {verdict}. More distinctive seed words, a higher seed_confidence or another "
-            "random_state may serve better (topicvb.guided.seed_holding gives every seeded topic's share).")
+            f"words to other topics, so {verdict}. More topics (n_components), more distinctive seed words or a "
+            "higher seed_confidence may serve better (topicvb.guided.seed_holding gives every seeded topic's share).")
