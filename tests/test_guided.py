@@ -591,6 +591,9 @@ def test_a_seeded_topic_that_loses_its_seed_words_warns(cls):
     assert [h.label for h in held] == ["x", "y"] and [h.lost for h in held].count(True) == 1
     lost = next(h for h in held if h.lost)
     assert lost.share < 0.45 and held[lost.taken_by].share > 0.9
+    flags = topicvb.summary(model, X, vocab).junk  # the topic table says so too (PLSA: needs the training X)
+    assert flags[1 - lost.topic] == [] and flags[lost.topic] == ([] if cls == "PLSA" else [
+        f"lost its seed words (holds {lost.share:.0%} of them; most went to {held[lost.taken_by].label!r})"])
     if cls == "PLSA":
         with pytest.raises(ValueError, match="seed_holding needs X"):
             seed_holding(model)

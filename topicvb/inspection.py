@@ -129,7 +129,8 @@ def summary(model, X=None, vocabulary=None, n: int = 10, coherence=None, *, rele
 
     Topics that :func:`junk_topics` flags (at least half of the 10 top words non-words, or more
     than half of the tokens in 10 or fewer documents; the document rule needs ``X``) get their
-    reasons in the table's ``junk`` column.
+    reasons in the table's ``junk`` column, as do seeded topics that lost their seed words to other
+    topics (:func:`topicvb.guided.seed_holding`; not shown for PLSA, whose topic sizes need the training X).
 
     Parameters
     ----------
@@ -174,7 +175,7 @@ def summary(model, X=None, vocabulary=None, n: int = 10, coherence=None, *, rele
     if X is not None:
         X = check_counts(X, model, name="X", caller="summary")
         prevalence, theta = prevalence_and_doc_topic(model, X)
-    junk = junk_topics(model, X, vocabulary, doc_topic=theta)
+    junk = _with_lost_seeds(model, junk_topics(model, X, vocabulary, doc_topic=theta))
     scores, measure = None, None
     if coherence is not None:
         if isinstance(coherence, CoherenceScores):
@@ -188,6 +189,25 @@ def summary(model, X=None, vocabulary=None, n: int = 10, coherence=None, *, rele
             result = _coherence(words, as_reference(coherence), measure=coherence_measure)
             scores, measure = result.per_topic, result.measure
     return TopicTable(words, prevalence, scores, measure, title=type(model).__name__, junk=junk, labels=words.labels)
+
+
+def _with_lost_seeds(model, junk):
+    """``junk`` (a list of reasons per topic) with a reason for each seeded topic that lost its seed words."""
+    from .guided import seed_holding
+
+    if not hasattr(model, "_seed_prior"):  # (a FixedTopicModel or another library's model: no seeds)
+        return junk
+    try:
+        held = seed_holding(model)
+    except ValueError:  # (PLSA: the sizes of its topics need the training counts)
+        return junk
+    labels = getattr(model, "topic_labels_", None)
+    junk = [list(reasons) for reasons in junk]
+    for h in held:
+        if h.lost:
+            went = repr(str(labels[h.taken_by])) if labels is not None else f"topic {h.taken_by}"
+            junk[h.topic].append(f"lost its seed words (holds {h.share:.0%} of them; most went to {went})")
+    return junk
 
 
 #: Default floor of the topic-word probabilities handed to pyLDAvis (see :func:`to_pyldavis`).
