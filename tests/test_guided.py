@@ -550,7 +550,7 @@ def two_theme_counts(n_docs=200, seed=0):
 
 
 def test_holdings_from_counts_by_hand():
-    from topicvb.guided import holdings
+    from topicvb.guided import _holdings as holdings
 
     prior = np.full((3, 4), 0.5)
     prior[0, 0] = 4.5  # topic 0 seeded with term 0: prior share 4.5 / 5.5
@@ -562,16 +562,19 @@ def test_holdings_from_counts_by_hand():
     got = holdings(lambda cols: counts[:, cols], prior, ["x", "y", "topic_2"])
     assert [h.topic for h in got] == [0, 1]
     x, y = got
-    assert x.label == "x" and list(x.terms) == [0] and x.tokens == 10.0
+    assert x.label == "x" and x.terms == (0,) and x.tokens == 10.0
     assert x.share == pytest.approx(0.2) and x.prior_share == pytest.approx(4.5 / 5.5)
     assert x.lost and x.taken_by == 1  # 0.2 < 0.5 x 0.82
-    assert list(y.terms) == [1, 2] and y.share == pytest.approx(40 / 140) and y.taken_by == 0
+    assert y.terms == (1, 2) and y.share == pytest.approx(40 / 140) and y.taken_by == 0
     assert y.prior_share == pytest.approx(9.0 / 11.0) and y.lost  # 0.29 < 0.41
     counts[1, 1] = 100.0
-    assert not holdings(lambda cols: counts[:, cols], prior, ["x", "y", "topic_2"])[1].lost  # 130 / 200
+    assert not holdings(lambda cols: counts[:, cols], prior, ["x", "y", "topic_2"])[1].lost  # 130 / 230
     few = np.array([[0.0, 3.0], [2.0, 0.0], [2.0, 0.0]])  # fewer than MIN_SEED_TOKENS occurrences: not called lost
     got = holdings(lambda cols: few[:, cols], prior[:, :2], ["x", "y", "z"])
     assert got[0].share == 0.0 and got[0].tokens == 4.0 and not got[0].lost
+    # an informative prior (no base weight shared by most terms) has no seeded rows
+    informative = np.random.default_rng(0).gamma(1.0, 1.0, size=(3, 50))
+    assert holdings(lambda cols: np.ones((3, len(cols))), informative, ["a", "b", "c"]) == []
 
 
 @pytest.mark.parametrize("cls", ["BatchLDA", "OnlineLDA", "CollapsedLDA", "StochasticCollapsedLDA", "PLSA"])
@@ -585,18 +588,22 @@ def test_a_seeded_topic_that_loses_its_seed_words_warns(cls):
     X, vocab = two_theme_counts()
     prior = seed_topic_prior(vocab, {"x": ["a0"], "y": ["a1"]}, 2)
     with pytest.warns(SeedLostWarning, match=r"seeded topic '(x|y)' \(it holds \d+% of its seed words' occurrences, "
-                                             r"its prior 90%; most of the rest went to '(x|y)'\) lost its seed words"):
+                                             r"less than half of its prior's 90%; the largest part of the rest went "
+                                             r"to '(x|y)'\) lost its seed words"):
         model = getattr(topicvb, cls)(2, topic_word_prior=prior, random_state=0).fit(X)
     held = seed_holding(model, X)
     assert [h.label for h in held] == ["x", "y"] and [h.lost for h in held].count(True) == 1
     lost = next(h for h in held if h.lost)
-    assert lost.share < 0.45 and held[lost.taken_by].share > 0.9
+    taker = next(h for h in held if h.topic == lost.taken_by)
+    assert lost.share < 0.45 and taker.share > 0.9
     flags = topicvb.summary(model, X, vocab).junk  # the topic table says so too (PLSA: needs the training X)
-    assert flags[1 - lost.topic] == [] and flags[lost.topic] == ([] if cls == "PLSA" else [
-        f"lost its seed words (holds {lost.share:.0%} of them; most went to {held[lost.taken_by].label!r})"])
+    assert flags[taker.topic] == [] and flags[lost.topic] == ([] if cls == "PLSA"
+                                                              else [f"lost seed words (to {taker.label!r})"])
     if cls == "PLSA":
-        with pytest.raises(ValueError, match="seed_holding needs X"):
+        with pytest.raises(ValueError, match=r"seed_holding needs X, the training counts \(200 documents\)"):
             seed_holding(model)
+        with pytest.raises(ValueError, match="training counts of this PLSA \\(200 documents\\); X has 20"):
+            seed_holding(model, X[:20])
     else:
         assert [h.lost for h in seed_holding(model)] == [h.lost for h in held]
     # seeds of the two themes hold: no warning
@@ -606,3 +613,9 @@ def test_a_seeded_topic_that_loses_its_seed_words_warns(cls):
         model = getattr(topicvb, cls)(2, topic_word_prior=prior, random_state=0).fit(X)
     assert all(h.share > 0.9 and not h.lost for h in seed_holding(model, X))
     assert seed_holding(getattr(topicvb, cls)(2, random_state=0).fit(X), X) == []  # no seeds, nothing to hold
+    # nor an informative prior (a scaled topic-word matrix): no warning, no seeded topic
+    informative = 50.0 * model.topic_word_distribution() + np.random.default_rng(0).uniform(0.01, 0.02, (2, 20))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SeedLostWarning)
+        model = getattr(topicvb, cls)(2, topic_word_prior=informative[::-1], random_state=0).fit(X)
+    assert seed_holding(model, X) == []

@@ -130,7 +130,8 @@ def summary(model, X=None, vocabulary=None, n: int = 10, coherence=None, *, rele
     Topics that :func:`junk_topics` flags (at least half of the 10 top words non-words, or more
     than half of the tokens in 10 or fewer documents; the document rule needs ``X``) get their
     reasons in the table's ``junk`` column, as do seeded topics that lost their seed words to other
-    topics (:func:`topicvb.guided.seed_holding`; not shown for PLSA, whose topic sizes need the training X).
+    topics (``lost seed words (to 'label')``, :func:`topicvb.guided.seed_holding`; not for PLSA, whose topic sizes
+    need its training X).
 
     Parameters
     ----------
@@ -192,21 +193,19 @@ def summary(model, X=None, vocabulary=None, n: int = 10, coherence=None, *, rele
 
 
 def _with_lost_seeds(model, junk):
-    """``junk`` (a list of reasons per topic) with a reason for each seeded topic that lost its seed words."""
+    """``junk`` (a list of reasons per topic) with ``lost seed words (to 'label')`` for each seeded topic that lost
+    its seed words to another topic (:func:`topicvb.guided.seed_holding`); not for a PLSA model, whose topic sizes
+    need its training X, nor for models without seeds."""
     from .guided import seed_holding
 
-    if not hasattr(model, "_seed_prior"):  # (a FixedTopicModel or another library's model: no seeds)
-        return junk
-    try:
-        held = seed_holding(model)
-    except ValueError:  # (PLSA: the sizes of its topics need the training counts)
+    if not hasattr(model, "_seed_prior") or model._term_counts_need_sizes:
         return junk
     labels = getattr(model, "topic_labels_", None)
     junk = [list(reasons) for reasons in junk]
-    for h in held:
+    for h in seed_holding(model):
         if h.lost:
-            went = repr(str(labels[h.taken_by])) if labels is not None else f"topic {h.taken_by}"
-            junk[h.topic].append(f"lost its seed words (holds {h.share:.0%} of them; most went to {went})")
+            went = str(labels[h.taken_by]) if labels is not None else f"topic_{h.taken_by}"
+            junk[h.topic].append(f"lost seed words (to {went!r})")
     return junk
 
 

@@ -14,7 +14,7 @@ from distributed import Client, default_client
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import MAX_INT
+from .._validation import MAX_INT, writable
 from .._constraints import InstanceOf, Interval, StrOptions, validate_params
 from ..models import BatchLDA, OnlineLDA
 from ..models._priors import learn_flags
@@ -287,9 +287,11 @@ def transform_distributed(model, shards, client: Client | None = None, *, kernel
     if parts.n_terms != model.n_features_in_:
         raise ValueError(f"The partitions have {parts.n_terms} terms, but this {type(model).__name__} was fitted on "
                          f"{model.n_features_in_}. Transform with the vectorizer used for fit.")
-    _, ebeta_t, _ = expectations(np.asarray(model.components_), getattr(model, "topic_word_prior_", None))
+    # (writable: a model loaded read-only would have the kernels compiled again, see topicvb._validation.writable)
+    _, ebeta_t, _ = expectations(writable(np.asarray(model.components_)),
+                                 writable(getattr(model, "topic_word_prior_", None)))
     topics = client.scatter([ebeta_t], broadcast=True, hash=False)[0]
-    alpha = np.asarray(model.doc_topic_prior_, dtype=np.float64)
+    alpha = writable(np.asarray(model.doc_topic_prior_, dtype=np.float64))
     hosts = parts.where()
     chunks = []
     for p, X in enumerate(parts.futures):

@@ -252,15 +252,18 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
                 "may serve better.", DeadTopicWarning, stacklevel=user_stacklevel())
         prior = self._seed_prior(fitted)
         if prior is not None and prior.shape == fitted["components_"].shape and np.all(np.isfinite(shares)):
-            from ..guided import holdings, lost_seeds_message
+            from ..guided import _holdings, _lost_seeds_message
 
             labels = self._topic_labels()
             sizes = shares * float(X.sum())  # (each topic's expected tokens)
-            lost = [h for h in holdings(lambda cols: self._term_counts(fitted, cols, sizes), prior, labels) if h.lost]
+            lost = [h for h in _holdings(lambda cols: self._term_counts(fitted, cols, sizes), prior, labels) if h.lost]
             if lost:
-                warnings.warn(lost_seeds_message(type(self).__name__, lost, labels), SeedLostWarning,
+                warnings.warn(_lost_seeds_message(type(self).__name__, lost, labels), SeedLostWarning,
                               stacklevel=user_stacklevel())
         return fitted
+
+    # whether _term_counts needs the topics' sizes (PLSA: its topics are probabilities)
+    _term_counts_need_sizes = False
 
     def _seed_prior(self, fitted):
         """The fit's matrix topic-word prior, (K, V) (guided topics), or None for a symmetric one."""

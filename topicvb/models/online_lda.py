@@ -259,7 +259,8 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
                          "topic_word_prior_", "n_batch_iter_", "n_docs_seen_", "n_iter_", "bound_history_",
                          "random_state_")}
                 state["components_"] = state["components_"].copy()
-                state["doc_topic_prior_"] = writable(state["doc_topic_prior_"])  # (a read-only model: see writable)
+                for name in ("doc_topic_prior_", "topic_word_prior_"):  # (a read-only model: see writable)
+                    state[name] = writable(state[name])
             mapper = MiniBatchMap(X, state["random_state_"], self.n_components, self._float, self.batch_size, total,
                                   self._doc_updates(), order=np.arange(X.shape[0]))
             learn_alpha, learn_eta = learn_flags(self.learn_priors, type(self).__name__)

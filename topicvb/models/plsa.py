@@ -368,6 +368,8 @@ class PLSA(TopicModelBase):
         lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
         return lengths @ np.asarray(fitted["doc_topic_"], dtype=np.float64) / max(float(lengths.sum()), 1e-300)
 
+    _term_counts_need_sizes = True
+
     def _seed_prior(self, fitted):
         """The matrix topic-word prior (K, V), or None (PLSA keeps no fitted prior: it is the parameter's)."""
         return self._topic_word_matrix()
@@ -375,9 +377,6 @@ class PLSA(TopicModelBase):
     def _term_counts(self, fitted, cols, sizes):
         """The expected occurrences of the terms ``cols`` in each topic: P(w | z) times ``sizes``, each topic's
         expected tokens in the training corpus (from :meth:`_topic_shares`)."""
-        if sizes is None:
-            raise ValueError("seed_holding needs X, the training counts, for a PLSA model: the sizes of its topics "
-                             "come from its document-topic proportions and the documents' lengths.")
         return np.asarray(fitted["components_"][:, cols], dtype=np.float64) * np.asarray(sizes)[:, None]
 
     def _fold_in(self, X):

@@ -259,7 +259,8 @@ class StochasticCollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
                 state = {name: getattr(self, name) for name in ("components_", "total_tokens_", "doc_topic_prior_",
                          "topic_word_prior_", "n_batch_iter_", "n_docs_seen_", "n_iter_", "bound_history_",
                          "random_state_")}
-                state["doc_topic_prior_"] = writable(state["doc_topic_prior_"])  # (a read-only model: see writable)
+                for name in ("doc_topic_prior_", "topic_word_prior_"):  # (a read-only model: see writable)
+                    state[name] = writable(state[name])
             with threads(self.n_jobs):
                 self._run_batches(X, np.arange(X.shape[0]), state)
             return state
