@@ -550,7 +550,7 @@ def two_theme_counts(n_docs=200, seed=0):
 
 
 def test_holdings_from_counts_by_hand():
-    from topicvb.guided import _holdings as holdings
+    from topicvb._seed_holding import _holdings as holdings
 
     prior = np.full((3, 4), 0.5)
     prior[0, 0] = 4.5  # topic 0 seeded with term 0: prior share 4.5 / 5.5

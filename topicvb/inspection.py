@@ -196,7 +196,7 @@ def _with_lost_seeds(model, junk):
     """``junk`` (a list of reasons per topic) with ``lost seed words (to 'label')`` for each seeded topic that lost
     its seed words to another topic (:func:`topicvb.guided.seed_holding`); not for a PLSA model, whose topic sizes
     need its training X, nor for models without seeds."""
-    from .guided import seed_holding
+    from ._seed_holding import seed_holding
 
     if not hasattr(model, "_seed_prior") or model._term_counts_need_sizes:
         return junk

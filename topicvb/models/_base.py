@@ -252,7 +252,7 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
                 "may serve better.", DeadTopicWarning, stacklevel=user_stacklevel())
         prior = self._seed_prior(fitted)
         if prior is not None and prior.shape == fitted["components_"].shape and np.all(np.isfinite(shares)):
-            from ..guided import _holdings, _lost_seeds_message
+            from .._seed_holding import _holdings, _lost_seeds_message
 
             labels = self._topic_labels()
             sizes = shares * float(X.sum())  # (each topic's expected tokens)
