@@ -421,3 +421,39 @@ def test_browser_shows_the_junk_flag(chromium, junk_page, tmp_path):
     assert '<dd><span class="junk">probably junk: non-words</span>' in dom  # in the topic's facts
     dom = _chromium(chromium, tmp_path, path.as_uri() + "#topic=0&lambda=1", "--dump-dom")
     assert '<dd><span class="junk">' not in dom
+
+
+# ------------------------------------------------------------------------------------ guided topics that lost their seeds
+@pytest.fixture(scope="module")
+def lost_seed_page():
+    """Two themes (a0-a9, b0-b9), two topics both seeded with words of theme a: one loses its seed word."""
+    from topicvb.exceptions import SeedLostWarning
+    from topicvb.guided import seed_holding, seed_topic_prior
+
+    gen = np.random.default_rng(0)
+    vocab = [f"a{i}" for i in range(10)] + [f"b{i}" for i in range(10)]
+    X = sp.csr_matrix(np.array([np.bincount((d % 2) * 10 + gen.integers(0, 10, 30), minlength=20)
+                                for d in range(200)], dtype=np.float64))
+    prior = seed_topic_prior(vocab, {"x": ["a0"], "y": ["a1"]}, 2)
+    with pytest.warns(SeedLostWarning):
+        model = CollapsedLDA(2, topic_word_prior=prior, random_state=0).fit(X)
+    lost = next(h for h in seed_holding(model) if h.lost)
+    return report(model, X, vocab, n_words=10), lost
+
+
+def test_a_seeded_topic_that_lost_its_seeds_is_flagged(lost_seed_page):
+    page, lost = lost_seed_page
+    data = _data(page)
+    assert [t["seeds_lost_to"] for t in data["topics"]] == [
+        None if k != lost.topic else ["x", "y"][lost.taken_by] for k in range(2)]
+
+
+def test_browser_shows_the_lost_seeds(chromium, lost_seed_page, tmp_path):
+    page, lost = lost_seed_page
+    path = tmp_path / "lost.html"
+    path.write_text(page, encoding="utf-8")
+    dom = _chromium(chromium, tmp_path, path.as_uri() + f"#topic={lost.topic}&lambda=1", "--dump-dom")
+    taker = ["x", "y"][lost.taken_by]
+    assert f'<dt>Seed words</dt><dd><span class="junk">lost to {taker}</span>' in dom
+    dom = _chromium(chromium, tmp_path, path.as_uri() + f"#topic={lost.taken_by}&lambda=1", "--dump-dom")
+    assert "<dt>Seed words</dt>" not in dom

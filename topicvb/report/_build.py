@@ -174,11 +174,28 @@ def _documents(reps_k, texts, doc_ids) -> list[dict]:
     } for row, share in reps_k]
 
 
-def _topic_entries(phi, cands, compact, prevalence, n_tokens, coh, table, reps, texts, doc_ids, junk) -> list[dict]:
+def _seeds_lost_to(model, n_topics: int) -> list:
+    """Per topic, the name of the topic that took its seed words when it is a seeded topic that lost them
+    (:func:`topicvb.guided.seed_holding`), else None; all None for PLSA (its topic sizes need its training X)
+    and for models without seeds."""
+    from .._seed_holding import seed_holding
+
+    out = [None] * n_topics
+    if hasattr(model, "_seed_prior") and not model._term_counts_need_sizes:
+        labels = getattr(model, "topic_labels_", None)
+        for h in seed_holding(model):
+            if h.lost:
+                out[h.topic] = str(labels[h.taken_by]) if labels is not None else f"topic_{h.taken_by}"
+    return out
+
+
+def _topic_entries(phi, cands, compact, prevalence, n_tokens, coh, table, reps, texts, doc_ids, junk,
+                   seeds_lost_to) -> list[dict]:
     """The page record of every topic: name, place on the map, prevalence, terms, coherence, documents.
 
     ``label`` is the topic's name when it has one of its own (a guided topic's label), else None
-    (the page then calls it "Topic k", as it calls every topic of a model without names)."""
+    (the page then calls it "Topic k", as it calls every topic of a model without names);
+    ``seeds_lost_to`` the name of the topic that took a seeded topic's seed words, else None."""
     dist = js_distances(phi)
     coords = pcoa(dist, 2)
     names = custom_labels(table.labels)
@@ -200,6 +217,7 @@ def _topic_entries(phi, cands, compact, prevalence, n_tokens, coh, table, reps, 
             "top_words": [w for w, _ in table.topics[k]],
             "docs": _documents(reps[k], texts, doc_ids),
             "junk": list(junk[k]),
+            "seeds_lost_to": seeds_lost_to[k],
         })
     return topics
 
@@ -233,7 +251,8 @@ def build_data(model, X, vocabulary=None, *, texts=None, doc_ids=None, n_words: 
     coh = table.coherence
     reps = representative_documents(model, X, n=n_docs, doc_topic=theta)
     junk = junk_topics(model, X, vocabulary, doc_topic=theta)
-    topics = _topic_entries(phi, cands, compact, prevalence, n_tokens, coh, table, reps, texts, doc_ids, junk)
+    topics = _topic_entries(phi, cands, compact, prevalence, n_tokens, coh, table, reps, texts, doc_ids, junk,
+                            _seeds_lost_to(model, phi.shape[0]))
     return {
         "format": "topicvb-report",
         "version": DATA_VERSION,

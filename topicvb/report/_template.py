@@ -361,6 +361,13 @@ JS = r"""
       dd.appendChild(el("span", { "class": "muted" }, " (" + t.junk.map((r) => why[r] || r).join("; ") + ")"));
       dl.appendChild(dd);
     }
+    if (t.seeds_lost_to) {
+      dl.appendChild(el("dt", null, "Seed words"));
+      const dd = el("dd");
+      dd.appendChild(el("span", { "class": "junk" }, "lost to " + t.seeds_lost_to));
+      dd.appendChild(el("span", { "class": "muted" }, " (this seeded topic holds less than half the share of its seed words that its prior gives it: its name may not describe it)"));
+      dl.appendChild(dd);
+    }
     add("Top words", t.top_words.join(", "));
     infoPanel.appendChild(dl);
     infoPanel.appendChild(el("h3", null, "Most representative documents"));
