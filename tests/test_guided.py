@@ -596,16 +596,23 @@ def test_a_seeded_topic_that_loses_its_seed_words_warns(cls):
     lost = next(h for h in held if h.lost)
     taker = next(h for h in held if h.topic == lost.taken_by)
     assert lost.share < 0.45 and taker.share > 0.9
-    flags = topicvb.summary(model, X, vocab).junk  # the topic table says so too (PLSA: needs the training X)
-    assert flags[taker.topic] == [] and flags[lost.topic] == ([] if cls == "PLSA"
-                                                              else [f"lost seed words (to {taker.label!r})"])
+    flags = topicvb.summary(model, X, vocab).junk  # the topic table says so too
+    assert flags[taker.topic] == [] and flags[lost.topic] == [f"lost seed words (to {taker.label!r})"]
+    def same(a, b):
+        return [(h.topic, h.terms, h.taken_by, h.lost) for h in a] == [(h.topic, h.terms, h.taken_by, h.lost) for h in b] \
+            and np.allclose([(h.share, h.prior_share, h.tokens) for h in a], [(h.share, h.prior_share, h.tokens) for h in b])
+
+    assert same(seed_holding(model), held)  # (PLSA: from the topic sizes its fit keeps, topic_tokens_)
     if cls == "PLSA":
-        with pytest.raises(ValueError, match=r"seed_holding needs X, the training counts \(200 documents\)"):
-            seed_holding(model)
+        np.testing.assert_allclose(model.topic_tokens_, np.asarray(X.sum(axis=1)).ravel()
+                                   @ model.doc_topic_)
         with pytest.raises(ValueError, match="training counts of this PLSA \\(200 documents\\); X has 20"):
             seed_holding(model, X[:20])
-    else:
-        assert [h.lost for h in seed_holding(model)] == [h.lost for h in held]
+        del model.topic_tokens_  # (a PLSA model saved before the fit kept its topic sizes)
+        with pytest.raises(ValueError, match=r"seed_holding needs X, the training counts \(200 documents\)"):
+            seed_holding(model)
+        assert same(seed_holding(model, X), held)
+        assert topicvb.summary(model, X, vocab).junk[lost.topic] == []  # (not known without them)
     # seeds of the two themes hold: no warning
     prior = seed_topic_prior(vocab, {"x": ["a0"], "y": ["b0"]}, 2)
     with warnings.catch_warnings():

@@ -424,8 +424,7 @@ def test_browser_shows_the_junk_flag(chromium, junk_page, tmp_path):
 
 
 # ------------------------------------------------------------------------------------ guided topics that lost their seeds
-@pytest.fixture(scope="module")
-def lost_seed_page():
+def _lost_seed_page(cls):
     """Two themes (a0-a9, b0-b9), two topics both seeded with words of theme a: one loses its seed word."""
     from topicvb.exceptions import SeedLostWarning
     from topicvb.guided import seed_holding, seed_topic_prior
@@ -436,15 +435,29 @@ def lost_seed_page():
                                 for d in range(200)], dtype=np.float64))
     prior = seed_topic_prior(vocab, {"x": ["a0"], "y": ["a1"]}, 2)
     with pytest.warns(SeedLostWarning):
-        model = CollapsedLDA(2, topic_word_prior=prior, random_state=0).fit(X)
+        model = cls(2, topic_word_prior=prior, random_state=0).fit(X)
     lost = next(h for h in seed_holding(model) if h.lost)
     return report(model, X, vocab, n_words=10), lost
+
+
+@pytest.fixture(scope="module")
+def lost_seed_page():
+    return _lost_seed_page(CollapsedLDA)
 
 
 def test_a_seeded_topic_that_lost_its_seeds_is_flagged(lost_seed_page):
     page, lost = lost_seed_page
     data = _data(page)
     assert [t["seeds_lost_to"] for t in data["topics"]] == [
+        None if k != lost.topic else ["x", "y"][lost.taken_by] for k in range(2)]
+
+
+def test_a_plsa_seeded_topic_that_lost_its_seeds_is_flagged():
+    """PLSA's topics are probabilities: the check weighs them by the topic sizes its fit keeps (topic_tokens_)."""
+    from topicvb import PLSA
+
+    page, lost = _lost_seed_page(PLSA)
+    assert [t["seeds_lost_to"] for t in _data(page)["topics"]] == [
         None if k != lost.topic else ["x", "y"][lost.taken_by] for k in range(2)]
 
 

@@ -77,12 +77,12 @@ def seed_holding(model, X=None) -> list[SeedHolding]:
     seeding one topic). A topic holding less than half its prior's share (:data:`LOST_FRACTION`), with
     at least :data:`MIN_SEED_TOKENS` occurrences of its seed words, is ``lost``: the data took its seed
     words to other topics (``taken_by``: the one with the largest part), and its label no longer
-    describes it. ``fit`` checks this and warns (:class:`topicvb.exceptions.SeedLostWarning`);
-    ``partial_fit`` and :func:`topicvb.distributed.fit_distributed` do not, and :func:`topicvb.summary`
-    flags such topics.
+    describes it. ``fit`` and :func:`topicvb.distributed.fit_distributed` check this and warn
+    (:class:`topicvb.exceptions.SeedLostWarning`; ``partial_fit`` does not: one mini-batch says little),
+    and :func:`topicvb.summary` and the HTML report flag such topics.
 
     The occurrences are the model's expected counts (``components_`` less the prior; for PLSA its
-    topics' probabilities times their sizes in X): for OnlineLDA and StochasticCollapsedLDA they are
+    topics' probabilities times their sizes, ``topic_tokens_``): for OnlineLDA and StochasticCollapsedLDA they are
     scaled to the corpus size the model assumes (``total_samples``, ``total_tokens``); the shares do
     not depend on that scale.
 
@@ -92,8 +92,9 @@ def seed_holding(model, X=None) -> list[SeedHolding]:
         Fitted with a matrix ``topic_word_prior`` (a :class:`topicvb.SeededPrior`); a model with a symmetric
         prior, or a matrix prior without seeded rows, gives an empty list.
     X : {array-like, sparse matrix} of shape (n_docs, n_terms), default=None
-        The training counts: needed for a PLSA model only (the sizes of its topics come from its
-        document-topic proportions ``doc_topic_`` and the documents' lengths); other models ignore it.
+        The training counts, read for a PLSA model only (the sizes of its topics come from its
+        document-topic proportions ``doc_topic_`` and the documents' lengths, kept as ``topic_tokens_``
+        by the fit: X is needed only for a PLSA model without them); other models ignore it.
 
     Returns
     -------
@@ -105,7 +106,8 @@ def seed_holding(model, X=None) -> list[SeedHolding]:
     sklearn.exceptions.NotFittedError
         If the model is not fitted.
     ValueError
-        For a PLSA model, if ``X`` is missing or does not have its training documents' number of rows.
+        For a PLSA model, if ``X`` is given and does not have its training documents' number of rows, or is
+        missing where the model has no ``topic_tokens_``.
 
     Examples
     --------
@@ -124,27 +126,42 @@ def seed_holding(model, X=None) -> list[SeedHolding]:
     from sklearn.utils.validation import check_is_fitted
 
     check_is_fitted(model)
-    fitted = {name: getattr(model, name) for name in ("components_", "topic_word_prior_", "doc_topic_")
-              if hasattr(model, name)}
+    fitted = _fitted_state(model)
     prior = model._seed_prior(fitted)
     if prior is None:
         return []
-    sizes = None
-    if model._term_counts_need_sizes:
+    sizes = model._topic_sizes(fitted)
+    if model._term_counts_need_sizes and (sizes is None or X is not None):
         n_docs = fitted["doc_topic_"].shape[0]
         if X is None:
-            raise ValueError(f"seed_holding needs X, the training counts ({n_docs} documents), for a "
-                             f"{type(model).__name__} model: the sizes of its topics come from its document-topic "
-                             "proportions and the documents' lengths.")
+            raise ValueError(f"seed_holding needs X, the training counts ({n_docs} documents), for this "
+                             f"{type(model).__name__} model (saved without topic_tokens_): the sizes of its topics "
+                             "come from its document-topic proportions and the documents' lengths.")
         X = model._validate_counts(X, reset=False, caller="seed_holding")
         if X.shape[0] != n_docs:
             raise ValueError(f"seed_holding needs X, the training counts of this {type(model).__name__} "
                              f"({n_docs} documents); X has {X.shape[0]}.")
-        sizes = model._topic_shares(fitted, X) * float(X.sum())
+        sizes = model._topic_shares({"doc_topic_": fitted["doc_topic_"]}, X) * float(X.sum())
     labels = getattr(model, "topic_labels_", None)
     if labels is None:
         labels = [f"topic_{k}" for k in range(prior.shape[0])]
     return _holdings(lambda cols: model._term_counts(fitted, cols, sizes), prior, labels)
+
+
+def _fitted_state(model) -> dict:
+    """The fitted attributes the seed check reads, by name (those the model has)."""
+    return {name: getattr(model, name) for name in ("components_", "topic_word_prior_", "doc_topic_", "topic_tokens_")
+            if hasattr(model, name)}
+
+
+def _known_holdings(model):
+    """:func:`seed_holding` of a fitted model where it needs no X (every model but a PLSA saved without
+    ``topic_tokens_``), else an empty list: for :func:`topicvb.summary` and the HTML report."""
+    if not hasattr(model, "_seed_prior"):
+        return []
+    if model._term_counts_need_sizes and model._topic_sizes(_fitted_state(model)) is None:
+        return []
+    return seed_holding(model)
 
 
 def _lost_seeds_message(owner: str, lost: list[SeedHolding], labels) -> str:

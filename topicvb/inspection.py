@@ -130,8 +130,7 @@ def summary(model, X=None, vocabulary=None, n: int = 10, coherence=None, *, rele
     Topics that :func:`junk_topics` flags (at least half of the 10 top words non-words, or more
     than half of the tokens in 10 or fewer documents; the document rule needs ``X``) get their
     reasons in the table's ``junk`` column, as do seeded topics that lost their seed words to other
-    topics (``lost seed words (to 'label')``, :func:`topicvb.guided.seed_holding`; not for PLSA, whose topic sizes
-    need its training X).
+    topics (``lost seed words (to 'label')``, :func:`topicvb.guided.seed_holding`).
 
     Parameters
     ----------
@@ -194,15 +193,13 @@ def summary(model, X=None, vocabulary=None, n: int = 10, coherence=None, *, rele
 
 def _with_lost_seeds(model, junk):
     """``junk`` (a list of reasons per topic) with ``lost seed words (to 'label')`` for each seeded topic that lost
-    its seed words to another topic (:func:`topicvb.guided.seed_holding`); not for a PLSA model, whose topic sizes
-    need its training X, nor for models without seeds."""
-    from ._seed_holding import seed_holding
+    its seed words to another topic (:func:`topicvb.guided.seed_holding`); not for models without seeds, nor
+    for a PLSA model saved without ``topic_tokens_``."""
+    from ._seed_holding import _known_holdings
 
-    if not hasattr(model, "_seed_prior") or model._term_counts_need_sizes:
-        return junk
     labels = getattr(model, "topic_labels_", None)
     junk = [list(reasons) for reasons in junk]
-    for h in seed_holding(model):
+    for h in _known_holdings(model):
         if h.lost:
             went = str(labels[h.taken_by]) if labels is not None else f"topic_{h.taken_by}"
             junk[h.topic].append(f"lost seed words (to {went!r})")

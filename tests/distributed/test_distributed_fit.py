@@ -5,6 +5,7 @@ import logging
 import os
 import signal
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -285,6 +286,31 @@ def test_matrix_prior_global_streams_equal_single_machine_fit(client, corpus):
     got = fit_distributed(OnlineLDA(K, **params), parts, client, random_streams="global")
     _assert_same_online_fit(got, want)
     assert np.all(got.components_[eta == 0] == 0)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("cls", [BatchLDA, OnlineLDA])
+def test_lost_seed_words_warn_as_fit_warns(client, cls):
+    """Two themes, both topics seeded from one: the fit on the workers warns that a seeded topic lost its seed
+    words, naming it as fit does; seeds of the two themes do not warn."""
+    from topicvb.exceptions import SeedLostWarning
+    from topicvb.guided import seed_holding, seed_topic_prior
+
+    rng = np.random.default_rng(0)
+    vocab = [f"a{i}" for i in range(10)] + [f"b{i}" for i in range(10)]
+    X = sp.csr_matrix(np.array([np.bincount((d % 2) * 10 + rng.integers(0, 10, 30), minlength=20)
+                                for d in range(200)], dtype=np.float64))
+    parts = [X[:100], X[100:]]
+    params = dict(random_state=0, max_iter=30) if cls is BatchLDA else dict(random_state=0, max_iter=10, batch_size=50)
+    prior = seed_topic_prior(vocab, {"x": ["a0"], "y": ["a1"]}, 2)
+    with pytest.warns(SeedLostWarning, match=r"seeded topic '(x|y)' \(it holds \d+% .* lost its seed words"):
+        got = fit_distributed(cls(2, topic_word_prior=prior, **params), parts, client)
+    assert [h.lost for h in seed_holding(got)].count(True) == 1
+    prior = seed_topic_prior(vocab, {"x": ["a0"], "y": ["b0"]}, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SeedLostWarning)
+        got = fit_distributed(cls(2, topic_word_prior=prior, **params), parts, client)
+    assert not any(h.lost for h in seed_holding(got))
 
 
 def test_matrix_prior_of_the_wrong_shape_is_refused(client, corpus):

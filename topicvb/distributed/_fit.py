@@ -165,7 +165,9 @@ def fit_distributed(model: BatchLDA | OnlineLDA, shards, client: Client | None =
     (a move needs every cell's responsibilities in one process: the result is that of
     ``fit(X)`` with ``moves=False``). A matrix ``topic_word_prior`` (guided topics) is used as
     ``fit`` uses it (its shape must be (n_components, the partitions' number of terms)); the workers
-    receive only exp(E[log beta]), zero at the excluded entries.
+    receive only exp(E[log beta]), zero at the excluded entries. As ``fit``, it warns of dead topics
+    (:class:`~topicvb.exceptions.DeadTopicWarning`) and of seeded topics that lost their seed words
+    (:class:`~topicvb.exceptions.SeedLostWarning`).
 
     An OnlineLDA's mini-batches take from every partition in proportion to its size
     (:func:`interleaved_order`); each costs a broadcast of the topics and a round trip, so choose
@@ -248,6 +250,7 @@ def fit_distributed(model: BatchLDA | OnlineLDA, shards, client: Client | None =
     fitted.setdefault("topic_labels_", labels)  # (as every fit sets them)
     for name, value in fitted.items():
         setattr(model, name, value)
+    model._warn_fitted(fitted)  # (dead topics, lost seed words: as fit warns)
     return model
 
 

@@ -238,9 +238,16 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         return _jit.estimator_notice(name, ("fit",), log=logger, progress=progress if self.verbose else None)
 
     def _fit_checked(self, X, resume):
-        """``_fit``, then a warning when the fitted model has dead topics (:class:`DeadTopicWarning`) or seeded
-        topics that lost their seed words (:class:`SeedLostWarning`)."""
+        """``_fit``, then :meth:`_warn_fitted` on its result."""
         fitted = self._fit(X, resume=resume)
+        self._warn_fitted(fitted, X)
+        return fitted
+
+    def _warn_fitted(self, fitted, X=None):
+        """Warn when a fitted state (the attributes a fit sets, by name) has dead topics
+        (:class:`DeadTopicWarning`) or seeded topics that lost their seed words (:class:`SeedLostWarning`).
+        ``X``, the training counts, is needed only where the topics' sizes come from it (PLSA); a fit on
+        Dask workers (:func:`topicvb.distributed.fit_distributed`) calls this without it."""
         shares = self._topic_shares(fitted, X)
         K = shares.shape[0]
         dead = np.flatnonzero(shares < DEAD_SHARE / K)
@@ -255,12 +262,15 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
             from .._seed_holding import _holdings, _lost_seeds_message
 
             labels = self._topic_labels()
-            sizes = shares * float(X.sum())  # (each topic's expected tokens)
+            sizes = self._topic_sizes(fitted)
             lost = [h for h in _holdings(lambda cols: self._term_counts(fitted, cols, sizes), prior, labels) if h.lost]
             if lost:
                 warnings.warn(_lost_seeds_message(type(self).__name__, lost, labels), SeedLostWarning,
                               stacklevel=user_stacklevel())
-        return fitted
+
+    def _topic_sizes(self, fitted):
+        """Each topic's expected training tokens where :meth:`_term_counts` needs them (PLSA), else None."""
+        return None
 
     # whether _term_counts needs the topics' sizes (PLSA: its topics are probabilities)
     _term_counts_need_sizes = False

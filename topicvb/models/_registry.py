@@ -106,6 +106,9 @@ _STREAM_SCALARS = (ScalarSpec("n_batch_iter_", "count"), ScalarSpec("n_docs_seen
 _PLSA_ARRAYS = (
     ArraySpec("components_", ("K", "V"), "model", "probabilities", sum_axis=1),
     ArraySpec("doc_topic_", ("D", "K"), "model", "probabilities", sum_axis=1, required=False),
+    # each topic's expected training tokens (the seed-word check, topicvb.guided.seed_holding): files written
+    # before PLSA kept them have none
+    ArraySpec("topic_tokens_", ("K",), "float64", "nonnegative", required=False),
     _HISTORY,
     ArraySpec("validation_history_", (None,), "float64", "finite", required=False),
     _PRIOR_MATRIX,

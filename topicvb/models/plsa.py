@@ -147,6 +147,9 @@ class PLSA(TopicModelBase):
         P(w | z); rows sum to 1.
     doc_topic_ : ndarray of shape (n_docs, n_components)
         P(z | d) of the training documents.
+    topic_tokens_ : ndarray of shape (n_components,)
+        The expected number of training tokens each topic explains, sum_d N_d P(z | d) (what the
+        seed-word check of a guided fit, :func:`topicvb.guided.seed_holding`, weighs P(w | z) by).
     bound_history_ : ndarray of shape (n_iter_,)
         Log-likelihood (log-posterior with priors) of the training data after each iteration.
     validation_history_ : ndarray or None
@@ -271,6 +274,7 @@ class PLSA(TopicModelBase):
         a1, e1 = self._priors_minus_one()
         fallback = self._doc_fallback()
         save, state = self._checkpointer(X, resume)
+        lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()  # (of every training document)
         valid = None
         if self.early_stopping:
             X, valid = self._split_validation(X, rng)
@@ -307,7 +311,9 @@ class PLSA(TopicModelBase):
                 run.history += values
                 run.done += len(values)
                 run.theta_b_next = None
-        return self._result(run, stop.requested, settled)
+        fitted = self._result(run, stop.requested, settled)
+        fitted["topic_tokens_"] = lengths @ np.asarray(fitted["doc_topic_"], dtype=np.float64)
+        return fitted
 
     def _em_steps(self, run, moves, stop, n_parts, started) -> bool:
         """EM iterations of ``run`` (in place) until its objective converges or early stopping ends it (True), or
@@ -364,11 +370,20 @@ class PLSA(TopicModelBase):
         }
 
     def _topic_shares(self, fitted, X):
-        """Each topic's share of the training tokens: sum_d N_d P(z | d) / N."""
-        lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
-        return lengths @ np.asarray(fitted["doc_topic_"], dtype=np.float64) / max(float(lengths.sum()), 1e-300)
+        """Each topic's share of the training tokens: sum_d N_d P(z | d) / N (``topic_tokens_``, or from ``X``,
+        the training counts, for a model fitted before PLSA kept it)."""
+        sizes = self._topic_sizes(fitted)
+        if sizes is None:
+            lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
+            sizes = lengths @ np.asarray(fitted["doc_topic_"], dtype=np.float64)
+        return sizes / max(float(np.sum(sizes)), 1e-300)
 
     _term_counts_need_sizes = True
+
+    def _topic_sizes(self, fitted):
+        """Each topic's expected training tokens, ``topic_tokens_`` (None for a model saved without it)."""
+        sizes = fitted.get("topic_tokens_")
+        return None if sizes is None else np.asarray(sizes, dtype=np.float64)
 
     def _seed_prior(self, fitted):
         """The matrix topic-word prior (K, V), or None (PLSA keeps no fitted prior: it is the parameter's)."""
@@ -376,7 +391,7 @@ class PLSA(TopicModelBase):
 
     def _term_counts(self, fitted, cols, sizes):
         """The expected occurrences of the terms ``cols`` in each topic: P(w | z) times ``sizes``, each topic's
-        expected tokens in the training corpus (from :meth:`_topic_shares`)."""
+        expected tokens in the training corpus (:meth:`_topic_sizes`)."""
         return np.asarray(fitted["components_"][:, cols], dtype=np.float64) * np.asarray(sizes)[:, None]
 
     def _fold_in(self, X):

@@ -176,16 +176,15 @@ def _documents(reps_k, texts, doc_ids) -> list[dict]:
 
 def _seeds_lost_to(model, n_topics: int) -> list:
     """Per topic, the name of the topic that took its seed words when it is a seeded topic that lost them
-    (:func:`topicvb.guided.seed_holding`), else None; all None for PLSA (its topic sizes need its training X)
-    and for models without seeds."""
-    from .._seed_holding import seed_holding
+    (:func:`topicvb.guided.seed_holding`), else None; all None for models without seeds (and for a PLSA model
+    saved without ``topic_tokens_``)."""
+    from .._seed_holding import _known_holdings
 
     out = [None] * n_topics
-    if hasattr(model, "_seed_prior") and not model._term_counts_need_sizes:
-        labels = getattr(model, "topic_labels_", None)
-        for h in seed_holding(model):
-            if h.lost:
-                out[h.topic] = str(labels[h.taken_by]) if labels is not None else f"topic_{h.taken_by}"
+    labels = getattr(model, "topic_labels_", None)
+    for h in _known_holdings(model):
+        if h.lost:
+            out[h.topic] = str(labels[h.taken_by]) if labels is not None else f"topic_{h.taken_by}"
     return out
 
 
