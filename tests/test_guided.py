@@ -612,7 +612,11 @@ def test_a_seeded_topic_that_loses_its_seed_words_warns(cls):
         with pytest.raises(ValueError, match=r"seed_holding needs X, the training counts \(200 documents\)"):
             seed_holding(model)
         assert same(seed_holding(model, X), held)
-        assert topicvb.summary(model, X, vocab).junk[lost.topic] == []  # (not known without them)
+        # summary does not guess that the X it is given is the training X: without the sizes, no flag
+        assert topicvb.summary(model, X, vocab).junk[lost.topic] == []
+        del model.doc_topic_  # (a file may hold neither)
+        with pytest.raises(ValueError, match="cannot size the topics of this PLSA model: it has neither topic_tokens_"):
+            seed_holding(model, X)
     # seeds of the two themes hold: no warning
     prior = seed_topic_prior(vocab, {"x": ["a0"], "y": ["b0"]}, 2)
     with warnings.catch_warnings():

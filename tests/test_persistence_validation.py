@@ -272,7 +272,7 @@ def _array_cases():
 def _saved_keys(case_id):
     e, kw = CASES[CASE_IDS.index(case_id)]
     keys = ["attr__components_", "attr__bound_history_"]
-    keys += ["attr__doc_topic_"] if e.class_name == "PLSA" else ["attr__doc_topic_prior_"]
+    keys += ["attr__doc_topic_", "attr__topic_tokens_"] if e.class_name == "PLSA" else ["attr__doc_topic_prior_"]
     return keys + (["attr__validation_history_"] if kw.get("early_stopping") else [])
 
 

@@ -107,7 +107,8 @@ def seed_holding(model, X=None) -> list[SeedHolding]:
         If the model is not fitted.
     ValueError
         For a PLSA model, if ``X`` is given and does not have its training documents' number of rows, or is
-        missing where the model has no ``topic_tokens_``.
+        missing where the model has no ``topic_tokens_`` (a file saved without them), or the model has
+        neither ``topic_tokens_`` nor ``doc_topic_``.
 
     Examples
     --------
@@ -131,17 +132,20 @@ def seed_holding(model, X=None) -> list[SeedHolding]:
     if prior is None:
         return []
     sizes = model._topic_sizes(fitted)
-    if model._term_counts_need_sizes and (sizes is None or X is not None):
+    if model._term_counts_need_sizes and X is not None and "doc_topic_" in fitted:
         n_docs = fitted["doc_topic_"].shape[0]
-        if X is None:
-            raise ValueError(f"seed_holding needs X, the training counts ({n_docs} documents), for this "
-                             f"{type(model).__name__} model (saved without topic_tokens_): the sizes of its topics "
-                             "come from its document-topic proportions and the documents' lengths.")
         X = model._validate_counts(X, reset=False, caller="seed_holding")
         if X.shape[0] != n_docs:
             raise ValueError(f"seed_holding needs X, the training counts of this {type(model).__name__} "
                              f"({n_docs} documents); X has {X.shape[0]}.")
-        sizes = model._topic_shares({"doc_topic_": fitted["doc_topic_"]}, X) * float(X.sum())
+        sizes = np.asarray(X.sum(axis=1), dtype=np.float64).ravel() @ np.asarray(fitted["doc_topic_"], np.float64)
+    elif model._term_counts_need_sizes and sizes is None:
+        if "doc_topic_" not in fitted:
+            raise ValueError(f"seed_holding cannot size the topics of this {type(model).__name__} model: it has "
+                             "neither topic_tokens_ nor doc_topic_ (a file saved without them).")
+        raise ValueError(f"seed_holding needs X, the training counts ({fitted['doc_topic_'].shape[0]} documents), "
+                         f"for this {type(model).__name__} model (saved without topic_tokens_): the sizes of its "
+                         "topics come from its document-topic proportions and the documents' lengths.")
     labels = getattr(model, "topic_labels_", None)
     if labels is None:
         labels = [f"topic_{k}" for k in range(prior.shape[0])]

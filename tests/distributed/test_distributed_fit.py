@@ -288,6 +288,22 @@ def test_matrix_prior_global_streams_equal_single_machine_fit(client, corpus):
     assert np.all(got.components_[eta == 0] == 0)
 
 
+def test_dead_topics_warn_as_fit_warns(client):
+    """30 topics on a corpus drawn from 3 (moves off, as in tests/models/test_diagnostics.py): the fit on the
+    workers warns of the same dead topics as fit, pointing at the caller's line."""
+    from topicvb.exceptions import DeadTopicWarning
+
+    X = make_lda_corpus(300, 60, 3, random_state=0).corpus.X
+    params = dict(random_state=0, max_iter=30, moves=False)
+    with pytest.warns(DeadTopicWarning) as want:
+        BatchLDA(30, **params).fit(X)
+    with pytest.warns(DeadTopicWarning, match="of 30 topics carry less than 0.2/K") as got:
+        fit_distributed(BatchLDA(30, **params), [X[:150], X[150:]], client, random_streams="global")
+    dead = [str(w.message) for w in got if issubclass(w.category, DeadTopicWarning)]
+    assert dead == [str(w.message) for w in want if issubclass(w.category, DeadTopicWarning)]
+    assert all(w.filename == __file__ for w in got if issubclass(w.category, DeadTopicWarning))
+
+
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("cls", [BatchLDA, OnlineLDA])
 def test_lost_seed_words_warn_as_fit_warns(client, cls):
@@ -306,6 +322,12 @@ def test_lost_seed_words_warn_as_fit_warns(client, cls):
     with pytest.warns(SeedLostWarning, match=r"seeded topic '(x|y)' \(it holds \d+% .* lost its seed words"):
         got = fit_distributed(cls(2, topic_word_prior=prior, **params), parts, client)
     assert [h.lost for h in seed_holding(got)].count(True) == 1
+    model = cls(2, topic_word_prior=prior, **params)  # a warning turned into an error leaves the model unfitted
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SeedLostWarning)
+        with pytest.raises(SeedLostWarning):
+            fit_distributed(model, parts, client)
+    assert not hasattr(model, "components_") and not hasattr(model, "topic_labels_")
     prior = seed_topic_prior(vocab, {"x": ["a0"], "y": ["b0"]}, 2)
     with warnings.catch_warnings():
         warnings.simplefilter("error", SeedLostWarning)

@@ -248,9 +248,9 @@ def fit_distributed(model: BatchLDA | OnlineLDA, shards, client: Client | None =
     if hasattr(model, "feature_names_in_"):
         delattr(model, "feature_names_in_")
     fitted.setdefault("topic_labels_", labels)  # (as every fit sets them)
-    for name, value in fitted.items():
+    model._warn_fitted(fitted)  # (dead topics, lost seed words: as fit warns; before the model changes, so that a
+    for name, value in fitted.items():  # warning turned into an error leaves it as it was, as fit does)
         setattr(model, name, value)
-    model._warn_fitted(fitted)  # (dead topics, lost seed words: as fit warns)
     return model
 
 
