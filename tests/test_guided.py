@@ -138,6 +138,19 @@ def test_exclude_zeroes_the_prior_of_a_word_in_a_topic():
     assert col[0] / col.sum() == pytest.approx(DEFAULT_SEED_CONFIDENCE)
 
 
+def test_a_seed_word_every_other_topic_excludes_keeps_a_raised_weight():
+    """Its seed topic holds all of it whatever the weight; the weight is that of the word without the exclusions,
+    so the row still raises it: the estimators' start and seed_holding see the topic as seeded."""
+    from topicvb._seed_holding import _favoured_terms
+
+    j = {t: i for i, t in enumerate(VOCAB)}
+    plain = seed_topic_prior(VOCAB, {"space": ["nasa"]}, 3)
+    prior = seed_topic_prior(VOCAB, {"space": ["nasa"]}, 3, exclude={"topic_1": ["nasa"], "topic_2": ["nasa"]})
+    col = prior.matrix[:, j["nasa"]]
+    assert col[1] == col[2] == 0.0 and col[0] == plain.matrix[0, j["nasa"]] > prior.base_prior
+    assert _favoured_terms(prior.matrix[0]).tolist() == [j["nasa"]]
+
+
 @pytest.mark.parametrize("kwargs, exc, match", [
     (dict(vocabulary="nasa orbit"), TypeError, r"vocabulary must be a sequence of terms \(str\).*a single str"),
     (dict(vocabulary=None), TypeError, r"vocabulary must be a sequence of terms"),

@@ -286,7 +286,8 @@ def seed_topic_prior(vocabulary, seed_topics, n_components: int, *,
 
     The matrix, for a base prior ``b`` (every entry's weight unless set below) and
     ``c = seed_confidence``: for each seed word ``w``, with ``S_w`` the ``s`` topics it seeds and
-    ``o`` the number of other topics that do not exclude it,
+    ``o`` the number of other topics that do not exclude it (``n_components - s`` when they all do: the seed
+topics then hold all of the word, and the weight keeps it a seed word),
 
         eta[k, w] = b * c * o / (s * (1 - c))    for k in S_w,
 
@@ -446,12 +447,14 @@ def _set_seed_weights(matrix, seeded_by, base, c, terms):
     K = matrix.shape[0]
     for j, rows in seeded_by.items():
         s = len(rows)
-        others = int(np.count_nonzero(matrix[:, j] > 0)) - s
-        if others == 0:
-            if s == K:
-                logger.warning("seed word %r seeds every topic, so it cannot favour any; its prior stays "
-                               "symmetric.", terms[j])
-            continue  # every topic that may hold the word seeds it: the share is already 1
+        if s == K:
+            logger.warning("seed word %r seeds every topic, so it cannot favour any; its prior stays "
+                           "symmetric.", terms[j])
+            continue
+        # (every other topic excludes the word: its seed topics hold all of it whatever the weight; it gets the
+        # weight it would have without the exclusions, so that it stays a raised seed weight, which the estimators'
+        # start and seed_holding read)
+        others = int(np.count_nonzero(matrix[:, j] > 0)) - s or K - s
         weight = base * c * others / (s * (1.0 - c))
         if weight <= base:
             raise ValueError(f"seed_confidence={c:g} gives {terms[j]!r} no more than the share a symmetric prior gives "
