@@ -131,25 +131,33 @@ def seed_holding(model, X=None) -> list[SeedHolding]:
     prior = model._seed_prior(fitted)
     if prior is None:
         return []
-    sizes = model._topic_sizes(fitted)
-    if model._term_counts_need_sizes and X is not None and "doc_topic_" in fitted:
-        n_docs = fitted["doc_topic_"].shape[0]
-        X = model._validate_counts(X, reset=False, caller="seed_holding")
-        if X.shape[0] != n_docs:
-            raise ValueError(f"seed_holding needs X, the training counts of this {type(model).__name__} "
-                             f"({n_docs} documents); X has {X.shape[0]}.")
-        sizes = np.asarray(X.sum(axis=1), dtype=np.float64).ravel() @ np.asarray(fitted["doc_topic_"], np.float64)
-    elif model._term_counts_need_sizes and sizes is None:
-        if "doc_topic_" not in fitted:
-            raise ValueError(f"seed_holding cannot size the topics of this {type(model).__name__} model: it has "
-                             "neither topic_tokens_ nor doc_topic_ (a file saved without them).")
-        raise ValueError(f"seed_holding needs X, the training counts ({fitted['doc_topic_'].shape[0]} documents), "
-                         f"for this {type(model).__name__} model (saved without topic_tokens_): the sizes of its "
-                         "topics come from its document-topic proportions and the documents' lengths.")
+    sizes = _topic_sizes(model, fitted, X) if model._term_counts_need_sizes else None
     labels = getattr(model, "topic_labels_", None)
     if labels is None:
         labels = [f"topic_{k}" for k in range(prior.shape[0])]
     return _holdings(lambda cols: model._term_counts(fitted, cols, sizes), prior, labels)
+
+
+def _topic_sizes(model, fitted, X):
+    """Each topic's expected training tokens for a model whose topics are probabilities (PLSA): from ``X``, its
+    training counts, when given (checked), else the fit's ``topic_tokens_``; a ValueError when neither serves."""
+    name = type(model).__name__
+    if X is not None and "doc_topic_" in fitted:
+        n_docs = fitted["doc_topic_"].shape[0]
+        X = model._validate_counts(X, reset=False, caller="seed_holding")
+        if X.shape[0] != n_docs:
+            raise ValueError(f"seed_holding needs X, the training counts of this {name} ({n_docs} documents); X has "
+                             f"{X.shape[0]}.")
+        return np.asarray(X.sum(axis=1), dtype=np.float64).ravel() @ np.asarray(fitted["doc_topic_"], np.float64)
+    sizes = model._topic_sizes(fitted)
+    if sizes is not None:
+        return sizes
+    if "doc_topic_" not in fitted:
+        raise ValueError(f"seed_holding cannot size the topics of this {name} model: it has neither topic_tokens_ "
+                         "nor doc_topic_ (a file saved without them).")
+    raise ValueError(f"seed_holding needs X, the training counts ({fitted['doc_topic_'].shape[0]} documents), for "
+                     f"this {name} model (saved without topic_tokens_): the sizes of its topics come from its "
+                     "document-topic proportions and the documents' lengths.")
 
 
 def _fitted_state(model) -> dict:
