@@ -328,6 +328,28 @@ def test_plsa_sweep_float32():
     np.testing.assert_allclose(ll.sum(), ll_ref, rtol=1e-6)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_plsa_sweep_entries_of_probability_zero_add_nothing(dtype):
+    """An entry the model gives probability 0 (theta_d . phi_w = 0: an excluded term, a MAP estimate that zeroed
+    it) adds nothing to the expected counts; in float32 it had overflowed the accumulator into NaN."""
+    X, _, rng = _problem(16, D=12, V=17)
+    K = 4
+    theta = rng.dirichlet(np.ones(K), X.shape[0])
+    phi = rng.dirichlet(np.ones(X.shape[1]), K)
+    theta[0] = [1.0, 0.0, 0.0, 0.0]  # document 0 uses topic 0 only ...
+    phi[0, :5] = 0.0  # ... which never uses terms 0-4
+    phi[0] /= phi[0].sum()
+    X[0, :5] = rng.integers(1, 4, 5)  # so these five entries have probability 0
+    n_dk, n_wk, ll, _ = _sweeps(X, theta.astype(dtype), phi.astype(dtype), 1.0, 4, 2, dtype)
+    kept = X.copy()
+    kept[0, :5] = 0.0
+    n_dk_ref, n_kw_ref, _ = ref.plsa_em_step(kept, theta, phi)
+    assert np.all(np.isfinite(n_dk)) and np.all(np.isfinite(n_wk))
+    tol = dict(rtol=1e-12, atol=1e-14) if dtype == np.float64 else dict(rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(n_dk, n_dk_ref, **tol)
+    np.testing.assert_allclose(n_wk.T, n_kw_ref, **tol)
+
+
 @pytest.mark.parametrize("n_parts", [1, 2, 3, 8, 40])
 def test_balanced_bounds(n_parts):
     from topicvb._kernels.plsa import balanced_bounds

@@ -70,3 +70,22 @@ def test_a_constant_matrix_prior_fits_as_its_scalar_bit_for_bit(eta):
     np.testing.assert_array_equal(matrix.components_, scalar.components_)
     np.testing.assert_array_equal(matrix.bound_history_, scalar.bound_history_)
     np.testing.assert_array_equal(matrix.transform(X[:20]), scalar.transform(X[:20]))
+
+
+@pytest.mark.parametrize("random_state", [0, 1, 2])
+def test_float32_fits_as_float64_where_the_map_estimate_zeroes_terms(random_state):
+    """A prior below 1 (eta - 1 < 0) zeroes rare terms in some topics, so some entries get probability 0; float32
+    had turned them into NaN counts and reset every topic to the uniform fallback (random_state=2 here)."""
+    import scipy.sparse as sp
+
+    X = make_lda_corpus(150, 60, 4, random_state=0).corpus.X.tocsr().astype(float)
+    X = sp.hstack([X, sp.csr_matrix((np.ones(3), ([5, 50, 100], [0, 0, 0])), shape=(150, 1))]).tocsr()  # a rare term
+    fits = {}
+    for dtype in ("float64", "float32"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fits[dtype] = PLSA(5, topic_word_prior=0.2, max_iter=20, random_state=random_state, dtype=dtype,
+                               moves=False).fit(X)
+    phi = fits["float32"].components_
+    assert np.all(np.isfinite(phi)) and not np.any(np.all(np.isclose(phi, phi[:, :1]), axis=1))  # no flat topic
+    assert fits["float32"].score(X) == pytest.approx(fits["float64"].score(X), rel=0.05)

@@ -53,6 +53,12 @@ def balanced_bounds(ptr, n_parts):
 
 @njit(cache=True, nogil=True, inline="always")
 def _ratio(c, s):
+    # s == 0: the model gives the entry probability 0 (every theta_k phi_kw is 0: an excluded term, or a MAP
+    # estimate with a prior below 1 that zeroed it), so it adds nothing to any topic; a huge ratio would add
+    # huge / 0 * x terms that the final own_b factor only cancels in float64 (in float32 they overflow to inf,
+    # and inf * 0 is NaN)
+    if s <= 0:
+        return c * 0.0
     if s < 1e-300:
         s = 1e-300
     return c / s
@@ -76,7 +82,7 @@ def sweep(ptr, idx, vals, own, other, own_b, other_b, tempered, want_loglik, blo
     terms (the CSC arrays of the same matrix, ``own`` = phi_t, ``other`` = theta) give
     n_wk for the phi update. ``own_b``/``other_b`` are the arrays raised to the tempering exponent
     (the arrays themselves, and ``tempered`` False, for plain EM). Scalars s below 1e-300 count as
-    1e-300. acc (n_rows, K; the dtype of ``own``) and loglik (float64, (n_rows,)) are overwritten.
+    1e-300 in the logarithm; an entry with s = 0 adds nothing to acc (its ratio is 0). acc (n_rows, K; the dtype of ``own``) and loglik (float64, (n_rows,)) are overwritten.
 
     Cache blocking: ``other`` is visited in blocks of ``block_rows`` rows (sized to half a core's L2
     cache by the caller), each block by every row of the part before the next block, so the gathered
