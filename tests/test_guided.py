@@ -643,3 +643,27 @@ def test_a_seeded_topic_that_loses_its_seed_words_warns(cls):
         warnings.simplefilter("error", SeedLostWarning)
         model = getattr(topicvb, cls)(2, topic_word_prior=informative[::-1], random_state=0).fit(X)
     assert seed_holding(model, X) == []
+
+
+@pytest.mark.parametrize("fit", ["fit", "partial_fit"])
+def test_online_topics_stay_above_a_strong_seed_prior(fit):
+    """OnlineLDA's lam starts with the seed words' extra pseudo-counts, and each step blends it with eta + scaled
+    counts, so components_ - eta stays the expected counts: a seed weight of ~100,000 above a start of ~1 had left
+    them far below zero, and seed_holding called a seeded topic that holds its word lost."""
+    import warnings
+
+    from topicvb import OnlineLDA
+    from topicvb.datasets import make_lda_corpus
+    from topicvb.exceptions import SeedLostWarning
+    from topicvb.guided import seed_holding
+
+    corpus = make_lda_corpus(150, 60, 4, random_state=0).corpus
+    X, vocab = corpus.X.tocsr(), list(corpus.vocabulary)
+    prior = seed_topic_prior(vocab, {"a": ["w0033"]}, 5, seed_confidence=0.99999)
+    model = OnlineLDA(5, topic_word_prior=prior, random_state=0, total_samples=150)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SeedLostWarning)
+        model.fit(X) if fit == "fit" else model.partial_fit(X)
+    assert np.all(model.components_ >= model.topic_word_prior_)
+    (held,) = seed_holding(model)
+    assert not held.lost and held.share > 0.8

@@ -18,7 +18,7 @@ from .._validation import MAX_INT, writable
 from .._constraints import InstanceOf, Interval, StrOptions, validate_params
 from ..models import BatchLDA, OnlineLDA
 from ..models._priors import learn_flags
-from ..models._start import initial_topics, prior_informed_start
+from ..models._start import initial_topics, prior_excess, prior_informed_start
 from ..models._vb import expectations, is_matrix
 from ..models._vb_fit import batch_loop, online_loop
 from ._batch import DaskCorpusMap
@@ -106,6 +106,8 @@ def _fit_online(model, client, parts, *, random_streams, kernel_threads, retries
     alpha, eta = model._resolve_priors(parts.n_terms)
     lam = np.array(_guided_start(_initial_topics(model, client, parts, rng, init_sample_size, total), eta),
                    order="C")
+    if is_matrix(eta):
+        lam += prior_excess(eta)  # (as OnlineLDA's start: the seed words' extra pseudo-counts)
     mapper = DaskMiniBatchMap(model, client, parts, rng, total, random_streams=random_streams,
                               kernel_threads=kernel_threads, retries=retries, max_repairs=max_repairs, hook=hook)
     n_workers = max(1, len(client.nthreads()))

@@ -198,6 +198,18 @@ def _favoured_profiles(excess, X):
     return 0.5 * favour + 0.5 * prof
 
 
+def prior_excess(eta) -> np.ndarray:
+    """A matrix topic-word prior's weight above each row's base (its smallest positive weight), 0 at excluded
+    entries: the seed words' extra pseudo-counts of a guided prior, (K, V) float64; all 0 for a constant matrix."""
+    eta = np.asarray(eta, dtype=np.float64)
+    excess = np.zeros_like(eta)
+    for k in range(eta.shape[0]):
+        row = eta[k]
+        lo = row[row > 0].min()
+        excess[k] = np.where(row > 0, row - lo, 0.0)
+    return excess
+
+
 def prior_informed_start(lam, eta, X=None, weight: float = 0.9):
     """Starting topics that respect a matrix topic-word prior (guided topics, issue #21).
 
@@ -217,11 +229,7 @@ def prior_informed_start(lam, eta, X=None, weight: float = 0.9):
         return lam
     eta = np.asarray(eta, dtype=np.float64)
     lam = np.array(lam, dtype=np.float64)
-    excess = np.zeros_like(eta)
-    for k in range(eta.shape[0]):
-        row = eta[k]
-        lo = row[row > 0].min()
-        excess[k] = np.where(row > 0, row - lo, 0.0)
+    excess = prior_excess(eta)
     seeded = np.flatnonzero(excess.sum(axis=1) > 0)
     if seeded.size:
         profiles = _favoured_profiles(excess[seeded], X)

@@ -22,7 +22,7 @@ from .._config import threads
 from ._base import CHECKPOINT_CONSTRAINTS, DEAD_SHARE, TopicModelBase
 from ._checkpoint import interruptible, restore_rng
 from ._moves import RESEEDS_PER_PASS, Cells, vb_proposal
-from ._start import initial_topics, prior_informed_start
+from ._start import initial_topics, prior_excess, prior_informed_start
 from ._priors import learn_flags
 from ._vb import is_matrix
 from ._vb_fit import MiniBatchMap, VBLDAMixin, online_loop, online_pass
@@ -172,8 +172,11 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
         """The fitted attributes before the first mini-batch; seeded topics are scaled to ``total``."""
         alpha, eta = self._resolve_priors()
         lam = initial_topics(self.init, X, self.n_components, rng, self._float, scale=total / X.shape[0])
-        if is_matrix(eta):  # guided topics start on the terms their prior favours (excluded terms at 0)
-            lam = np.ascontiguousarray(prior_informed_start(lam, eta, X), dtype=self._float)
+        if is_matrix(eta):  # guided topics start on the terms their prior favours (excluded terms at 0), plus the
+            # seed words' extra pseudo-counts: every step blends lam with eta + scaled counts, so components_ less
+            # the prior stays the expected counts as with a float prior (seed_holding reads them; a seed weight
+            # of ~1,000 above a start of ~1 had left them short by prod(1 - rho_t) * eta)
+            lam = np.ascontiguousarray(prior_informed_start(lam, eta, X) + prior_excess(eta), dtype=self._float)
         return {"components_": lam, "doc_topic_prior_": alpha, "topic_word_prior_": eta, "n_batch_iter_": 0,
                 "n_docs_seen_": 0, "n_iter_": 0, "bound_history_": np.zeros(0), "random_state_": rng}
 
