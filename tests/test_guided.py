@@ -229,6 +229,19 @@ def test_seeded_prior_array_protocol_equality_pickle_and_repr():
         SeededPrior(np.ones(3), ["a"])
 
 
+@pytest.mark.parametrize("name", ["PLSA", "BatchLDA", "OnlineLDA", "CollapsedLDA", "StochasticCollapsedLDA"])
+def test_a_prior_for_another_number_of_topics_is_refused_naming_its_shape(name, corpus):
+    import topicvb
+
+    _, _, vec, X = corpus
+    vocab = list(vec.get_feature_names_out())
+    model = getattr(topicvb, name)(5, topic_word_prior=seed_topic_prior(vocab, {"space": ["nasa"]}, 3))
+    with pytest.raises(ValueError, match=rf"topic_word_prior must be .*shape \(n_components, n_features\) with "
+                                         rf"n_components=5, got shape \(3, {len(vocab)}\) \(a prior for 3 topics\)"):
+        model.fit(X)
+    assert not hasattr(model, "components_")
+
+
 def test_clone_and_grid_search_keep_the_seeded_prior(corpus):
     _, _, vec, X = corpus
     prior = seed_topic_prior(vec.vocab_, SEEDS, 5)

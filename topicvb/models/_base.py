@@ -183,8 +183,13 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
     def _topic_labels(self):
         """The topic names a fit sets as ``topic_labels_``: those of the prior (``topic_word_prior``'s
         ``labels``, as a :class:`topicvb.SeededPrior` has), else ``topic_0``, ``topic_1``, ..."""
-        return np.asarray(check_topic_labels(getattr(self.topic_word_prior, "labels", None), self.n_components),
-                          dtype=object)
+        prior = self.topic_word_prior
+        shape = getattr(prior, "shape", None)
+        if shape is not None and len(shape) == 2 and shape[0] != self.n_components:  # (before its labels' count)
+            raise ValueError(f"topic_word_prior must be a positive number or an array of shape (n_components, "
+                             f"n_features) with n_components={self.n_components}, got shape {tuple(shape)} (a prior "
+                             f"for {shape[0]} topics).")
+        return np.asarray(check_topic_labels(getattr(prior, "labels", None), self.n_components), dtype=object)
 
     # ------------------------------------------------------------------ fit / transform
     def fit(self, X, y=None, *, resume=False):
