@@ -680,3 +680,26 @@ def test_online_topics_stay_above_a_strong_seed_prior(fit):
     assert np.all(model.components_ >= model.topic_word_prior_)
     (held,) = seed_holding(model)
     assert not held.lost and held.share > 0.8
+
+
+def test_hdp_refuses_seeds_clearly(corpus, cli_fit, capsys, tmp_path):
+    """HDP chooses its number of topics, so it takes no matrix prior: the estimator, make_topic_pipeline and the
+    command line say so (the CLI before it reads the corpus)."""
+    from topicvb import HDP
+
+    _, _, vec, X = corpus
+    prior = seed_topic_prior(list(vec.get_feature_names_out()), {"space": ["nasa"]}, 5)
+    for value in (prior, np.asarray(prior)):
+        with pytest.raises(TypeError, match=r"HDP's topic_word_prior must be a number or None: guided topics .*need "
+                                            r"a fixed number of topics"):
+            HDP(topic_word_prior=value).fit(X)
+    with pytest.raises(ValueError, match=r"make_topic_pipeline: seed_topics need a model with a fixed number of "
+                                         r"topics \(n_components\); HDP chooses its own"):
+        make_topic_pipeline(Vectorizer(), HDP(), seed_topics={"space": ["nasa"]})
+    out = tmp_path / "m.npz"
+    assert main(["fit", str(tmp_path / "absent.csv"), "-k", "5", "--model", "hdp", "--seed-topics", str(cli_fit / "seeds.json"),
+                 "-o", str(out)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["topicvb: error: --seed-topics needs a model with a fixed number of topics; --model hdp (HDP) "
+                   "chooses its own. Use --model collapsed (or batch, online, scvb0, plsa)."]
+    assert not out.exists()

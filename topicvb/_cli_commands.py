@@ -165,6 +165,12 @@ def cmd_fit(args):
     progress = _progress(args)
     seeds = None
     if getattr(args, "seed_topics", None) is not None:  # checked before the corpus is read
+        from topicvb.models._registry import ENTRIES
+
+        cls = next(e.cls for e in ENTRIES if e.cli_name == args.model)
+        if "n_components" not in cls().get_params(deep=False):
+            raise ValueError(f"--seed-topics needs a model with a fixed number of topics; --model {args.model} "
+                             f"({cls.__name__}) chooses its own. Use --model collapsed (or batch, online, scvb0, plsa).")
         seeds = read_seed_topics(args.seed_topics, args)
         if len(seeds) > args.k:
             raise ValueError(f"--seed-topics {args.seed_topics} names {len(seeds)} topics, more than --k {args.k}; "

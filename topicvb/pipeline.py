@@ -288,6 +288,10 @@ def make_topic_pipeline(vectorizer=None, model=None, *, seed_topics=None,
     if seed_topics is not None:
         from .guided import check_seed_confidence, word_lists
 
+        if "n_components" not in model.get_params(deep=False):
+            raise ValueError(f"make_topic_pipeline: seed_topics need a model with a fixed number of topics "
+                             f"(n_components); {type(model).__name__} chooses its own. Use CollapsedLDA, BatchLDA, ... "
+                             "for guided topics.")
         pairs = word_lists(seed_topics, "seed_topics")
         if isinstance(model.n_components, int) and len(pairs) > model.n_components:
             raise ValueError(f"seed_topics has {len(pairs)} labels but the model has only n_components="

@@ -243,6 +243,14 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
             table.pop(name, None)
         return table
 
+    def _check_params(self):
+        """As the base class, and a clear refusal of a matrix topic_word_prior (guided topics)."""
+        if np.ndim(self.topic_word_prior) == 2 or hasattr(self.topic_word_prior, "labels"):
+            raise TypeError("HDP's topic_word_prior must be a number or None: guided topics (a matrix prior such as "
+                            "a topicvb.SeededPrior) need a fixed number of topics, which HDP chooses itself; seed "
+                            "topics of an estimator with n_components (CollapsedLDA, BatchLDA, ...) instead.")
+        super()._check_params()
+
     def _check_param_relations(self):
         """No relation between the parameters to check (the base class checks doc_topic_prior's length)."""
 
