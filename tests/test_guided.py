@@ -190,6 +190,7 @@ def test_a_seed_word_every_other_topic_excludes_keeps_a_raised_weight():
     (dict(exclude={"space": ["nasa"]}), ValueError, r"exclude\['space'\] holds 'nasa', which seeds that topic"),
     (dict(exclude={"space": ["the"], "topic_1": ["the"], "topic_2": ["the"]}), ValueError,
      r"exclude removes 'the' from every topic"),
+    (dict(exclude={"topic_2": VOCAB}), ValueError, r"exclude removes every word from the topic 'topic_2'"),
     (dict(exclude=["the"]), TypeError, r"exclude must be a dict"),
 ])
 def test_bad_builder_input_names_the_parameter(kwargs, exc, match):

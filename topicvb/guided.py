@@ -341,8 +341,8 @@ topics then hold all of the word, and the weight keeps it a seed word),
         An empty vocabulary, ``seed_topics`` or word list; more labels than ``n_components``;
         a label twice or one equal to a free topic's name; a topic none of whose seed words is in
         the vocabulary; ``seed_confidence`` outside (0, 1) or not above the symmetric share;
-        ``base_prior`` not positive; an ``exclude`` label that names no topic, or a word excluded
-        from every topic or from a topic it seeds.
+        ``base_prior`` not positive; an ``exclude`` label that names no topic, a word excluded
+        from every topic or from a topic it seeds, or a topic left without words.
 
     Examples
     --------
@@ -437,6 +437,10 @@ def _exclude(matrix, exclude, labels, index, tokenizer, seeded_by, terms):
     dead = np.flatnonzero(~np.any(matrix > 0, axis=0))
     if dead.size:
         raise ValueError(f"exclude removes {terms[int(dead[0])]!r} from every topic; each word needs some topic.")
+    empty = np.flatnonzero(~np.any(matrix > 0, axis=1))
+    if empty.size:
+        raise ValueError(f"exclude removes every word from the topic {labels[int(empty[0])]!r}; each topic needs "
+                         "some words.")
     return excluded
 
 
