@@ -247,11 +247,18 @@ def fit_distributed(model: BatchLDA | OnlineLDA, shards, client: Client | None =
     finally:
         if cleanup is not None:
             cleanup()
+    return _set_fitted(model, fitted, labels)
+
+
+def _set_fitted(model, fitted, labels):
+    """Give ``model`` a distributed fit's attributes as ``fit`` does: its warnings first (dead topics, lost seed
+    words; a warning turned into an error leaves the model as it was), then the attributes, the topic labels among
+    them, and no ``feature_names_in_`` (partitions have no column names)."""
+    fitted.setdefault("topic_labels_", labels)  # (as every fit sets them)
+    model._warn_fitted(fitted)
     if hasattr(model, "feature_names_in_"):
         delattr(model, "feature_names_in_")
-    fitted.setdefault("topic_labels_", labels)  # (as every fit sets them)
-    model._warn_fitted(fitted)  # (dead topics, lost seed words: as fit warns; before the model changes, so that a
-    for name, value in fitted.items():  # warning turned into an error leaves it as it was, as fit does)
+    for name, value in fitted.items():
         setattr(model, name, value)
     return model
 
