@@ -625,9 +625,15 @@ def test_a_seeded_topic_that_loses_its_seed_words_warns(cls):
     assert lost.share < 0.45 and taker.share > 0.9
     flags = topicvb.summary(model, X, vocab).junk  # the topic table says so too
     assert flags[taker.topic] == [] and flags[lost.topic] == [f"lost seed words (to {taker.label!r})"]
+
     def same(a, b):
-        return [(h.topic, h.terms, h.taken_by, h.lost) for h in a] == [(h.topic, h.terms, h.taken_by, h.lost) for h in b] \
-            and np.allclose([(h.share, h.prior_share, h.tokens) for h in a], [(h.share, h.prior_share, h.tokens) for h in b])
+        def exact(held):
+            return [(h.topic, h.terms, h.taken_by, h.lost) for h in held]
+
+        def shares(held):
+            return [(h.share, h.prior_share, h.tokens) for h in held]
+
+        return exact(a) == exact(b) and np.allclose(shares(a), shares(b))
 
     assert same(seed_holding(model), held)  # (PLSA: from the topic sizes its fit keeps, topic_tokens_)
     if cls == "PLSA":
@@ -698,8 +704,8 @@ def test_hdp_refuses_seeds_clearly(corpus, cli_fit, capsys, tmp_path):
                                          r"topics \(n_components\); HDP chooses its own"):
         make_topic_pipeline(Vectorizer(), HDP(), seed_topics={"space": ["nasa"]})
     out = tmp_path / "m.npz"
-    assert main(["fit", str(tmp_path / "absent.csv"), "-k", "5", "--model", "hdp", "--seed-topics", str(cli_fit / "seeds.json"),
-                 "-o", str(out)]) == 1
+    assert main(["fit", str(tmp_path / "absent.csv"), "-k", "5", "--model", "hdp", "--seed-topics",
+                 str(cli_fit / "seeds.json"), "-o", str(out)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["topicvb: error: --seed-topics needs a model with a fixed number of topics; --model hdp (HDP) "
                    "chooses its own. Use --model collapsed (or batch, online, scvb0, plsa)."]

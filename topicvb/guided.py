@@ -286,8 +286,8 @@ def seed_topic_prior(vocabulary, seed_topics, n_components: int, *,
 
     The matrix, for a base prior ``b`` (every entry's weight unless set below) and
     ``c = seed_confidence``: for each seed word ``w``, with ``S_w`` the ``s`` topics it seeds and
-    ``o`` the number of other topics that do not exclude it (``n_components - s`` when they all do: the seed
-topics then hold all of the word, and the weight keeps it a seed word),
+    ``o`` the number of other topics that do not exclude it (``n_components - s`` when they all do: the
+    seed topics then hold all of the word, and the weight keeps it a seed word),
 
         eta[k, w] = b * c * o / (s * (1 - c))    for k in S_w,
 

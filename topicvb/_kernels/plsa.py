@@ -82,7 +82,8 @@ def sweep(ptr, idx, vals, own, other, own_b, other_b, tempered, want_loglik, blo
     terms (the CSC arrays of the same matrix, ``own`` = phi_t, ``other`` = theta) give
     n_wk for the phi update. ``own_b``/``other_b`` are the arrays raised to the tempering exponent
     (the arrays themselves, and ``tempered`` False, for plain EM). Scalars s below 1e-300 count as
-    1e-300 in the logarithm; an entry with s = 0 adds nothing to acc (its ratio is 0). acc (n_rows, K; the dtype of ``own``) and loglik (float64, (n_rows,)) are overwritten.
+    1e-300 (in the logarithm too); an entry with s = 0 adds nothing to acc (its ratio is 0). acc
+    (n_rows, K; the dtype of ``own``) and loglik (float64, (n_rows,)) are overwritten.
 
     Cache blocking: ``other`` is visited in blocks of ``block_rows`` rows (sized to half a core's L2
     cache by the caller), each block by every row of the part before the next block, so the gathered
