@@ -362,18 +362,10 @@ def seed_topic_prior(vocabulary, seed_topics, n_components: int, *,
     seeds = word_lists(seed_topics, "seed_topics")
     check_int(n_components, "n_components", min_val=1)
     K, V = int(n_components), len(terms)
-    if len(seeds) > K:
-        raise ValueError(f"seed_topics has {len(seeds)} labels but the model has only n_components={K} topics; use "
-                         f"at least {len(seeds)} topics or fewer labels.")
+    labels = _topic_names(seeds, K)
     c = check_seed_confidence(seed_confidence)
     base = check_positive_prior(base_prior, "base_prior")
     base = 1.0 / K if base is None else float(base)
-    labels = [label for label, _ in seeds] + [f"topic_{k}" for k in range(len(seeds), K)]
-    taken = {label for label, _ in seeds}
-    clash = next((f"topic_{k}" for k in range(len(seeds), K) if f"topic_{k}" in taken), None)
-    if clash is not None:
-        raise ValueError(f"seed_topics label {clash!r} is the name of a free topic (the unseeded topics are named "
-                         f"topic_{len(seeds)} to topic_{K - 1}); choose another label.")
     index = {t: j for j, t in enumerate(terms)}
 
     found, missing, seeded_by = _found_seeds(seeds, index, tokenizer)
@@ -382,6 +374,20 @@ def seed_topic_prior(vocabulary, seed_topics, n_components: int, *,
     _set_seed_weights(matrix, seeded_by, base, c, terms)
     return SeededPrior(matrix, labels, seed_topics=found, seed_confidence=c, base_prior=base, missing=missing,
                        exclude=excluded or None)
+
+
+def _topic_names(seeds, K: int) -> list[str]:
+    """The names of :func:`seed_topic_prior`'s K topics: the seed labels, then ``topic_k`` for the free topics;
+    a ValueError for more labels than topics or a label that is a free topic's name."""
+    if len(seeds) > K:
+        raise ValueError(f"seed_topics has {len(seeds)} labels but the model has only n_components={K} topics; use "
+                         f"at least {len(seeds)} topics or fewer labels.")
+    taken = {label for label, _ in seeds}
+    clash = next((f"topic_{k}" for k in range(len(seeds), K) if f"topic_{k}" in taken), None)
+    if clash is not None:
+        raise ValueError(f"seed_topics label {clash!r} is the name of a free topic (the unseeded topics are named "
+                         f"topic_{len(seeds)} to topic_{K - 1}); choose another label.")
+    return [label for label, _ in seeds] + [f"topic_{k}" for k in range(len(seeds), K)]
 
 
 def _found_seeds(seeds, index, tokenizer):
