@@ -710,3 +710,51 @@ def test_hdp_refuses_seeds_clearly(corpus, cli_fit, capsys, tmp_path):
     assert err == ["topicvb: error: --seed-topics needs a model with a fixed number of topics; --model hdp (HDP) "
                    "chooses its own. Use --model collapsed (or batch, online, scvb0, plsa)."]
     assert not out.exists()
+
+
+# ----------------------------------------------------------------------------- seed words the corpus never uses
+@pytest.mark.filterwarnings("ignore::topicvb.exceptions.SeedLostWarning")
+@pytest.mark.parametrize("cls", ["BatchLDA", "OnlineLDA", "CollapsedLDA", "StochasticCollapsedLDA", "PLSA"])
+def test_seed_words_the_training_documents_never_use_are_named(cls):
+    # a seed word of the vocabulary that no training document uses cannot guide its topic (its prior
+    # pseudo-counts alone may still rank it among the topic's top words): the fit names it and its topic
+    import topicvb
+    from topicvb.exceptions import SeedUnseenWarning
+
+    X, vocab = two_theme_counts()
+    X = sp.hstack([X, sp.csr_matrix((X.shape[0], 2))], format="csr")  # two terms no document uses
+    vocab = vocab + ["never", "nowhere"]
+    prior = seed_topic_prior(vocab, {"x": ["a0", "never"], "y": ["b0"], "z": ["nowhere"]}, 3)
+    assert prior.seed_columns == {"x": [0, 20], "y": [10], "z": [21]}
+    with pytest.warns(SeedUnseenWarning, match=rf"^{cls}: 2 seed words never occur in the training documents "
+                                               r"\('x': 'never'; 'z': 'nowhere'\): such a word cannot guide its topic"):
+        getattr(topicvb, cls)(3, topic_word_prior=prior, random_state=0).fit(X)
+    # without the seed words' names (a plain matrix prior), the columns
+    with pytest.warns(SeedUnseenWarning, match=r"1 seed word never occurs .*\('topic_0': column 21\): such"):
+        matrix = np.asarray(prior)[::-1].copy()
+        matrix[:2, 20] = matrix[2, 20] = 1.0 / 3
+        getattr(topicvb, cls)(3, topic_word_prior=matrix, random_state=0).fit(X)
+    # every seed word used: no such warning
+    prior = seed_topic_prior(vocab, {"x": ["a0"], "y": ["b0"]}, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SeedUnseenWarning)
+        getattr(topicvb, cls)(3, topic_word_prior=prior, random_state=0).fit(X)
+
+
+def test_seed_columns_are_checked_and_saved(corpus, tmp_path):
+    _, _, vec, X = corpus
+    prior = seed_topic_prior(vec.vocab_, SEEDS, 4)
+    assert prior.seed_columns == {label: [vec.vocab_[w] for w in words] for label, words in prior.seed_topics.items()}
+    model = BatchLDA(4, topic_word_prior=prior, max_iter=5, random_state=0).fit(X)
+    path = persistence.save(model, tmp_path / "m.npz")
+    assert persistence.load(path).topic_word_prior.seed_columns == prior.seed_columns
+    arrays, meta = _file(path)
+    del meta["params"]["topic_word_prior"]["seed_columns"]  # a file of before seed_columns
+    assert persistence.load(_write(tmp_path / "old.npz", arrays, meta)).topic_word_prior.seed_columns == {}
+    meta["params"]["topic_word_prior"]["seed_columns"] = {"space": [0, 10 ** 6]}
+    with pytest.raises(ValueError, match=r"not a valid SeededPrior \(SeededPrior: seed_columns\['space'\] must hold "
+                                         r"column indices in \[0, \d+\)"):
+        persistence.load(_write(tmp_path / "bad.npz", arrays, meta))
+    with pytest.raises(ValueError, match=r"seed_columns\['space'\] must list one column per seed word of that label "
+                                         r"in seed_topics \(2\), got \[0\]"):
+        SeededPrior(prior.matrix, prior.labels, seed_topics=prior.seed_topics, seed_columns={"space": [0]})

@@ -188,3 +188,44 @@ def _lost_seeds_message(owner: str, lost: list[SeedHolding], labels) -> str:
     return (f"{owner}: seeded topic{'s' if many else ''} {', '.join(parts)} lost {'their' if many else 'its'} seed "
             f"words to other topics, so {verdict}. More topics (n_components), more distinctive seed words or a "
             "higher seed_confidence may serve better (topicvb.guided.seed_holding gives every seeded topic's share).")
+
+
+def _unseen_seeds(prior, X) -> list[tuple[int, np.ndarray]]:
+    """(row, columns) of each seeded row of the (K, V) ``prior`` (:func:`_favoured_terms`) whose seed terms
+    include some that never occur in the training counts ``X`` (a zero column sum); in row order."""
+    prior = np.asarray(prior)
+    totals = np.asarray(X.sum(axis=0), dtype=np.float64).ravel()
+    out = []
+    for k in range(prior.shape[0]):
+        cols = _favoured_terms(prior[k])
+        unseen = cols[totals[cols] <= 0]
+        if unseen.size:
+            out.append((k, unseen))
+    return out
+
+
+def _term_names(param, n_terms: int, feature_names=None) -> dict:
+    """column -> a name for messages: the seed words of a SeededPrior parameter (its ``seed_columns``), else
+    the model's ``feature_names_in_``; columns neither names are left out (shown as ``column j``)."""
+    names = {}
+    if feature_names is not None and len(feature_names) == n_terms:
+        names.update((j, str(t)) for j, t in enumerate(feature_names))
+    columns, words = getattr(param, "seed_columns", None) or {}, getattr(param, "seed_topics", None) or {}
+    for label, cols in columns.items():
+        names.update(zip(cols, words.get(label, [])))
+    return names
+
+
+def _unseen_seeds_message(owner: str, unseen, labels, names: dict) -> str:
+    """The :class:`topicvb.exceptions.SeedUnseenWarning` of a fit whose seed words include ``unseen`` ones."""
+    parts = []
+    for k, cols in unseen[:10]:
+        shown = ", ".join(repr(names[j]) if j in names else f"column {j}" for j in cols[:10])
+        parts.append(f"{str(labels[k])!r}: {shown}{', ...' if cols.size > 10 else ''}")
+    if len(unseen) > 10:
+        parts.append(f"and {len(unseen) - 10} more topics")
+    n = sum(cols.size for _, cols in unseen)
+    return (f"{owner}: {n} seed word{'s' if n > 1 else ''} never occur{'' if n > 1 else 's'} in the training documents "
+            f"({'; '.join(parts)}): such a word cannot guide its topic, and its prior pseudo-counts alone may still "
+            "rank it among the topic's top words. Check the spelling against the corpus (as its vectorizer writes "
+            "terms: lower case, stemmed if it stems) or seed with words it uses.")

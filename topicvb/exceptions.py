@@ -18,3 +18,13 @@ class SeedLostWarning(UserWarning):
     (``n_components``: with too few, the fit merges similar themes), more distinctive seed words or a higher
     ``seed_confidence`` may serve better; :func:`topicvb.guided.seed_holding` gives every seeded topic's share.
     """
+
+
+class SeedUnseenWarning(UserWarning):
+    """A guided fit's seed words include some that never occur in the training documents.
+
+    Such a word cannot pull any document's words into its topic; its prior pseudo-counts alone may still
+    rank it among the topic's top words, which would make the topic look guided when it is not. Check the
+    word's spelling against the corpus (a stemming tokenizer makes "rockets" "rocket"), or seed with
+    words that the corpus uses.
+    """

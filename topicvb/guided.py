@@ -29,6 +29,10 @@ base prior and one seed topic per word, ``eta[k, w]`` is about ``seed_confidence
 seed_confidence)`` (0.9: about 9 occurrences; 0.99: about 99), so for a seed word seen thousands of
 times it is the data, and the start the prior gives the fit, that decide where the word ends up.
 
+After a fit the estimators check the seeds: a seeded topic whose seed words the data took to other topics
+(:class:`topicvb.exceptions.SeedLostWarning`, see :func:`seed_holding`), and seed words that no training
+document uses, which cannot guide anything (:class:`topicvb.exceptions.SeedUnseenWarning`).
+
 Example
 -------
 >>> from topicvb.guided import seed_topic_prior
@@ -84,19 +88,24 @@ class SeededPrior:
         Seed words that are not in the vocabulary, by label (only labels with some).
     exclude : dict of str to list of str, default=None
         The words excluded (weight 0) from each topic, by label, as found in the vocabulary.
+    seed_columns : dict of str to list of int, default=None
+        The matrix columns of ``seed_topics``' words, by label, in the same order (set by
+        :func:`seed_topic_prior`); the fit uses them to name seed words that the training documents never use
+        (:class:`topicvb.exceptions.SeedUnseenWarning`).
 
     Attributes
     ----------
     matrix : ndarray of shape (n_components, n_terms), float64
     labels : list of str
     seed_topics, missing, exclude : dict of str to list of str
+    seed_columns : dict of str to list of int
     seed_confidence, base_prior : float or None
     shape : tuple
         ``matrix.shape``.
     """
 
     def __init__(self, matrix, labels, *, seed_topics=None, seed_confidence=None, base_prior=None, missing=None,
-                 exclude=None):
+                 exclude=None, seed_columns=None):
         from ._validation import check_topic_labels
 
         arr = np.array(matrix, dtype=np.float64)  # a copy: the prior does not change under its user
@@ -112,6 +121,7 @@ class SeededPrior:
         self.base_prior = None if base_prior is None else float(base_prior)
         self.missing = {k: list(v) for k, v in (missing or {}).items()}
         self.exclude = {k: list(v) for k, v in (exclude or {}).items()}
+        self.seed_columns = _check_seed_columns(seed_columns, self.seed_topics, arr.shape[1])
 
     @property
     def shape(self) -> tuple:
@@ -169,6 +179,21 @@ class SeededPrior:
                     line += "  (excluded: " + " ".join(self.exclude[label]) + ")"
                 lines.append(line)
         return "\n".join(lines)
+
+
+def _check_seed_columns(seed_columns, seed_topics, n_terms) -> dict:
+    """SeededPrior's ``seed_columns``: label -> column indices, one per word of ``seed_topics[label]``."""
+    out = {}
+    for label, cols in (seed_columns or {}).items():
+        words = seed_topics.get(label)
+        if words is None or not isinstance(cols, (list, tuple)) or len(cols) != len(words):
+            raise ValueError(f"SeededPrior: seed_columns[{label!r}] must list one column per seed word of that "
+                             f"label in seed_topics ({0 if words is None else len(words)}), got {cols!r}.")
+        if not all(isinstance(c, (int, np.integer)) and not isinstance(c, bool) and 0 <= c < n_terms for c in cols):
+            raise ValueError(f"SeededPrior: seed_columns[{label!r}] must hold column indices in [0, {n_terms}), "
+                             f"got {cols!r}.")
+        out[label] = [int(c) for c in cols]
+    return out
 
 
 # ---------------------------------------------------------------------------- checks of the builder's inputs
@@ -373,7 +398,8 @@ def seed_topic_prior(vocabulary, seed_topics, n_components: int, *,
     excluded = {} if exclude is None else _exclude(matrix, exclude, labels, index, tokenizer, seeded_by, terms)
     _set_seed_weights(matrix, seeded_by, base, c, terms)
     return SeededPrior(matrix, labels, seed_topics=found, seed_confidence=c, base_prior=base, missing=missing,
-                       exclude=excluded or None)
+                       exclude=excluded or None,
+                       seed_columns={label: [index[t] for t in words] for label, words in found.items()})
 
 
 def _topic_names(seeds, K: int) -> list[str]:

@@ -267,6 +267,7 @@ def _guided_prior(n_terms):
     return eta
 
 
+@pytest.mark.filterwarnings("ignore::topicvb.exceptions.SeedUnseenWarning")  # (a seeded term the corpus lacks)
 def test_matrix_prior_global_streams_equal_single_machine_fit(client, corpus):
     X, parts, paths = corpus
     eta = _guided_prior(X.shape[1])

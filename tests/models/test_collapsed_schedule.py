@@ -90,6 +90,7 @@ def _guided_prior():
     return prior
 
 
+@pytest.mark.filterwarnings("ignore::topicvb.exceptions.SeedUnseenWarning")  # (random X lacks seeded terms)
 @pytest.mark.parametrize("params", [dict(), dict(variant="cvb"), dict(topic_update="per_sweep"),
                                     dict(learn_priors="doc_topic"), dict(dtype="float32"),
                                     dict(dtype="float32", variant="cvb"), dict(dtype="float32", topic_update="per_sweep"),

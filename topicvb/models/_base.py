@@ -22,7 +22,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._completion import completion_log_likelihoods, split_cells
-from ..exceptions import DeadTopicWarning, SeedLostWarning
+from ..exceptions import DeadTopicWarning, SeedLostWarning, SeedUnseenWarning
 from ._checkpoint import fingerprint, load_checkpoint, rng_state_arrays, save_checkpoint
 from .._validation import (MAX_INT, as_csr, check_count_range, check_int, check_matrix_type, check_n_terms,
                            check_nonnegative_counts, check_not_single_str, check_positive_prior, check_topic_labels,
@@ -251,8 +251,9 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
     def _warn_fitted(self, fitted, X=None):
         """Warn when a fitted state (the attributes a fit sets, by name) has dead topics
         (:class:`DeadTopicWarning`) or seeded topics that lost their seed words (:class:`SeedLostWarning`).
-        ``X``, the training counts, is needed only where the topics' sizes come from it (PLSA); a fit on
-        Dask workers (:func:`topicvb.distributed.fit_distributed`) calls this without it."""
+        ``X``, the training counts, is needed where the topics' sizes come from it (PLSA) and for the check that
+        every seed word occurs in it (:class:`SeedUnseenWarning`); a fit on Dask workers
+        (:func:`topicvb.distributed.fit_distributed`) calls this without it."""
         shares = self._topic_shares(fitted, X)
         K = shares.shape[0]
         dead = np.flatnonzero(shares < DEAD_SHARE / K)
@@ -272,6 +273,20 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
             if lost:
                 warnings.warn(_lost_seeds_message(type(self).__name__, lost, labels), SeedLostWarning,
                               stacklevel=user_stacklevel())
+            if X is not None:
+                self._warn_unseen_seeds(prior, X, labels, fitted)
+
+    def _warn_unseen_seeds(self, prior, X, labels, fitted):
+        """:class:`SeedUnseenWarning` for seed words (the raised terms of the seeded rows of ``prior``) that the
+        training counts ``X`` never use."""
+        from .._seed_holding import _term_names, _unseen_seeds, _unseen_seeds_message
+
+        unseen = _unseen_seeds(prior, X)
+        if unseen:
+            names = _term_names(self.topic_word_prior, prior.shape[1],
+                                fitted.get("feature_names_in_", getattr(self, "feature_names_in_", None)))
+            warnings.warn(_unseen_seeds_message(type(self).__name__, unseen, labels, names), SeedUnseenWarning,
+                          stacklevel=user_stacklevel())
 
     def _topic_sizes(self, fitted):
         """Each topic's expected training tokens where :meth:`_term_counts` needs them (PLSA), else None."""
