@@ -734,6 +734,15 @@ def test_seed_words_the_training_documents_never_use_are_named(cls):
         matrix = np.asarray(prior)[::-1].copy()
         matrix[:2, 20] = matrix[2, 20] = 1.0 / 3
         getattr(topicvb, cls)(3, topic_word_prior=matrix, random_state=0).fit(X)
+    # a word seeding two topics is one word; X's own column names come first
+    prior = seed_topic_prior(vocab, {"x": ["a0", "never"], "y": ["b0", "never"]}, 3)
+    with pytest.warns(SeedUnseenWarning, match=r": 1 seed word never occurs .*\('x': 'never'; 'y': 'never'\)"):
+        getattr(topicvb, cls)(3, topic_word_prior=prior, random_state=0).fit(X)
+    if cls == "BatchLDA":
+        pd = pytest.importorskip("pandas")
+        frame = pd.DataFrame(X.toarray(), columns=[f"col{j}" for j in range(X.shape[1])])
+        with pytest.warns(SeedUnseenWarning, match=r"\('x': 'col20'; 'y': 'col20'\)"):
+            BatchLDA(3, topic_word_prior=prior, random_state=0).fit(frame)
     # every seed word used: no such warning
     prior = seed_topic_prior(vocab, {"x": ["a0"], "y": ["b0"]}, 3)
     with warnings.catch_warnings():
@@ -755,6 +764,32 @@ def test_seed_columns_are_checked_and_saved(corpus, tmp_path):
     with pytest.raises(ValueError, match=r"not a valid SeededPrior \(SeededPrior: seed_columns\['space'\] must hold "
                                          r"column indices in \[0, \d+\)"):
         persistence.load(_write(tmp_path / "bad.npz", arrays, meta))
+    for bad in ({"space": "x"}, {"space": [1, 1]}, {"topic_3": []}):
+        meta["params"]["topic_word_prior"]["seed_columns"] = bad
+        with pytest.raises(ValueError, match=r"not a valid SeededPrior"):
+            persistence.load(_write(tmp_path / "bad.npz", arrays, meta))
+    meta["params"]["topic_word_prior"]["seed_columns"] = []
+    with pytest.raises(ValueError, match=r"topic_word_prior is not a valid SeededPrior \(its seed_columns must map"):
+        persistence.load(_write(tmp_path / "bad.npz", arrays, meta))
+    # the constructor's checks
+    space = prior.seed_columns["space"]
     with pytest.raises(ValueError, match=r"seed_columns\['space'\] must list one column per seed word of that label "
                                          r"in seed_topics \(2\), got \[0\]"):
         SeededPrior(prior.matrix, prior.labels, seed_topics=prior.seed_topics, seed_columns={"space": [0]})
+    with pytest.raises(TypeError, match=r"seed_columns must be a dict of label -> column indices, got list"):
+        SeededPrior(prior.matrix, prior.labels, seed_topics=prior.seed_topics, seed_columns=[("space", space)])
+    with pytest.raises(ValueError, match=r"must be distinct columns that the topic's prior row allows"):
+        SeededPrior(prior.matrix, prior.labels, seed_topics=prior.seed_topics, seed_columns={"space": [space[0]] * 2})
+    matrix = prior.matrix.copy()
+    matrix[0, space[1]] = 0.0
+    with pytest.raises(ValueError, match=r"must be distinct columns that the topic's prior row allows"):
+        SeededPrior(matrix, prior.labels, seed_topics=prior.seed_topics, seed_columns={"space": space})
+    again = SeededPrior(prior.matrix, prior.labels, seed_topics=prior.seed_topics, seed_columns={"space": np.array(space)})
+    assert again.seed_columns == {"space": space}
+    with pytest.raises(ValueError, match=r"got \[0, 0, 0, .*\.\.\.\.$"):  # a long list is cut in the message
+        SeededPrior(prior.matrix, prior.labels, seed_topics=prior.seed_topics, seed_columns={"space": [0] * 5000})
+    # a SeededPrior of before seed_columns (unpickled) still saves
+    old = copy.copy(prior)
+    del old.seed_columns
+    model.set_params(topic_word_prior=old)
+    assert persistence.load(persistence.save(model, tmp_path / "o.npz")).topic_word_prior.seed_columns == {}

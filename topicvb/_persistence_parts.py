@@ -188,7 +188,8 @@ def prior_record(value):
         record = {"array": PRIOR_ARRAY, "type": "SeededPrior", "labels": list(value.labels),
                   "seed_topics": value.seed_topics, "seed_confidence": value.seed_confidence,
                   "base_prior": value.base_prior, "missing": value.missing, "exclude": value.exclude,
-                  "seed_columns": value.seed_columns}
+                  "seed_columns": {label: [int(c) for c in cols]
+                                   for label, cols in (getattr(value, "seed_columns", None) or {}).items()}}
         return record, np.array(value.matrix, dtype=np.float64)
     try:
         arr = np.asarray(value.toarray() if sp.issparse(value) else value, dtype=np.float64)
@@ -236,7 +237,7 @@ def rebuild_prior(record, arrays, n_components, where: str):
                                       or not np.isfinite(value)):
                 raise ValueError(f"its {key} must be a finite number or null, got {_registry._show(value)}")
             numbers_[key] = value
-        columns = record.get("seed_columns") or {}  # (files of before seed_columns have none)
+        columns = record.get("seed_columns", {})  # (files of before seed_columns have none)
         if not isinstance(columns, dict) or not all(isinstance(v, list) for v in columns.values()):
             raise ValueError("its seed_columns must map labels to lists of column indices")
         return SeededPrior(matrix, record.get("labels"), **words, **numbers_, seed_columns=columns)

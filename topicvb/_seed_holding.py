@@ -207,9 +207,9 @@ def _unseen_seeds(prior, X) -> list[tuple[int, np.ndarray]]:
 def _term_names(param, n_terms: int, feature_names=None) -> dict:
     """column -> a name for messages: the seed words of a SeededPrior parameter (its ``seed_columns``), else
     the model's ``feature_names_in_``; columns neither names are left out (shown as ``column j``)."""
+    if feature_names is not None and len(feature_names) == n_terms:  # (the names of X's own columns come first)
+        return {j: str(t) for j, t in enumerate(feature_names)}
     names = {}
-    if feature_names is not None and len(feature_names) == n_terms:
-        names.update((j, str(t)) for j, t in enumerate(feature_names))
     columns, words = getattr(param, "seed_columns", None) or {}, getattr(param, "seed_topics", None) or {}
     for label, cols in columns.items():
         names.update(zip(cols, words.get(label, [])))
@@ -224,8 +224,8 @@ def _unseen_seeds_message(owner: str, unseen, labels, names: dict) -> str:
         parts.append(f"{str(labels[k])!r}: {shown}{', ...' if cols.size > 10 else ''}")
     if len(unseen) > 10:
         parts.append(f"and {len(unseen) - 10} more topics")
-    n = sum(cols.size for _, cols in unseen)
+    n = len({int(j) for _, cols in unseen for j in cols})  # (a word seeding two topics is one word)
     return (f"{owner}: {n} seed word{'s' if n > 1 else ''} never occur{'' if n > 1 else 's'} in the training documents "
             f"({'; '.join(parts)}): such a word cannot guide its topic, and its prior pseudo-counts alone may still "
-            "rank it among the topic's top words. Check the spelling against the corpus (as its vectorizer writes "
-            "terms: lower case, stemmed if it stems) or seed with words it uses.")
+            "rank it among the topic's top words. Seed with words that these documents use (a fixed vocabulary may "
+            "hold terms they do not).")

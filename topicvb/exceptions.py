@@ -24,7 +24,7 @@ class SeedUnseenWarning(UserWarning):
     """A guided fit's seed words include some that never occur in the training documents.
 
     Such a word cannot pull any document's words into its topic; its prior pseudo-counts alone may still
-    rank it among the topic's top words, which would make the topic look guided when it is not. Check the
-    word's spelling against the corpus (a stemming tokenizer makes "rockets" "rocket"), or seed with
-    words that the corpus uses.
+    rank it among the topic's top words, which would make the topic look guided when it is not. It happens
+    with a vocabulary fixed beforehand (a vectorizer's ``vocabulary``, ``topicvb fit --vocab``) that holds terms
+    these documents do not use: seed with words they use.
     """

@@ -31,7 +31,9 @@ times it is the data, and the start the prior gives the fit, that decide where t
 
 After a fit the estimators check the seeds: a seeded topic whose seed words the data took to other topics
 (:class:`topicvb.exceptions.SeedLostWarning`, see :func:`seed_holding`), and seed words that no training
-document uses, which cannot guide anything (:class:`topicvb.exceptions.SeedUnseenWarning`).
+document uses, which cannot guide anything (:class:`topicvb.exceptions.SeedUnseenWarning`; ``fit`` only:
+:func:`topicvb.distributed.fit_distributed` holds no training matrix to look at, and ``partial_fit`` sees one
+mini-batch).
 
 Example
 -------
@@ -121,7 +123,7 @@ class SeededPrior:
         self.base_prior = None if base_prior is None else float(base_prior)
         self.missing = {k: list(v) for k, v in (missing or {}).items()}
         self.exclude = {k: list(v) for k, v in (exclude or {}).items()}
-        self.seed_columns = _check_seed_columns(seed_columns, self.seed_topics, arr.shape[1])
+        self.seed_columns = _check_seed_columns(seed_columns, self.seed_topics, arr, self.labels)
 
     @property
     def shape(self) -> tuple:
@@ -181,19 +183,39 @@ class SeededPrior:
         return "\n".join(lines)
 
 
-def _check_seed_columns(seed_columns, seed_topics, n_terms) -> dict:
-    """SeededPrior's ``seed_columns``: label -> column indices, one per word of ``seed_topics[label]``."""
+def _check_seed_columns(seed_columns, seed_topics, matrix, labels) -> dict:
+    """SeededPrior's ``seed_columns``: label -> distinct column indices, one per word of ``seed_topics[label]``,
+    each a column the label's row of ``matrix`` allows (a positive weight); a TypeError / ValueError naming it."""
+    if seed_columns is None:
+        return {}
+    if not isinstance(seed_columns, Mapping):
+        raise TypeError(f"SeededPrior: seed_columns must be a dict of label -> column indices, got "
+                        f"{type(seed_columns).__name__}.")
     out = {}
-    for label, cols in (seed_columns or {}).items():
+    for label, cols in seed_columns.items():
         words = seed_topics.get(label)
-        if words is None or not isinstance(cols, (list, tuple)) or len(cols) != len(words):
-            raise ValueError(f"SeededPrior: seed_columns[{label!r}] must list one column per seed word of that "
-                             f"label in seed_topics ({0 if words is None else len(words)}), got {cols!r}.")
-        if not all(isinstance(c, (int, np.integer)) and not isinstance(c, bool) and 0 <= c < n_terms for c in cols):
-            raise ValueError(f"SeededPrior: seed_columns[{label!r}] must hold column indices in [0, {n_terms}), "
-                             f"got {cols!r}.")
-        out[label] = [int(c) for c in cols]
+        n = 0 if words is None else len(words)
+        if (words is None or label not in labels or not isinstance(cols, (list, tuple, np.ndarray))
+                or np.ndim(cols) != 1 or len(cols) != n):
+            raise ValueError(f"SeededPrior: seed_columns[{label!r}] must list one column per seed word of that label "
+                             f"in seed_topics ({n}), got {_short(cols)}.")
+        if not all(isinstance(c, (int, np.integer)) and not isinstance(c, (bool, np.bool_)) and 0 <= c < matrix.shape[1]
+                   for c in cols):
+            raise ValueError(f"SeededPrior: seed_columns[{label!r}] must hold column indices in [0, {matrix.shape[1]}), "
+                             f"got {_short(cols)}.")
+        cols = [int(c) for c in cols]
+        row = matrix[labels.index(label)]
+        if len(set(cols)) != len(cols) or not np.all(row[cols] > 0):
+            raise ValueError(f"SeededPrior: seed_columns[{label!r}] must be distinct columns that the topic's prior "
+                             f"row allows (a positive weight), got {_short(cols)}.")
+        out[label] = cols
     return out
+
+
+def _short(value) -> str:
+    """A repr for messages, cut after about 80 characters."""
+    text = repr(list(value) if isinstance(value, np.ndarray) else value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 # ---------------------------------------------------------------------------- checks of the builder's inputs
