@@ -19,18 +19,27 @@ from ._kernels.plsa import log_likelihood
 from ._validation import csr_arrays
 
 
+#: Cells with this many whole tokens or more are split by a normal draw (numpy's binomial takes int64 counts).
+_BINOMIAL_LIMIT = 2.0 ** 62
+
+
 def split_cells(X: sp.csr_matrix, observed_fraction: float, random_state):
     """The observed and held-out parts of a checked CSR ``X`` (float64, explicit zeros removed).
 
     The whole part of each cell is split token by token (one binomial draw per cell, so each token is
-    observed with probability ``observed_fraction``); a fractional remainder, where there is one, goes
-    whole to the observed part with probability ``observed_fraction`` (one uniform draw per such cell,
-    after the binomial draws). So the expected observed weight is ``observed_fraction`` of every cell,
-    integer counts are split token by token, and the two parts add up to ``X``.
+    observed with probability ``observed_fraction``; a cell of 2**62 tokens or more, beyond numpy's int64
+    binomial, takes instead a normal draw with the binomial's mean and variance, after the binomial draws); a
+    fractional remainder, where there is one, goes whole to the observed part with probability
+    ``observed_fraction`` (one uniform draw per such cell, after those). So the expected observed weight is
+    ``observed_fraction`` of every cell, integer counts are split token by token, and the two parts add up to ``X``.
     """
     rng = check_random_state(random_state)
     whole = np.floor(X.data)
-    observed = rng.binomial(whole.astype(np.int64), float(observed_fraction)).astype(np.float64)
+    huge = whole >= _BINOMIAL_LIMIT  # (beyond int64: a normal draw, exact to far below a token at such counts)
+    observed = rng.binomial(np.where(huge, 0.0, whole).astype(np.int64), float(observed_fraction)).astype(np.float64)
+    if huge.any():
+        n, p = whole[huge], float(observed_fraction)
+        observed[huge] = np.clip(np.round(n * p + np.sqrt(n * p * (1.0 - p)) * rng.standard_normal(n.size)), 0.0, n)
     remainder = X.data - whole
     partial = np.flatnonzero(remainder > 0)
     if partial.size:

@@ -161,3 +161,13 @@ def test_the_default_criterion_is_heldout_for_every_model(split, model):
         result = select_n_topics(split[0][:120], [2], model=model, max_iter=3)
     assert result.criterion == "heldout"
     assert np.isfinite(result.table[0]["perplexity"])
+
+
+@pytest.mark.parametrize("test_size, exc", [(0.0, ValueError), (1.5, ValueError), (float("nan"), ValueError),
+                                            (True, TypeError), ("0.2", TypeError)])
+def test_a_bad_test_size_is_an_error_not_a_fallback_to_the_training_bound(test_size, exc):
+    # (with the default criterion, a held-out split that cannot be made falls back to the training bound; a bad
+    # test_size must not: it would pick K by a bound that grows with K)
+    X = make_lda_corpus(60, 30, 3, random_state=0).corpus.X
+    with pytest.raises(exc, match=r"^test_size must be"):
+        select_n_topics(X, [2, 3], test_size=test_size, max_iter=5)

@@ -35,6 +35,21 @@ def test_split_is_exact_seeded_and_binomial(synthetic):
     assert (other != obs).nnz > 0
 
 
+def test_split_of_counts_beyond_int64_and_their_score():
+    # numpy's binomial takes int64 counts: cells of 2**62 tokens or more take a normal draw of the binomial's
+    # mean and variance, and the scores that split documents work (they ended in numpy's "n < 0" before)
+    X = sp.csr_matrix(np.array([[1e19, 3.0, 0.0], [5.0, 2.0 ** 62, 7.0], [1.0, 2.0, 3.0]]))
+    obs, held = split_tokens(X, 0.3, random_state=0)
+    np.testing.assert_array_equal((obs + held).toarray(), X.toarray())
+    assert obs.min() >= 0 and held.min() >= 0
+    for big, n in ((obs[0, 0], 1e19), (obs[1, 1], 2.0 ** 62)):
+        assert abs(big / n - 0.3) < 1e-8  # within a few standard deviations (about 1e-10 of n)
+    small, _ = split_tokens(X[2:], 0.3, random_state=0)  # ordinary counts: one binomial draw per cell, as before
+    np.testing.assert_array_equal(small.toarray().ravel(), np.random.RandomState(0).binomial([1, 2, 3], 0.3))
+    model = CollapsedLDA(2, random_state=0, max_iter=5).fit(X)
+    assert np.isfinite(model.score(X)) and np.isfinite(heldout_perplexity(model, X, random_state=0))
+
+
 def test_split_rejects_bad_input():
     with pytest.raises(ValueError, match="non-integer counts"):
         split_tokens(np.array([[1.5, 2.0]]))

@@ -262,10 +262,11 @@ def select_n_topics(X, candidates, model=None, criterion: str | None = None, X_t
         _make_estimator(model, 1, random_state, n_jobs, model_params)  # bad model arguments fail first
         criterion = "heldout"
     ks, n_top_words, X = _check_options(X, candidates, criterion, reference, coherence_measure, n_top_words)
+    _check_test_size(test_size)  # (a bad parameter is an error, never a reason to fall back to the training bound)
     try:
         X_train, X_held = _train_and_test(X, X_test, criterion, test_size, random_state)
         if auto and criterion == "heldout" and X_held.sum() <= 0:
-            raise ValueError("the held-out documents have no tokens")
+            raise ValueError("X_test has no tokens" if X_test is not None else "the held-out documents have no tokens")
     except ValueError as exc:
         if not (auto and criterion == "heldout" and X_test is None):
             raise
@@ -309,6 +310,14 @@ def _check_options(X, candidates, criterion, reference, coherence_measure, n_top
     return ks, n_top_words, X
 
 
+def _check_test_size(test_size) -> None:
+    """``test_size`` is a number in (0, 1), or the TypeError / ValueError that names it."""
+    if isinstance(test_size, (bool, np.bool_)) or not isinstance(test_size, numbers.Real):
+        raise TypeError(f"test_size must be a number in (0, 1), got {type(test_size).__name__} {test_size!r}.")
+    if not 0.0 < float(test_size) < 1.0:  # (also False for NaN)
+        raise ValueError(f"test_size must be in (0, 1), got {test_size!r}.")
+
+
 def _train_and_test(X, X_test, criterion: str, test_size: float, random_state):
     """``(X_train, X_test)``: ``X_test`` checked against X, or held out of X for the ``"heldout"`` criterion."""
     if X_test is not None:
@@ -319,8 +328,6 @@ def _train_and_test(X, X_test, criterion: str, test_size: float, random_state):
         return X, X_test
     if criterion != "heldout":
         return X, None
-    if not 0.0 < test_size < 1.0:
-        raise ValueError(f"test_size must be in (0, 1), got {test_size!r}.")
     order = check_random_state(random_state).permutation(X.shape[0])
     n_test = max(1, int(round(test_size * X.shape[0])))
     if n_test >= X.shape[0]:
