@@ -124,6 +124,14 @@ class CVBSweeps:
         term_counts(self.colptr, self.positions, self.data, gamma, state["n_wk"], v_wk, self.variances)
         return state
 
+    def exact_counts(self, state):
+        """The counts of ``state`` recomputed from its responsibilities, in place (their variances are left as they
+        are): the sequential sweep adds each cell's change to the counts, and over many sweeps the rounding of those
+        additions drifts (below 0 where a count is near 0: in float32 from counts of about 1e3 a cell). The fitted
+        attributes are made from these."""
+        document_counts(self.indptr, self.data, state["gamma"], state["n_dk"], self.empty, False)
+        term_counts(self.colptr, self.positions, self.data, state["gamma"], state["n_wk"], self.empty, False)
+
     def _sweep_variances(self, state):
         """The variance arrays the sweep kernels take: CVB's own; for CVB0 empty ones in the model's dtype (its
         learned-prior variances, float64, are the prior step's alone)."""
@@ -289,6 +297,12 @@ class CountSweeps(CVBSweeps):
 
     def _columns(self):
         return None, None  # (no term pass over the cells: each sweep adds the documents' parts)
+
+    def exact_counts(self, state):
+        """No responsibilities to recount from: each sweep sums the counts afresh from the documents' parts, so
+        they carry no drift; a count that an extrapolation (SQUAREM) left a rounding below 0 is set to 0."""
+        for key in ("n_dk", "n_wk"):
+            np.maximum(state[key], 0.0, out=state[key])
 
     def start(self, X, rng, eta):
         n_dk, n_wk, v_dk, v_wk = start_counts(X, rng, self.n_topics, self.dtype, self.model.init, eta, self.variances)

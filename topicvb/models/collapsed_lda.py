@@ -284,6 +284,7 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
             record(cvb.complete(current))  # (the last state's objective, when still pending)
             ever_converged = ever_converged or cvb.settled(history)  # (which may be the one that settled)
             cvb.release()
+            cvb.exact_counts(current)
         if n_moves:
             logger.info("%s: %d move(s) accepted", type(self).__name__, n_moves)
         if not stop.requested:

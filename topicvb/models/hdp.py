@@ -332,6 +332,7 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
                 logger.info("HDP: %d merge(s) accepted", n_merges)
             if not stop.requested:
                 self._warn_not_converged(it, ever_converged)
+            fit.exact_counts(state)
             fitted = self._fitted(state, alpha0, beta, conc, eta, history, objectives, it)
             if self.refit_kept and fitted["n_components_"] < T and not stop.requested:
                 fitted.update(self._refit_kept(fit, state, alpha0, beta, eta, fitted["n_components_"], history, stop))
@@ -359,6 +360,7 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
             history.append(fit.log_likelihood(kept, alpha, eta))
             if len(history) - start >= 3 and self._converged(history[start:]):
                 break
+        fit.exact_counts(kept)
         logger.info("HDP: the %d kept topics refit alone (%.3g of the tokens were in the dropped topics) in %d "
                     "sweeps", used, dropped, len(history) - start)
         order = size_order(kept["n_wk"].sum(axis=0, dtype=np.float64))
@@ -435,6 +437,13 @@ class _Sweeps:
         document_counts(self.indptr, self.data, gamma, state["n_dk"], empty, False)
         term_counts(self.colptr, self.positions, self.data, gamma, state["n_wk"], empty, False)
         return state
+
+    def exact_counts(self, state):
+        """The counts of ``state`` recomputed from its responsibilities, in place: the sequential sweep adds each
+        cell's change to them, and over many sweeps the rounding of those additions drifts (below 0 where a count
+        is near 0: in float32 from counts of about 1e3 a cell). The fitted attributes are made from these."""
+        document_counts(self.indptr, self.data, state["gamma"], state["n_dk"], state["empty"], False)
+        term_counts(self.colptr, self.positions, self.data, state["gamma"], state["n_wk"], state["empty"], False)
 
     def sweep(self, state, alpha, eta):
         """One CVB0 sweep with the prior alpha (T,) and eta, in place."""
