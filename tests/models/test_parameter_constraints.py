@@ -320,3 +320,22 @@ def test_fit_distributed_options_go_through_the_same_table():
         assert name in str(info.value) and describe_constraints(OPTION_CONSTRAINTS[name]) in str(info.value)
 
     check()
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
+def test_a_bad_parameter_set_after_fit_is_refused_by_transform_score_and_bound(cls):
+    # (before, transform_max_iter=-5 made transform return near-uniform rows silently, and dtype="float16" a
+    # bare KeyError: these methods read the parameters too)
+    X = make_lda_corpus(40, 20, 2, random_state=0).corpus.X
+    model = cls(**({} if cls.__name__ == "HDP" else {"n_components": 2}), max_iter=3, random_state=0).fit(X)
+    expected = model.transform(X[:3])
+    name = "transform_max_iter" if "transform_max_iter" in model.get_params() else "max_iter"
+    for param, value, exc in ((name, -5, ValueError), ("dtype", "float16", ValueError)):
+        good = model.get_params()[param]
+        model.set_params(**{param: value})
+        for method in (model.transform, model.score, model.bound):
+            with pytest.raises(exc, match=rf"^{param} must be"):
+                method(X[:3])
+        model.set_params(**{param: good})
+    np.testing.assert_array_equal(model.transform(X[:3]), expected)

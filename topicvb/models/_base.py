@@ -354,8 +354,16 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
             Rows sum to 1. A document with no terms gets the prior mean.
         """
         check_is_fitted(self)
+        self._check_params_after_fit()
         X = self._validate_counts(X, reset=False, caller="transform")
         return normalised_rows(self._doc_topic(X), self.n_components, self._float)
+
+    def _check_params_after_fit(self):
+        """Each parameter against its table entry, for the methods of a fitted model (``transform``, ``score``,
+        ``bound``): a parameter set after ``fit`` (``set_params(transform_max_iter=-5)``) is refused as ``fit``
+        refuses it, naming it, instead of reaching the kernels. (The relations between parameters are ``fit``'s:
+        the fitted attributes, not the parameters, fix the number of topics.)"""
+        validate_params(self.get_params(deep=False), self._all_parameter_constraints())
 
     # ------------------------------------------------------------------ score, perplexity, bound
     # score(X) holds out half of each document's tokens, chosen by this fixed seed (not random_state:
@@ -401,6 +409,7 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
             split put in the observed half).
         """
         check_is_fitted(self)
+        self._check_params_after_fit()
         Xc = self._validate_counts(X, reset=False, caller="score")
         name = f"{type(self).__name__}.score"
         if not float(Xc.sum()) > 0:
@@ -452,6 +461,7 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
             The bound (natural log); 0 for documents without tokens.
         """
         check_is_fitted(self)
+        self._check_params_after_fit()
         X = self._validate_counts(X, reset=False, caller="bound")
         return float(self._score(X))
 
