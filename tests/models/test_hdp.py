@@ -460,3 +460,23 @@ def test_float32(themes):
     model = _fit(themes.astype(np.float32), max_components=6, max_iter=60, dtype="float32")
     assert model.n_components_ == 3
     assert model.components_.dtype == np.float32 and model.transform(themes.astype(np.float32)).dtype == np.float32
+
+
+def test_a_fit_that_ends_before_it_settles_again_warns():
+    # on this corpus the fit settles, a merge is accepted, it settles again, another merge, ... until max_iter;
+    # having settled once is not enough: it ended unsettled (its number of topics depends on where max_iter cut
+    # the cycle), so it warns (before, it did not: the check read "ever settled")
+    X = make_lda_corpus(n_docs=100, n_topics=3, n_terms=30, doc_length=40, random_state=0).corpus.X
+    with pytest.warns(ConvergenceWarning, match=r"HDP reached max_iter=300 before"):
+        model = HDP(max_components=8, random_state=0).fit(X)
+    assert model.n_iter_ == 300
+
+
+def test_a_refit_of_the_kept_topics_that_does_not_settle_warns():
+    X = make_lda_corpus(300, 200, 10, random_state=2).corpus.X
+    with pytest.warns(ConvergenceWarning, match=r"HDP: the refit of the \d+ kept topics reached max_iter=300"):
+        model = HDP(random_state=0).fit(X)
+    assert model.refit_sweeps_ == 300
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        HDP(random_state=0, refit_kept=False).fit(X)  # (the fit of all the topics itself settled)

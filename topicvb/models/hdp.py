@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import logging
 import time
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from .._config import threads
@@ -16,7 +18,7 @@ from .._kernels.cvb0 import document_counts, sweep, sweep_documents, term_counts
 from .._kernels.plsa import log_likelihood
 from .._kernels.priors import cell_variances
 from .._kernels.sparse import column_index
-from .._validation import MAX_INT, csr_arrays
+from .._validation import MAX_INT, csr_arrays, user_stacklevel
 from ._base import CHECKPOINT_CONSTRAINTS, TopicModelBase
 from ._checkpoint import interruptible, restore_rng
 from ._collapsed import CollapsedInferenceMixin, point_estimates
@@ -108,7 +110,8 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
         Every 20 sweeps after the burn-in, and whenever the fit has settled, merge pairs of similar topics
         (the most similar first, cosine of the topic-term distributions at least 0.2, up to one pair per live
         topic) whose merge raises the collapsed variational bound (:func:`topicvb.models._hdp.merge_gain`),
-        each topic at most once a round; a fit that settled sweeps on after an accepted merge. CVB0 from a
+        each topic at most once a round; a fit that settled sweeps on after an accepted merge (and one that
+        reaches ``max_iter`` before it settles again warns: its number of topics may still fall). CVB0 from a
         start with more topics than the corpus supports tends to split a topic over several, which the Polya
         likelihood of the counts keeps (an LDA-generated corpus of 1000 documents with 10 topics, T = 30:
         26 topics of 1% or more without merges, 10 with them). False gives the plain fit.
@@ -145,7 +148,9 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
     topic_word_prior_ : float
         eta.
     all_components_ : ndarray of shape (max_components, n_features)
-        Every topic of the fit, by decreasing size (the first ``n_components_`` rows are ``components_``).
+        Every topic of the fit, by decreasing size. The first ``n_components_`` rows are the kept topics as
+        the fit of all T topics left them: ``components_`` itself with ``refit_kept=False`` or when no topic
+        was dropped, else the same topics before their refit.
     topic_weights_ : ndarray of shape (max_components,)
         The global weights beta (summing to 1), in the order of ``all_components_``.
     topic_shares_ : ndarray of shape (max_components,)
@@ -331,7 +336,10 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
             if n_merges:
                 logger.info("HDP: %d merge(s) accepted", n_merges)
             if not stop.requested:
-                self._warn_not_converged(it, ever_converged)
+                # (whether the fit had settled when it ended: one that reached max_iter while merges were still
+                # changing it, having settled before, ends unsettled and with a number of topics that depends on
+                # where max_iter cut it)
+                self._warn_not_converged(it, converged)
             fit.exact_counts(state)
             fitted = self._fitted(state, alpha0, beta, conc, eta, history, objectives, it)
             if self.refit_kept and fitted["n_components_"] < T and not stop.requested:
@@ -352,14 +360,19 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
         del state
         kept = fit.counts(gamma)
         alpha = alpha0 * beta[keep]
-        start = len(history)
+        start, settled = len(history), False
         for _ in range(self.max_iter):
             if stop.requested:
                 break
             fit.sweep(kept, alpha, eta)
             history.append(fit.log_likelihood(kept, alpha, eta))
-            if len(history) - start >= 3 and self._converged(history[start:]):
+            settled = len(history) - start >= 3 and self._converged(history[start:])
+            if settled:
                 break
+        if not (settled or stop.requested) and self.tol > 0:
+            warnings.warn(f"HDP: the refit of the {used} kept topics reached max_iter={self.max_iter} sweeps before "
+                          f"the relative change of its log-likelihood fell below tol={self.tol}; raise max_iter or "
+                          "tol (or pass refit_kept=False).", ConvergenceWarning, stacklevel=user_stacklevel())
         fit.exact_counts(kept)
         logger.info("HDP: the %d kept topics refit alone (%.3g of the tokens were in the dropped topics) in %d "
                     "sweeps", used, dropped, len(history) - start)
