@@ -81,3 +81,21 @@ def test_read_jsonl_errors(tmp_path, stub_vectorizer, content, match):
     path = _write(tmp_path / "docs.jsonl", content)
     with pytest.raises(ValueError, match=match):
         read_jsonl(path, "text", vectorizer=stub_vectorizer)
+
+
+def test_a_utf8_byte_order_mark_is_not_part_of_the_first_name(tmp_path):
+    # (Excel's "CSV UTF-8" starts with one: the first column was read as '\ufefftext', so text_column='text' failed)
+    from topicvb.datasets import read_csv, read_jsonl, read_vocabulary
+
+    path = tmp_path / "bom.csv"
+    path.write_text("text,label\nalpha beta,a\ngamma,b\n", encoding="utf-8-sig")
+    corpus = read_csv(path, "text", "label")
+    assert list(corpus.texts) == ["alpha beta", "gamma"] and list(corpus.label_names) == ["a", "b"]
+    path = tmp_path / "bom.jsonl"
+    path.write_text('{"text": "alpha", "label": "a"}\n', encoding="utf-8-sig")
+    assert list(read_jsonl(path, "text", "label").texts) == ["alpha"]
+    path = tmp_path / "vocab.txt"
+    path.write_text("function\nvalue\n", encoding="utf-8-sig")
+    assert read_vocabulary(path) == ["function", "value"]
+    path.write_bytes("\ufefffunction\n".encode("utf-16"))  # (other encodings as given)
+    assert read_vocabulary(path, encoding="utf-16") == ["\ufefffunction"]

@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._corpus import Corpus
-from ._files import atomic_paths, check_input_file, open_binary, open_text_for_write
+from ._files import _without_bom, atomic_paths, check_input_file, open_binary, open_text_for_write
 
 logger = logging.getLogger(__name__)
 
@@ -37,7 +37,8 @@ def placeholder_vocabulary(n_terms: int) -> list[str]:
 def read_vocabulary(path, what: str = "vocab_path", encoding: str = "utf-8") -> list[str]:
     """Read a vocabulary file: one term per line, line ``i`` (counting from 0) is term id ``i``.
 
-    Lines are kept exactly, except for the line break (``\\n`` or ``\\r\\n``); a final line break
+    Lines are kept exactly, except for the line break (``\\n`` or ``\\r\\n``) and, in UTF-8, a leading
+    byte-order mark (not part of the first term); a final line break
     does not start another term. Gzip-compressed files are read transparently.
 
     Parameters
@@ -63,7 +64,7 @@ def read_vocabulary(path, what: str = "vocab_path", encoding: str = "utf-8") -> 
     p = check_input_file(path, what)
     try:
         with open_binary(p) as f:
-            text = f.read().decode(encoding)
+            text = f.read().decode(_without_bom(encoding))  # (a leading byte-order mark is not part of a term)
     except UnicodeDecodeError as exc:
         raise ValueError(
             f"{what} {str(p)!r} is not valid {encoding} text ({exc.reason} at byte {exc.start}); "

@@ -11,6 +11,7 @@ ACL) like any other file.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import gzip
 import io
@@ -82,9 +83,18 @@ def open_text(path: Path, encoding: str = "utf-8", errors: str = "strict", newli
     """Open ``path`` for reading text, decompressing gzip transparently (detected by content).
 
     With the default ``newline=None`` universal newlines are on, so ``\\r\\n`` files read like
-    ``\\n`` files; the csv module needs ``newline=""``.
+    ``\\n`` files; the csv module needs ``newline=""``. UTF-8 text is read without a leading byte-order
+    mark (``utf-8-sig``: Excel's "CSV UTF-8" writes one, which would otherwise stick to the first column's name).
     """
-    return io.TextIOWrapper(open_binary(path), encoding=encoding, errors=errors, newline=newline)
+    return io.TextIOWrapper(open_binary(path), encoding=_without_bom(encoding), errors=errors, newline=newline)
+
+
+def _without_bom(encoding: str) -> str:
+    """``"utf-8-sig"`` for the names of UTF-8 (it reads a leading byte-order mark as nothing), else ``encoding``."""
+    try:
+        return "utf-8-sig" if codecs.lookup(encoding).name == "utf-8" else encoding
+    except LookupError:
+        return encoding  # (the caller's open reports the unknown encoding)
 
 
 def create_temp_file(final, prefix: str = ".") -> tuple[int, Path]:
