@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from topicvb.text import Tokenizer
+from topicvb.text import Tokenizer, Vectorizer
 from topicvb.text._unicode import _combining_marks, _lower, _marked_word_pattern
 from topicvb.text.tokenize import DEFAULT_TOKEN_PATTERN
 
@@ -233,3 +233,24 @@ def test_long_runs_of_marks_take_linear_time(text):
     started = time.perf_counter()
     assert _marked_word_pattern().findall(text) == SIMPLE.findall(text)
     assert time.perf_counter() - started < 2.0
+
+
+def test_stop_words_are_normalised_as_the_text_is():
+    # (they were only lower-cased: "İstanbul", a decomposed "café", a ligature or full-width letters never matched)
+    decomposed = "cafe\u0301"
+    for stop, text, kept in ((["İstanbul"], "İstanbul ankara", ["ankara"]),
+                             ([decomposed], "café bar", ["bar"]),
+                             (["ﬁnance"], "finance bank", ["bank"]),
+                             (["ＨＥＬＬＯ"], "hello world", ["world"])):
+        tok = Tokenizer(stop_words=stop)
+        assert tok(text) == kept, stop
+        assert Vectorizer(tokenizer=tok).fit([text, text]).get_feature_names_out().tolist() == sorted(kept)
+    # with accents stripped, a stop word loses its accents too
+    assert Tokenizer(stop_words=["für"], strip_accents="unicode")("für fur dich") == ["dich"]
+
+
+def test_stop_words_given_as_a_generator_are_refused():
+    # (the parameter check used the generator up, and the tokenizer silently removed nothing)
+    with pytest.raises(TypeError, match=r"stop_words must be .* got a generator, which its first use would exhaust"):
+        Tokenizer(stop_words=(w for w in ["the", "apple"]))("the apple pear")
+    assert Tokenizer(stop_words=("the", "apple"))("the apple pear") == ["pear"]

@@ -652,3 +652,19 @@ def test_steal_gives_up_when_a_dead_worker_holds_the_claims_lock():
     lock.acquire()  # (as the dead worker would have left it)
     assert vectorize_pool._steal(claims, lock, [(dead, None)]) is None
     assert list(claims) == [0, 4]
+
+
+def test_a_set_vocabulary_is_sorted_and_a_narrow_dtype_refuses_what_it_cannot_hold():
+    # (a set's iteration order changes between processes: the columns did too; int8 wrapped 300 to 44)
+    from topicvb.text import Vectorizer
+
+    vec = Vectorizer(vocabulary={"gamma", "alpha", "delta", "beta"})
+    X = vec.fit_transform(["alpha beta beta gamma gamma gamma"])
+    assert vec.get_feature_names_out().tolist() == ["alpha", "beta", "delta", "gamma"]
+    assert X.toarray().tolist() == [[1, 2, 0, 3]]
+    docs = ["alpha " * 300 + "beta " * 200]
+    with pytest.raises(ValueError, match=r"dtype=int8 cannot hold the counts: a term occurs 300 times"):
+        Vectorizer(dtype=np.int8).fit_transform(docs)
+    with pytest.raises(ValueError, match=r"dtype=uint8 cannot hold the counts"):
+        Vectorizer(dtype=np.uint8).fit(docs[:0] + ["alpha beta"]).transform(docs)
+    assert Vectorizer(dtype=np.int16).fit_transform(docs).toarray().tolist() == [[300, 200]]

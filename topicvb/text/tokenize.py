@@ -35,7 +35,7 @@ import numbers
 import re
 import sys
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from sklearn.base import BaseEstimator
 
@@ -123,6 +123,13 @@ class _Compiled:
         "fast_drop", "drop_types", "remap_types", "lowercased", "alphabetic",
     )
 
+
+
+def _apply(steps, text: str) -> str:
+    """``text`` through the text-level ``steps`` (:meth:`Tokenizer._text_steps`), in order."""
+    for step in steps:
+        text = step(text)
+    return text
 
 class Tokenizer(_TermCounting, BaseEstimator):
     """Split text into tokens (a callable, picklable, scikit-learn style object).
@@ -303,6 +310,9 @@ class Tokenizer(_TermCounting, BaseEstimator):
         elif sw is not None:
             if not isinstance(sw, Iterable):
                 raise TypeError(f"stop_words must be 'english', an iterable of str or None, got {type(sw).__name__}.")
+            if isinstance(sw, Iterator):  # (a generator: this check would use it up, and the tokenizer get none)
+                raise TypeError(f"stop_words must be 'english', a collection of str (a list, set or tuple) or None, "
+                                f"got a {type(sw).__name__}, which its first use would exhaust; pass list(...).")
             bad = [w for w in sw if not isinstance(w, str)]
             if bad:
                 raise TypeError(f"stop_words must contain only str, got {bad[0]!r}.")
@@ -334,8 +344,9 @@ class Tokenizer(_TermCounting, BaseEstimator):
             stop = ENGLISH_STOP_WORDS
         elif self.stop_words is None:
             stop = frozenset()
-        else:
-            stop = frozenset(w.lower() for w in self.stop_words)
+        else:  # (normalised as the text is, so that "İstanbul" or a decomposed "café" match their tokens)
+            steps = self._text_steps(clean=False)
+            stop = frozenset(_apply(steps, w).lower() for w in self.stop_words)
         c.stop = stop
         c.stop_needs_lower = not self.lowercase
         c.stem = stem = self._stemmer()
@@ -370,10 +381,11 @@ class Tokenizer(_TermCounting, BaseEstimator):
             return SnowballStemmer("english").stem
         return None
 
-    def _text_steps(self) -> list:
-        """The text-level steps, in order: e-mail cleaning, normalisation, lowercasing, accent stripping."""
+    def _text_steps(self, clean: bool = True) -> list:
+        """The text-level steps, in order: e-mail cleaning (unless ``clean`` is False), normalisation,
+        lowercasing, accent stripping."""
         steps = []
-        if self.clean == "email":
+        if clean and self.clean == "email":
             steps += [strip_headers, strip_signature, strip_quotes, strip_encoded]
         if self.normalize is not None:
             form = self.normalize

@@ -93,14 +93,14 @@ class Vectorizer(TransformerMixin, BaseEstimator):
         Drop terms in more documents than this (an int is a count, a float in [0, 1] a fraction).
     max_features : int or None, default=None
         Keep only this many terms, those with the largest total counts (ties broken by term).
-    vocabulary : list of str, Mapping of str to int, Vocabulary or None, default=None
-        A fixed vocabulary; the columns follow its order and no pruning is done.
+    vocabulary : list of str, Mapping of str to int, Vocabulary, set or None, default=None
+        A fixed vocabulary; the columns follow its order (a set's terms sorted) and no pruning is done.
     input : {"content", "filename"}, default="content"
         Whether the documents are texts (str or bytes) or paths of files to read.
     encoding : str, default="utf-8"
         Codec for bytes and files; undecodable bytes are replaced (and counted in a log warning).
     dtype : numpy dtype, default=np.int64
-        Dtype of the counts.
+        Dtype of the counts; a count it cannot hold (300 in ``np.int8``) is an error, not a wrapped value.
     chunk_size : int, default=1000
         Documents read, tokenised and counted at a time.
     n_jobs : int or None, default=None
@@ -241,6 +241,8 @@ class Vectorizer(TransformerMixin, BaseEstimator):
                 f"vocabulary must be a list of terms, a mapping term -> column, a Vocabulary or None; "
                 f"got {type(voc).__name__}."
             )
+        elif isinstance(voc, (set, frozenset)):  # (no order of its own: sorted, as scikit-learn's CountVectorizer does)
+            out = Vocabulary(sorted(voc))
         else:
             out = Vocabulary(voc)
         if len(out) == 0:
@@ -317,6 +319,7 @@ class Vectorizer(TransformerMixin, BaseEstimator):
         indptr = np.zeros(lengths.shape[0] + 1, dtype=np.int64)
         np.cumsum(lengths, out=indptr[1:])
         idx_dtype = np.int32 if indptr[-1] <= _INT32_MAX else np.int64
+        _check_counts_fit(data, self.dtype)
         X = sp.csr_matrix(
             (data.astype(self.dtype, copy=False), indices.astype(np.int32), indptr.astype(idx_dtype)),
             shape=(lengths.shape[0], n_cols),
@@ -519,3 +522,16 @@ def iter_batches(X, batch_size: int, shuffle: bool = False, random_state=None):
     else:
         for start in range(0, n, batch_size):
             yield X[start: start + batch_size]
+
+
+def _check_counts_fit(data: np.ndarray, dtype) -> None:
+    """A ValueError naming ``dtype`` when the largest count in ``data`` is beyond what it holds (a cast would wrap
+    an integer, or make a float infinite)."""
+    if data.size == 0:
+        return
+    dtype = np.dtype(dtype)
+    info = np.iinfo(dtype) if dtype.kind in "iu" else np.finfo(dtype) if dtype.kind == "f" else None
+    largest = data.max()
+    if info is not None and largest > info.max:
+        raise ValueError(f"dtype={dtype.name} cannot hold the counts: a term occurs {int(largest)} times in a "
+                         f"document, above its largest value {info.max}; use a wider dtype (the default is int64).")
