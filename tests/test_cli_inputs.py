@@ -216,6 +216,23 @@ def test_vocab_of_a_corpus_fixes_the_vocabulary(ws, capsys):
     assert (Corpus.load("t2.npz").X != test.X).nnz == 0
 
 
+def test_a_vocabulary_these_options_cannot_count_is_said_and_none_at_all_refused(ws, capsys):
+    # terms the tokenizer can never produce (a capital letter, a stop word, a space, an empty line) were silently
+    # columns of 0, and a vocabulary of none of the texts' tokens gave a corpus of 0 tokens, exit status 0
+    (ws / "terms.txt").write_text("\ufeffapples\nPears\nthe\n\nsweet ripe\ncity\n", encoding="utf-8")
+    rc, out, err = _run(["vectorize", "test", "--vocab", "terms.txt", "-q", "-o", "t.npz"], capsys)
+    assert rc == 0
+    assert err.splitlines() == ["topicvb: warning: 4 of the 6 terms of --vocab 'terms.txt' can never be counted with "
+                                "these text options (the tokenizer makes 'Pears' -> ['pears'], 'the' -> [], '' -> [], "
+                                "'sweet ripe' -> ['sweet', 'ripe']): their columns stay 0."]
+    X = Corpus.load("t.npz").X
+    assert X[:, 0].sum() > 0 and X[:, 5].sum() > 0  # ('apples', its byte-order mark not part of it, and 'city')
+    (ws / "other.txt").write_text("alpha\nbeta\n", encoding="utf-8")
+    rc, out, err = _run(["vectorize", "test", "--vocab", "other.txt", "-q", "-o", "t2.npz"], capsys)
+    assert rc != 0 and _one_error(err).startswith("no token of these texts is a term of --vocab 'other.txt': was its "
+                                                  "vocabulary made with other text options (--stem")
+
+
 def test_matching_a_corpus_to_a_vocabulary_moves_the_columns(ws, capsys):
     rng = np.random.default_rng(6)
     X = sp.csr_matrix(rng.integers(0, 4, size=(15, 5)))

@@ -451,6 +451,10 @@ def read_any(path: str, args, vectorizer=None, *, progress, before_counting=None
             corpus = _read_counts(path, fmt, args, target, used, why)
         else:
             corpus = _read_text(path, fmt, args, vectorizer, target, used, why, progress, before_counting)
+            fixed = args.fitted_vectorizer
+            if vectorizer is None and (target is None or target.vectorizer is None) and fixed is not None \
+                    and fixed.vocabulary is not None:
+                check_fixed_counts(corpus, fixed, target.source if target is not None else f"--vocab {str(vocab)!r}")
     except ValueError as exc:
         message = encoding_hint(str(exc))
         if message != str(exc):
@@ -460,6 +464,29 @@ def read_any(path: str, args, vectorizer=None, *, progress, before_counting=None
         logger.warning("--vocab does not apply here (the model's saved vectorizer counts the text); ignored.")
     warn_unused(args, used, why)
     return corpus
+
+
+def check_fixed_counts(corpus, vec, source: str) -> None:
+    """Texts counted over a vocabulary fixed beforehand (``--vocab`` naming a corpus, a model without its
+    vectorizer, or a file), with the command line's text options: a ValueError when no token was counted (the
+    vocabulary was made with other options, or is not one of words), and, without stemming, a warning naming the
+    terms that these options can never produce (a capital letter, a stop word, a space: a column of zeros)."""
+    tokenizer = vec.tokenizer
+    if tokenizer is not None and getattr(tokenizer, "stemmer", None) is None:  # (a stem need not stem to itself)
+        terms = list(vec.vocabulary)
+        never = [t for t in terms if tokenizer(t) != [t]]
+        if never:
+            shown = ", ".join(f"{t!r} -> {tokenizer(t)!r}" for t in never[:5]) + (", ..." if len(never) > 5 else "")
+            logger.warning("%d of the %d terms of %s can never be counted with these text options (the tokenizer "
+                           "makes %s): their columns stay 0.", len(never), len(terms), source, shown)
+    if corpus.X.sum() > 0:
+        return
+    texts = getattr(corpus, "texts", None)
+    if texts is not None and not any(str(t).strip() for t in texts):
+        return  # (empty texts: nothing to count)
+    raise ValueError(f"no token of these texts is a term of {source}: was its vocabulary made with other text "
+                     "options (--stem, --stop-words, --clean-email)? Give the same options, or a model saved with "
+                     "its vectorizer.")
 
 
 def _read_text(path, fmt, args, vectorizer, target, used, why, progress, before_counting):
