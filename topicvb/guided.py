@@ -271,6 +271,8 @@ def word_lists(value, name: str, *, allow_empty: bool = False) -> list[tuple[str
         if isinstance(words, (str, bytes)):
             raise TypeError(f"{name}[{label!r}] must be a list of words, got a single {type(words).__name__} "
                             f"{words!r}. Wrap it in a list: [{words!r}].")
+        if isinstance(words, Mapping):  # (its keys would pass for the words: {"files": {"x": 1}})
+            raise TypeError(f"{name}[{label!r}] must be a list of words, got a dict.")
         try:
             words = list(words)
         except TypeError:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from topicvb.datasets import find_corpora_dir
 
 
@@ -13,3 +15,14 @@ def test_find_corpora_dir(tmp_path, monkeypatch):
     monkeypatch.delenv("TOPICVB_CORPORA")
     found = find_corpora_dir()
     assert found is None or (found.is_dir() and found.name == "corpora")
+
+
+def test_a_file_numpy_would_read_as_a_pickle_is_not_an_npz_archive(tmp_path):
+    # (numpy's own message advised loading it "unsafely using allow_pickle=")
+    from topicvb.datasets._npz import read_npz
+
+    path = tmp_path / "binary.npz"
+    path.write_bytes(bytes(range(256)) * 4)
+    with pytest.raises(ValueError, match=r"is not a \.npz archive \(numpy would read it only as a pickle, which "
+                                         r"topicvb never loads\)\.$"):
+        read_npz(path)
