@@ -327,3 +327,21 @@ def test_options_that_apply_give_no_warning(fitted_ws, capsys):
     rc, out, err = _run(["vectorize", "test", "--min-df", "2", "--max-df", "0.9", "--stem", "porter", "--phrases",
                          "--encoding", "utf-8", "-q", "-o", "x.npz"], capsys)
     assert rc == 0 and err == ""
+
+
+def test_phrase_terms_of_a_fixed_vocabulary_are_not_called_uncountable(caplog):
+    # (phrase terms are joined after tokenizing: the tokenizer alone never makes 'new_york', the counts do)
+    import logging
+    import types
+
+    from topicvb._cli_inputs import check_fixed_counts
+    from topicvb.text import Tokenizer, Vectorizer
+
+    texts = ["I moved to new york last year, new york is big"] * 30 + ["paris and london"] * 30
+    terms = Vectorizer(tokenizer=Tokenizer(stop_words="english"), phrases=True).fit(texts).get_feature_names_out()
+    assert any("_" in t for t in terms)
+    fixed = Vectorizer(tokenizer=Tokenizer(stop_words="english"), phrases=True, vocabulary=list(terms))
+    X = fixed.fit_transform(texts)
+    with caplog.at_level(logging.WARNING):
+        check_fixed_counts(types.SimpleNamespace(X=X, texts=texts), fixed, "--vocab 'v.txt'")
+    assert "can never be counted" not in caplog.text

@@ -469,10 +469,13 @@ def read_any(path: str, args, vectorizer=None, *, progress, before_counting=None
 def check_fixed_counts(corpus, vec, source: str) -> None:
     """Texts counted over a vocabulary fixed beforehand (``--vocab`` naming a corpus, a model without its
     vectorizer, or a file), with the command line's text options: a ValueError when no token was counted (the
-    vocabulary was made with other options, or is not one of words), and, without stemming, a warning naming the
-    terms that these options can never produce (a capital letter, a stop word, a space: a column of zeros)."""
+    vocabulary was made with other options, or is not one of words), and, without stemming, phrases or e-mail
+    cleaning, a warning naming the terms that these options can never produce (a capital letter, a stop word, a
+    space: a column of zeros)."""
     tokenizer = vec.tokenizer
-    if tokenizer is not None and getattr(tokenizer, "stemmer", None) is None:  # (a stem need not stem to itself)
+    # (a stem need not stem to itself; phrase terms are joined after tokenizing; e-mail cleaning reads whole texts)
+    if tokenizer is not None and getattr(tokenizer, "stemmer", None) is None and not vec.phrases \
+            and getattr(tokenizer, "clean", None) is None:
         terms = list(vec.vocabulary)
         never = [t for t in terms if tokenizer(t) != [t]]
         if never:
@@ -563,7 +566,9 @@ def read_seed_topics(path, args) -> list:
         return dict(pairs)
 
     try:
-        with open(path, encoding=encoding(args)) as fh:
+        from topicvb.datasets._files import _without_bom
+
+        with open(path, encoding=_without_bom(encoding(args))) as fh:  # (a byte-order mark: Notepad writes one)
             data = json.load(fh, object_pairs_hook=pairs_hook)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{where} is not valid JSON ({exc}); expected an object of topic label -> list of words, "

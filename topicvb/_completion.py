@@ -35,7 +35,7 @@ def split_cells(X: sp.csr_matrix, observed_fraction: float, random_state):
     """
     rng = check_random_state(random_state)
     whole = np.floor(X.data)
-    huge = whole >= _BINOMIAL_LIMIT  # (beyond int64: a normal draw, exact to far below a token at such counts)
+    huge = whole >= _BINOMIAL_LIMIT  # (beyond int64: a normal draw, whose relative error is negligible at such counts)
     observed = rng.binomial(np.where(huge, 0.0, whole).astype(np.int64), float(observed_fraction)).astype(np.float64)
     if huge.any():
         n, p = whole[huge], float(observed_fraction)

@@ -99,3 +99,17 @@ def test_a_utf8_byte_order_mark_is_not_part_of_the_first_name(tmp_path):
     assert read_vocabulary(path) == ["function", "value"]
     path.write_bytes("\ufefffunction\n".encode("utf-16"))  # (other encodings as given)
     assert read_vocabulary(path, encoding="utf-16") == ["\ufefffunction"]
+
+
+def test_a_byte_order_mark_in_a_vocabulary_file_or_a_seed_file(tmp_path):
+    import argparse
+
+    from topicvb._cli_inputs import read_seed_topics
+    from topicvb.text import Vocabulary
+
+    path = tmp_path / "vocab.txt"
+    path.write_text("function\nvalue\n", encoding="utf-8-sig")
+    assert list(Vocabulary.load(path).terms) == ["function", "value"]
+    path = tmp_path / "seeds.json"
+    path.write_text('{"space": ["nasa"]}', encoding="utf-8-sig")
+    assert dict(read_seed_topics(path, argparse.Namespace(encoding="utf-8"))) == {"space": ["nasa"]}

@@ -26,3 +26,12 @@ def test_a_file_numpy_would_read_as_a_pickle_is_not_an_npz_archive(tmp_path):
     with pytest.raises(ValueError, match=r"is not a \.npz archive \(numpy would read it only as a pickle, which "
                                          r"topicvb never loads\)\.$"):
         read_npz(path)
+
+
+def test_corpus_load_of_a_pickle_says_it_is_not_a_corpus(tmp_path):
+    from topicvb.datasets import Corpus
+
+    path = tmp_path / "binary.npz"
+    path.write_bytes(bytes(range(256)) * 4)
+    with pytest.raises(ValueError, match=r"is not a topicvb corpus \(numpy would read it only as a pickle"):
+        Corpus.load(path)

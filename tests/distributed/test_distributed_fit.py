@@ -444,3 +444,15 @@ def test_online_transform_distributed_and_bad_input(client, corpus):
     np.testing.assert_array_equal(model.components_, before)
     with pytest.raises(TypeError, match="fits a BatchLDA or an OnlineLDA, got PLSA"):
         fit_distributed(PLSA(K), parts, client)
+
+
+def test_transform_distributed_checks_parameters_set_after_fit(client, corpus):
+    # (as transform does: max_doc_update_iter=-5 gave uniform rows silently, dtype="float16" a scipy error)
+    X, _, paths = corpus
+    model = BatchLDA(K, random_state=0, max_iter=3).fit(X)
+    for param, value in (("max_doc_update_iter", -5), ("dtype", "float16")):
+        good = model.get_params()[param]
+        model.set_params(**{param: value})
+        with pytest.raises(ValueError, match=rf"^{param} must be"):
+            transform_distributed(model, paths, client)
+        model.set_params(**{param: good})

@@ -171,3 +171,9 @@ def test_a_bad_test_size_is_an_error_not_a_fallback_to_the_training_bound(test_s
     X = make_lda_corpus(60, 30, 3, random_state=0).corpus.X
     with pytest.raises(exc, match=r"^test_size must be"):
         select_n_topics(X, [2, 3], test_size=test_size, max_iter=5)
+
+
+def test_test_size_is_not_checked_where_no_documents_are_held_out():
+    X = make_lda_corpus(60, 30, 3, random_state=0).corpus.X
+    select_n_topics(X[:40], [2], X_test=X[40:], test_size=None, max_iter=3)  # (X_test given: test_size unused)
+    select_n_topics(X, [2], criterion="elbo", test_size=0, max_iter=3)

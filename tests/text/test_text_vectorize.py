@@ -662,6 +662,8 @@ def test_a_set_vocabulary_is_sorted_and_a_narrow_dtype_refuses_what_it_cannot_ho
     X = vec.fit_transform(["alpha beta beta gamma gamma gamma"])
     assert vec.get_feature_names_out().tolist() == ["alpha", "beta", "delta", "gamma"]
     assert X.toarray().tolist() == [[1, 2, 0, 3]]
+    with pytest.raises(TypeError, match=r"only str, got 1"):  # (not the sort's "'<' not supported")
+        Vectorizer(vocabulary={"a", 1}).fit(["a"])
     docs = ["alpha " * 300 + "beta " * 200]
     with pytest.raises(ValueError, match=r"dtype=int8 cannot hold the counts: a term occurs 300 times"):
         Vectorizer(dtype=np.int8).fit_transform(docs)

@@ -285,6 +285,7 @@ def transform_distributed(model, shards, client: Client | None = None, *, kernel
         it distributed (``.persist()``, ``.to_zarr(...)``).
     """
     check_is_fitted(model)
+    model._check_params_after_fit()  # (a parameter set after fit, as transform checks it)
     if not hasattr(model, "max_doc_update_iter"):
         raise TypeError(f"transform_distributed needs a variational LDA model (BatchLDA, OnlineLDA), got "
                         f"{type(model).__name__}.")

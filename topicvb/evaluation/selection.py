@@ -247,7 +247,10 @@ def select_n_topics(X, candidates, model=None, criterion: str | None = None, X_t
     ------
     ValueError
         If ``criterion`` is unknown, ``candidates`` is empty or not positive ints, the
-        ``"coherence"`` criterion lacks a reference, or ``X_test`` has the wrong width.
+        ``"coherence"`` criterion lacks a reference, ``X_test`` has the wrong width, or ``test_size``
+        (where documents are held out of X) is not in (0, 1).
+    TypeError
+        If ``test_size`` (where documents are held out of X) is not a number.
 
     Examples
     --------
@@ -262,7 +265,8 @@ def select_n_topics(X, candidates, model=None, criterion: str | None = None, X_t
         _make_estimator(model, 1, random_state, n_jobs, model_params)  # bad model arguments fail first
         criterion = "heldout"
     ks, n_top_words, X = _check_options(X, candidates, criterion, reference, coherence_measure, n_top_words)
-    _check_test_size(test_size)  # (a bad parameter is an error, never a reason to fall back to the training bound)
+    if X_test is None and criterion == "heldout":  # (a bad test_size is an error, never a fall-back to the bound)
+        _check_test_size(test_size)
     try:
         X_train, X_held = _train_and_test(X, X_test, criterion, test_size, random_state)
         if auto and criterion == "heldout" and X_held.sum() <= 0:

@@ -339,7 +339,13 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
                 # (whether the fit had settled when it ended: one that reached max_iter while merges were still
                 # changing it, having settled before, ends unsettled and with a number of topics that depends on
                 # where max_iter cut it)
-                self._warn_not_converged(it, converged)
+                if ever_converged and not converged and self.tol > 0:
+                    warnings.warn(f"HDP reached max_iter={self.max_iter} while merges were still changing the fit "
+                                  "(it had settled before an accepted merge), so its number of topics may still "
+                                  "fall; raise max_iter, or pass merges=False.", ConvergenceWarning,
+                                  stacklevel=user_stacklevel())
+                else:
+                    self._warn_not_converged(it, converged)
             fit.exact_counts(state)
             fitted = self._fitted(state, alpha0, beta, conc, eta, history, objectives, it)
             if self.refit_kept and fitted["n_components_"] < T and not stop.requested:

@@ -242,7 +242,7 @@ class Vectorizer(TransformerMixin, BaseEstimator):
                 f"got {type(voc).__name__}."
             )
         elif isinstance(voc, (set, frozenset)):  # (no order of its own: sorted, as scikit-learn's CountVectorizer does)
-            out = Vocabulary(sorted(voc))
+            out = Vocabulary(sorted(voc, key=str))  # (key: a non-str term gets Vocabulary's own error)
         else:
             out = Vocabulary(voc)
         if len(out) == 0:

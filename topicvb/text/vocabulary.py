@@ -344,7 +344,7 @@ class Vocabulary:
         """
         path = os.fspath(path)
         try:
-            with open(path, encoding="utf-8") as fh:
+            with open(path, encoding="utf-8-sig") as fh:  # (a leading byte-order mark is not part of a term)
                 text = fh.read()
         except UnicodeDecodeError as exc:
             raise ValueError(f"{path!r} is not a topicvb vocabulary file: it is not UTF-8 text "
