@@ -33,5 +33,5 @@ def test_corpus_load_of_a_pickle_says_it_is_not_a_corpus(tmp_path):
 
     path = tmp_path / "binary.npz"
     path.write_bytes(bytes(range(256)) * 4)
-    with pytest.raises(ValueError, match=r"is not a topicvb corpus \(numpy would read it only as a pickle"):
+    with pytest.raises(ValueError, match=r"could not read .* as a \.npz file: it is not a \.npz archive \(numpy would read it only as a pickle"):
         Corpus.load(path)

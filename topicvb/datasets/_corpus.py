@@ -380,8 +380,8 @@ class Corpus:
                 arrays = {k: npz[k] for k in npz.files}
         except Exception as exc:
             if "allow_pickle" in str(exc):  # (numpy read it as a pickle, or found object arrays: never unpickled)
-                raise ValueError(f"Corpus.load: {str(p)!r} is not a topicvb corpus (numpy would read it only as a "
-                                 "pickle, which topicvb never loads).") from None
+                raise ValueError(f"Corpus.load could not read {str(p)!r} as a .npz file: it is not a .npz archive "
+                                 "(numpy would read it only as a pickle, which topicvb never loads).") from None
             raise ValueError(f"Corpus.load could not read {str(p)!r} as a .npz file: {exc}.") from exc
         invalid = f"{str(p)!r} is not a valid topicvb corpus"
         meta = _read_meta(arrays, p, invalid)
