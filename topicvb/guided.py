@@ -199,9 +199,10 @@ def _check_seed_columns(seed_columns, seed_topics, matrix, labels) -> dict:
                 or np.ndim(cols) != 1 or len(cols) != n):
             raise ValueError(f"SeededPrior: seed_columns[{label!r}] must list one column per seed word of that label "
                              f"in seed_topics ({n}), got {_short(cols)}.")
-        if not all(isinstance(c, (int, np.integer)) and not isinstance(c, (bool, np.bool_)) and 0 <= c < matrix.shape[1]
+        V = matrix.shape[1]
+        if not all(isinstance(c, (int, np.integer)) and not isinstance(c, (bool, np.bool_)) and 0 <= c < V
                    for c in cols):
-            raise ValueError(f"SeededPrior: seed_columns[{label!r}] must hold column indices in [0, {matrix.shape[1]}), "
+            raise ValueError(f"SeededPrior: seed_columns[{label!r}] must hold column indices in [0, {V}), "
                              f"got {_short(cols)}.")
         cols = [int(c) for c in cols]
         row = matrix[labels.index(label)]
@@ -422,8 +423,7 @@ def seed_topic_prior(vocabulary, seed_topics, n_components: int, *,
     excluded = {} if exclude is None else _exclude(matrix, exclude, labels, index, tokenizer, seeded_by, terms)
     _set_seed_weights(matrix, seeded_by, base, c, terms)
     return SeededPrior(matrix, labels, seed_topics=found, seed_confidence=c, base_prior=base, missing=missing,
-                       exclude=excluded or None,
-                       seed_columns={label: [index[t] for t in words] for label, words in found.items()})
+                       exclude=excluded or None, seed_columns={k: [index[t] for t in ws] for k, ws in found.items()})
 
 
 def _topic_names(seeds, K: int) -> list[str]:
