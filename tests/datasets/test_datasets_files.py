@@ -23,7 +23,7 @@ def test_a_file_numpy_would_read_as_a_pickle_is_not_an_npz_archive(tmp_path):
 
     path = tmp_path / "binary.npz"
     path.write_bytes(bytes(range(256)) * 4)
-    with pytest.raises(ValueError, match=r"is not a \.npz archive \(numpy would read it only as a pickle, which "
+    with pytest.raises(ValueError, match=r"it is not a \.npz archive \(numpy would read it only as a pickle, which "
                                          r"topicvb never loads\)\.$"):
         read_npz(path)
 
@@ -33,5 +33,16 @@ def test_corpus_load_of_a_pickle_says_it_is_not_a_corpus(tmp_path):
 
     path = tmp_path / "binary.npz"
     path.write_bytes(bytes(range(256)) * 4)
-    with pytest.raises(ValueError, match=r"could not read .* as a \.npz file: it is not a \.npz archive \(numpy would read it only as a pickle"):
+    with pytest.raises(ValueError, match=r"could not read .* as a \.npz file: it is not a \.npz archive \(numpy would "
+                                         r"read it only as a pickle"):
         Corpus.load(path)
+
+
+def test_a_checkpoint_numpy_would_read_as_a_pickle_is_not_readable(tmp_path):
+    from topicvb.models._checkpoint import load_checkpoint
+
+    path = tmp_path / "ck.npz"
+    path.write_bytes(bytes(range(256)) * 4)
+    with pytest.raises(ValueError, match=r"is not a readable topicvb checkpoint \(it is not a \.npz archive \(numpy "
+                                         r"would read it only as a pickle, which topicvb never loads\)\)\.$"):
+        load_checkpoint(path, "fingerprint")

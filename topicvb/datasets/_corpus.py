@@ -13,7 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_nonnegative_counts
-from ._files import atomic_paths, check_input_file, check_path_type
+from ._files import atomic_paths, check_input_file, check_path_type, not_pickled
 
 logger = logging.getLogger(__name__)
 
@@ -379,10 +379,7 @@ class Corpus:
             with np.load(p, allow_pickle=False) as npz:
                 arrays = {k: npz[k] for k in npz.files}
         except Exception as exc:
-            if "allow_pickle" in str(exc):  # (numpy read it as a pickle, or found object arrays: never unpickled)
-                raise ValueError(f"Corpus.load could not read {str(p)!r} as a .npz file: it is not a .npz archive "
-                                 "(numpy would read it only as a pickle, which topicvb never loads).") from None
-            raise ValueError(f"Corpus.load could not read {str(p)!r} as a .npz file: {exc}.") from exc
+            raise ValueError(f"Corpus.load could not read {str(p)!r} as a .npz file: {not_pickled(exc)}.") from None
         invalid = f"{str(p)!r} is not a valid topicvb corpus"
         meta = _read_meta(arrays, p, invalid)
         needed = _check_entries(meta, arrays, invalid)

@@ -89,6 +89,15 @@ def open_text(path: Path, encoding: str = "utf-8", errors: str = "strict", newli
     return io.TextIOWrapper(open_binary(path), encoding=_without_bom(encoding), errors=errors, newline=newline)
 
 
+def not_pickled(exc) -> str:
+    """What to say of numpy's failure ``exc`` to read a file as .npz: its own text, except for the advice to load a
+    pickle "unsafely" (a file numpy would read only as a pickle, or one holding object arrays), which topicvb never
+    takes."""
+    if "allow_pickle" in str(exc):
+        return "it is not a .npz archive (numpy would read it only as a pickle, which topicvb never loads)"
+    return str(exc)
+
+
 def _without_bom(encoding: str) -> str:
     """``"utf-8-sig"`` for the names of UTF-8 (it reads a leading byte-order mark as nothing), else ``encoding``."""
     try:

@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 from ._bow import read_optional_vocabulary
 from ._corpus import Corpus
-from ._files import check_input_file
+from ._files import check_input_file, not_pickled
 
 
 def numbered_vocabulary(n_terms: int) -> list[str]:
@@ -65,10 +65,7 @@ def read_npz(path, vocab_path=None, *, encoding: str = "utf-8", name: str | None
         with np.load(p, allow_pickle=False) as npz:  # lazy: only the archive's directory is read here
             entries = set(npz.files) if hasattr(npz, "files") else None
     except Exception as exc:
-        if "allow_pickle" in str(exc):  # (numpy read it as a pickle: not an archive, and never to be unpickled)
-            raise ValueError(f"{str(p)!r} is not a .npz archive (numpy would read it only as a pickle, which topicvb "
-                             "never loads).") from None
-        raise ValueError(f"Could not read {str(p)!r} as a .npz file: {exc}.") from exc
+        raise ValueError(f"Could not read {str(p)!r} as a .npz file: {not_pickled(exc)}.") from None
     if entries is None:  # np.load gave a single array: a .npy file, whatever its name
         raise ValueError(f"{str(p)!r} is a single NumPy array (.npy), not a .npz corpus or SciPy sparse matrix.")
     is_matrix = "meta_json" not in entries and {"format", "shape"} <= entries

@@ -173,7 +173,9 @@ def load_checkpoint(path, fp: str, *, expected: dict | None = None) -> dict:
             arrays = {k: f[k] for k in f.files}
         meta = json.loads(str(arrays.pop("checkpoint__meta")[()]))
     except (zipfile.BadZipFile, EOFError, OSError, KeyError, ValueError) as exc:
-        raise ValueError(f"{str(path)!r} is not a readable topicvb checkpoint ({exc}).") from None
+        from ..datasets._files import not_pickled
+
+        raise ValueError(f"{str(path)!r} is not a readable topicvb checkpoint ({not_pickled(exc)}).") from None
     if (not isinstance(meta, dict) or meta.get("format") != _FORMAT or isinstance(meta.get("version"), bool)
             or not isinstance(meta.get("version"), int) or meta["version"] > _VERSION):
         raise ValueError(f"{str(path)!r} is not a topicvb checkpoint of a version this topicvb reads.")
