@@ -345,3 +345,16 @@ def test_phrase_terms_of_a_fixed_vocabulary_are_not_called_uncountable(caplog):
     with caplog.at_level(logging.WARNING):
         check_fixed_counts(types.SimpleNamespace(X=X, texts=texts), fixed, "--vocab 'v.txt'")
     assert "can never be counted" not in caplog.text
+
+
+@pytest.mark.parametrize("options, message", [
+    (["--max-df", "2.5"], "--max-df must be in [0, 1] when given as a fraction (float), got 2.5."),
+    (["--min-df", "-1"], "--min-df must be >= 0 when given as a document count, got -1."),
+    (["--min-df", "3", "--max-df", "2"], "--min-df 3 must not be above --max-df 2; lower --min-df or raise --max-df."),
+    (["--min-df", "0.6", "--max-df", "0.5"], "--min-df 0.6 must not be above --max-df 0.5; lower --min-df or raise "
+                                             "--max-df."),
+])
+def test_document_frequency_options_are_checked_before_any_input_is_read(capsys, options, message):
+    # (they were checked by the Vectorizer, after the whole input was read, naming its parameters)
+    rc, out, err = _run(["vectorize", "no-such-folder", "-o", "x.npz", *options], capsys)
+    assert rc != 0 and _one_error(err) == message  # (the missing input is never reached)

@@ -38,6 +38,26 @@ def option_constraints() -> dict:
     }
 
 
+def _check_df_options(args) -> None:
+    """``--min-df`` and ``--max-df`` (with the command line's defaults) before any input is read, named as options:
+    each a count or a fraction in [0, 1], and, both given as counts or both as fractions, min not above max (the
+    Vectorizer checks the same, defaults included, where it prunes, naming its parameters)."""
+    if not (hasattr(args, "min_df") or hasattr(args, "max_df")):
+        return
+    from ._cli_inputs import TEXT_DEFAULTS
+    from .text.vocabulary import check_df
+
+    values = {}
+    for dest in ("min_df", "max_df"):
+        given = getattr(args, dest, None)
+        values[dest] = TEXT_DEFAULTS[dest] if given is None else given
+        check_df(values[dest], _flag(dest))
+    low, high = getattr(args, "min_df", None), getattr(args, "max_df", None)
+    # (both given: one given against the other's default may be an option that does not apply, ignored with a warning)
+    if low is not None and high is not None and isinstance(low, Integral) == isinstance(high, Integral) and low > high:
+        raise ValueError(f"--min-df {low!r} must not be above --max-df {high!r}; lower --min-df or raise --max-df.")
+
+
 def _flag(dest: str) -> str:
     return "--" + dest.replace("_", "-")
 
@@ -58,6 +78,7 @@ def check_numeric_options(args) -> None:
     for dest, constraint in option_constraints().items():
         if getattr(args, dest, None) is not None:
             check(getattr(args, dest), _flag(dest), constraint)
+    _check_df_options(args)
     if not hasattr(args, "k"):  # a command without model options (its "model" is a file)
         return
     name = args.model
