@@ -265,19 +265,7 @@ def select_n_topics(X, candidates, model=None, criterion: str | None = None, X_t
         _make_estimator(model, 1, random_state, n_jobs, model_params)  # bad model arguments fail first
         criterion = "heldout"
     ks, n_top_words, X = _check_options(X, candidates, criterion, reference, coherence_measure, n_top_words)
-    if X_test is None and criterion == "heldout":  # (a bad test_size is an error, never a fall-back to the bound)
-        _check_test_size(test_size)
-    try:
-        X_train, X_held = _train_and_test(X, X_test, criterion, test_size, random_state)
-        if auto and criterion == "heldout" and X_held.sum() <= 0:
-            raise ValueError("X_test has no tokens" if X_test is not None else "the held-out documents have no tokens")
-    except ValueError as exc:
-        if not (auto and criterion == "heldout" and X_test is None):
-            raise
-        logger.warning("select_n_topics: no held-out perplexity on this X (%s); choosing K by the training bound "
-                       "(criterion='elbo') instead.", exc)
-        criterion, X_train, X_held = "elbo", X, None
-    X, X_test = X_train, X_held
+    criterion, X, X_test = _split(X, X_test, criterion, auto, test_size, random_state)
     ref, vocabulary = _coherence_reference(reference, vocabulary, X.shape[1])
     rows, best_k, best_model, name = _fit_candidates(
         ks, criterion, make=lambda k: _make_estimator(model, k, random_state, n_jobs, model_params),
@@ -312,6 +300,25 @@ def _check_options(X, candidates, criterion, reference, coherence_measure, n_top
         raise ValueError("criterion='coherence' needs a reference corpus: pass reference=... (e.g. the training "
                          "Corpus, or ReferenceCorpus(texts=...)).")
     return ks, n_top_words, X
+
+
+def _split(X, X_test, criterion: str, auto: bool, test_size, random_state):
+    """``(criterion, X_train, X_test)``: :func:`_train_and_test`; with the default criterion (``auto``), an X too
+    small to hold documents out falls back to the training bound (criterion "elbo", a logged warning), but a bad
+    ``test_size`` or a given ``X_test`` without tokens is an error."""
+    if X_test is None and criterion == "heldout":
+        _check_test_size(test_size)
+    try:
+        X_train, X_held = _train_and_test(X, X_test, criterion, test_size, random_state)
+        if auto and criterion == "heldout" and X_held.sum() <= 0:
+            raise ValueError("X_test has no tokens" if X_test is not None else "the held-out documents have no tokens")
+    except ValueError as exc:
+        if not (auto and criterion == "heldout" and X_test is None):
+            raise
+        logger.warning("select_n_topics: no held-out perplexity on this X (%s); choosing K by the training bound "
+                       "(criterion='elbo') instead.", exc)
+        return "elbo", X, None
+    return criterion, X_train, X_held
 
 
 def _check_test_size(test_size) -> None:
