@@ -566,9 +566,9 @@ def read_seed_topics(path, args) -> list:
         return dict(pairs)
 
     try:
-        from topicvb.datasets._files import _without_bom
+        from topicvb.datasets._files import without_bom
 
-        with open(path, encoding=_without_bom(encoding(args))) as fh:  # (a byte-order mark: Notepad writes one)
+        with open(path, encoding=without_bom(encoding(args))) as fh:  # (a byte-order mark: Notepad writes one)
             data = json.load(fh, object_pairs_hook=pairs_hook)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{where} is not valid JSON ({exc}); expected an object of topic label -> list of words, "

@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._corpus import Corpus
-from ._files import _without_bom, atomic_paths, check_input_file, open_binary, open_text_for_write
+from ._files import atomic_paths, check_input_file, open_binary, open_text_for_write, without_bom
 
 logger = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ def read_vocabulary(path, what: str = "vocab_path", encoding: str = "utf-8") -> 
     p = check_input_file(path, what)
     try:
         with open_binary(p) as f:
-            text = f.read().decode(_without_bom(encoding))  # (a leading byte-order mark is not part of a term)
+            text = f.read().decode(without_bom(encoding))  # (a leading byte-order mark is not part of a term)
     except UnicodeDecodeError as exc:
         raise ValueError(
             f"{what} {str(p)!r} is not valid {encoding} text ({exc.reason} at byte {exc.start}); "

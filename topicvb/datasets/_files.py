@@ -86,7 +86,7 @@ def open_text(path: Path, encoding: str = "utf-8", errors: str = "strict", newli
     ``\\n`` files; the csv module needs ``newline=""``. UTF-8 text is read without a leading byte-order
     mark (``utf-8-sig``: Excel's "CSV UTF-8" writes one, which would otherwise stick to the first column's name).
     """
-    return io.TextIOWrapper(open_binary(path), encoding=_without_bom(encoding), errors=errors, newline=newline)
+    return io.TextIOWrapper(open_binary(path), encoding=without_bom(encoding), errors=errors, newline=newline)
 
 
 def not_pickled(exc) -> str:
@@ -98,7 +98,7 @@ def not_pickled(exc) -> str:
     return str(exc)
 
 
-def _without_bom(encoding: str) -> str:
+def without_bom(encoding: str) -> str:
     """``"utf-8-sig"`` for the names of UTF-8 (it reads a leading byte-order mark as nothing), else ``encoding``."""
     try:
         return "utf-8-sig" if codecs.lookup(encoding).name == "utf-8" else encoding
