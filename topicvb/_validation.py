@@ -235,10 +235,13 @@ def check_matrix_type(X, caller: str) -> None:
     """Raise ``TypeError`` naming X when it cannot be a document-term count matrix at all."""
     what = ("a document-term count matrix X (a SciPy sparse matrix or a 2-D array of non-negative counts, "
             "documents in rows)")
+    if sp.issparse(X):  # (first: a DOK matrix is a dict)
+        if X.ndim != 2:
+            raise ValueError(f"{caller} expects {what}, got a sparse array of dim {X.ndim} (shape {X.shape}); a "
+                             "document-term matrix has dim 2: documents in rows, terms in columns.")
+        return
     if X is None or isinstance(X, (str, bytes, dict, set, frozenset)):
         raise TypeError(f"{caller} expects {what}, got {type(X).__name__}.")
-    if sp.issparse(X):
-        return
     try:
         arr = np.asarray(X)
     except Exception:  # ragged or otherwise unconvertible: let the array checks explain
@@ -271,33 +274,50 @@ def check_sparse_structure(X, caller: str) -> None:
         raise ValueError(f"X passed to {caller} is not a valid sparse matrix (bad index structure: {exc}).") from None
 
 
-def check_count_range(X, caller: str) -> None:
-    """Raise ``ValueError`` for counts so large that products of counts would overflow float64."""
+# The most tokens a model of each float dtype holds in all: its topic-word weights and totals must stay far
+# from overflow (float32: squares of totals below its 3.4e38). A saved model's weights are checked against the
+# same limits on load (topicvb.models._registry.VALUE_LIMITS).
+MAX_TOTAL_COUNT = {np.dtype(np.float64): MAX_COUNT, np.dtype(np.float32): 1e15}
+
+
+def check_count_range(X, caller: str, dtype=np.float64) -> None:
+    """Raise ``ValueError`` for counts so large that products of counts would overflow float64, or whose sum
+    a model of ``dtype`` cannot hold (:data:`MAX_TOTAL_COUNT`)."""
     data = X.data if sp.issparse(X) else np.asarray(X)
-    if data.size and float(data.max()) > MAX_COUNT:
+    if not data.size:
+        return
+    if float(data.max()) > MAX_COUNT:
         raise ValueError(f"{caller} got a count of {float(data.max()):.3g} in X; counts above {MAX_COUNT:.0e} are "
                          "not supported (products of counts overflow float64). Rescale X.")
+    dtype = np.dtype(dtype)
+    limit = MAX_TOTAL_COUNT.get(dtype, MAX_COUNT)
+    total = float(np.sum(data, dtype=np.float64))
+    if total > limit:
+        advice = "use dtype='float64' or rescale X" if dtype == np.float32 else "rescale X"
+        raise ValueError(f"{caller} got counts summing to {total:.3g} in X; a {dtype.name} model holds at most "
+                         f"{limit:.0e} tokens in all (its topic-word weights would overflow); {advice}.")
 
 
 MIN_COUNT = 1e-200  # smaller positive weights count as 0 (see drop_negligible_counts)
 
 
 def drop_negligible_counts(X: sp.csr_matrix) -> sp.csr_matrix:
-    """Treat positive weights below ``MIN_COUNT`` (subnormal numbers among them) as 0.
+    """Treat positive weights below ``MIN_COUNT`` (subnormal numbers among them) as 0, and drop the
+    stored zeros (``X`` checked non-negative).
 
     Next to any usable prior such a weight changes nothing (alpha + 1e-200 == alpha in float64 for
     alpha above 1e-184), but a corpus made only of them has initial topics that underflow to 0 and
-    per-token quantities (1 / total weight) that overflow, which turns a fit into NaN. ``X`` is
-    returned as is when it has none (one pass over ``X.data``), else a copy without them.
+    per-token quantities (1 / total weight) that overflow, which turns a fit into NaN. A stored zero is
+    no cell of the document, but the kernels would visit it (the collapsed sweeps test each visited
+    cell's change, and ``score`` splits cells): a matrix with stored zeros must give what the same
+    matrix without them gives. ``X`` is returned as is when it has neither (one pass over ``X.data``),
+    else a copy without them.
     """
     data = X.data
     if not data.size or float(data.min()) >= MIN_COUNT:
         return X
-    negligible = (data > 0) & (data < MIN_COUNT)
-    if not negligible.any():
-        return X
     X = X.copy()
-    X.data[negligible] = 0
+    X.data[X.data < MIN_COUNT] = 0
     X.eliminate_zeros()
     return X
 

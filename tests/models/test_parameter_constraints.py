@@ -339,3 +339,42 @@ def test_a_bad_parameter_set_after_fit_is_refused_by_transform_score_and_bound(c
                 method(X[:3])
         model.set_params(**{param: good})
     np.testing.assert_array_equal(model.transform(X[:3]), expected)
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("cls", [c for c in CLASSES if c.__name__ != "HDP"], ids=lambda c: c.__name__)
+def test_the_fitted_topics_not_n_components_set_after_fit_shape_transform_and_score(cls):
+    # (before, PLSA's transform read n_components and doc_topic_prior: rows of 5 or 50 values read past the
+    # fitted topics, or a bare numpy broadcasting error for a prior of another length)
+    X = make_lda_corpus(40, 20, 3, random_state=0).corpus.X
+    model = cls(n_components=3, max_iter=3, random_state=0).fit(X)
+    k = model.components_.shape[0]
+    expected, score = model.transform(X[:4]), model.score(X[:4])
+    empty = model.transform(np.zeros((1, X.shape[1])))
+    for n in (2, 5, 50):
+        model.set_params(n_components=n)
+        np.testing.assert_array_equal(model.transform(X[:4]), expected)
+        assert model.score(X[:4]) == score
+        np.testing.assert_allclose(model.transform(np.zeros((1, X.shape[1]))), empty)  # (rows of k, summing to 1)
+    assert empty.shape == (1, k) and np.isclose(empty.sum(), 1.0)
+    if cls.__name__ == "PLSA":
+        model.set_params(n_components=3, doc_topic_prior=[2.0, 2.0])
+        with pytest.raises(ValueError, match="doc_topic_prior has 2 values, but the model has 3 topics"):
+            model.transform(X[:4])
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("cls", [c for c in CLASSES if hasattr(c, "partial_fit")], ids=lambda c: c.__name__)
+def test_partial_fit_refuses_n_components_changed_after_the_first_call(cls):
+    # (before, OnlineLDA ran its kernels with the new K on the fitted (3, V) topics: NaN topics kept, or a
+    # segmentation fault; StochasticCollapsedLDA gave a bare numpy broadcasting error)
+    X = make_lda_corpus(40, 20, 3, random_state=0).corpus.X
+    model = cls(n_components=3, random_state=0).partial_fit(X)
+    before = model.components_.copy()
+    for n in (2, 50):
+        model.set_params(n_components=n)
+        with pytest.raises(ValueError, match=rf"n_components={n}, but the model was fitted with 3 topics"):
+            model.partial_fit(X)
+        np.testing.assert_array_equal(model.components_, before)
+    model.set_params(n_components=3).partial_fit(X)
+    assert model.components_.shape == (3, X.shape[1]) and np.all(np.isfinite(model.components_))

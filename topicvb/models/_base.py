@@ -25,7 +25,7 @@ from .._completion import completion_log_likelihoods, split_cells
 from ..exceptions import DeadTopicWarning, SeedLostWarning, SeedUnseenWarning
 from ._checkpoint import fingerprint, load_checkpoint, rng_state_arrays, save_checkpoint
 from .._validation import (MAX_INT, as_csr, check_count_range, check_int, check_matrix_type, check_n_terms,
-                           check_nonnegative_counts, check_not_single_str, check_positive_prior, check_topic_labels,
+                           check_nonnegative_counts, check_positive_prior, check_topic_labels,
                            check_topic_word_prior,
                            check_sparse_structure, drop_negligible_counts, user_stacklevel)
 from .._constraints import (N_JOBS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, Interval, Path, PositivePrior, PriorMatrix, StrOptions,
@@ -160,7 +160,7 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         )
         X = as_csr(X, dtype=self._float)
         check_nonnegative_counts(X, f"{type(self).__name__}.{caller}")
-        check_count_range(X, f"{type(self).__name__}.{caller}")
+        check_count_range(X, f"{type(self).__name__}.{caller}", self._float)
         return drop_negligible_counts(X)
 
     def _resolve_priors(self, n_features=None):
@@ -327,6 +327,8 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         saved = dict(self.__dict__)
         try:
             self._check_params()
+            if not reset:
+                self._check_same_topics(caller)
             labels = self._topic_labels()  # (checked before the work)
             X = self._validate_counts(X, reset=reset, caller=caller)
             fitted = body(X)
@@ -339,6 +341,17 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         for name, value in fitted.items():
             setattr(self, name, value)
         return self
+
+    def _check_same_topics(self, caller: str):
+        """A call that continues a fit (a later ``partial_fit``) keeps the fitted topics: ``n_components`` set to
+        another number after the first call is refused (the kernels would index the fitted topic arrays with it)."""
+        fitted = self.components_.shape[0]
+        if self.n_components != fitted:
+            raise ValueError(
+                f"{type(self).__name__}.{caller}: n_components={self.n_components!r}, but the model was fitted with "
+                f"{fitted} topics; {caller} continues that fit, so set n_components back to {fitted}, or call fit to "
+                "start a new one."
+            )
 
     def transform(self, X):
         """Document-topic proportions of new documents, with the topics fixed.
@@ -356,7 +369,12 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         check_is_fitted(self)
         self._check_params_after_fit()
         X = self._validate_counts(X, reset=False, caller="transform")
-        return normalised_rows(self._doc_topic(X), self.n_components, self._float)
+        return self._doc_topic_rows(X)
+
+    def _doc_topic_rows(self, X):
+        """``transform`` of an ``X`` already checked (``score``'s observed half): a plain array whatever
+        ``set_output`` asks of ``transform``, and no second check of X's feature names (the half has none)."""
+        return normalised_rows(self._doc_topic(X), self.components_.shape[0], self._float)
 
     def _check_params_after_fit(self):
         """Each parameter against its table entry, for the methods of a fitted model (``transform``, ``score``,
@@ -415,13 +433,14 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         if not float(Xc.sum()) > 0:
             raise ValueError(f"{name} needs at least one token in X; every document is empty.")
         X_obs, X_held = split_cells(Xc, self._SCORE_OBSERVED_FRACTION, self._SCORE_SEED)
+        X_obs = drop_negligible_counts(as_csr(X_obs, dtype=self._float))  # (as transform would have it)
         n_held = float(X_held.sum())
         if not n_held > 0:
             raise ValueError(
                 f"{name} found no held-out token in X: every document is empty or too short for the split (the "
                 "score holds out about half of each document's tokens, chosen by a fixed seed, and scores them given "
                 "the rest). Pass more or longer documents.")
-        ll = completion_log_likelihoods(self.transform, self.topic_word_distribution(), X_obs, X_held,
+        ll = completion_log_likelihoods(self._doc_topic_rows, self.topic_word_distribution(), X_obs, X_held,
                                         getattr(self, "n_jobs", None))
         return float(np.sum(ll) / n_held)
 
@@ -480,8 +499,9 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         n : int, default=10
             Terms per topic; clipped to the vocabulary size.
         vocabulary : sequence of str, optional
-            Column names. Defaults to ``feature_names_in_`` when the model saw named columns,
-            else the column indices as strings.
+            Column names, or a dict {term: column} such as ``CountVectorizer.vocabulary_`` (a set, whose
+            order is arbitrary, is refused). Defaults to ``feature_names_in_`` when the model saw named
+            columns, else the column indices as strings.
 
         Returns
         -------
@@ -491,12 +511,13 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         """
         check_is_fitted(self)
         check_int(n, "n", min_val=1)
-        check_not_single_str(vocabulary, "vocabulary", "a sequence of terms")
+        from ..evaluation._common import ordered_terms  # (a dict {term: column} by column; a set refused)
+
         if vocabulary is None:
             vocabulary = getattr(self, "feature_names_in_", None)
         if vocabulary is None:
             vocabulary = [str(i) for i in range(self.n_features_in_)]
-        vocabulary = list(vocabulary)
+        vocabulary = ordered_terms(vocabulary)
         if len(vocabulary) != self.n_features_in_:
             raise ValueError(
                 f"vocabulary has {len(vocabulary)} terms, but this {type(self).__name__} was fitted on "

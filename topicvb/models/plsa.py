@@ -201,9 +201,22 @@ class PLSA(TopicModelBase):
         **CHECKPOINT_CONSTRAINTS,
     }
 
-    def _doc_prior_minus_one(self):
+    def _doc_prior_minus_one(self, n_topics=None):
+        a = self._doc_prior(n_topics)
+        return None if a is None else a - 1.0
+
+    def _doc_prior(self, n_topics=None):
+        """``doc_topic_prior`` as K float64 values (None without it); K the fitted number of topics when
+        ``n_topics`` is given (the methods of a fitted model: ``n_components`` may have been set since)."""
         a = self.doc_topic_prior
-        return None if a is None else np.broadcast_to(np.asarray(a, dtype=np.float64), (self.n_components,)) - 1.0
+        if a is None:
+            return None
+        k = self.n_components if n_topics is None else n_topics
+        a = np.asarray(a, dtype=np.float64)
+        if a.ndim == 1 and a.shape[0] != k:
+            raise ValueError(f"doc_topic_prior has {a.shape[0]} values, but the model has {k} topics; give one "
+                             "value per topic, or a float.")
+        return np.broadcast_to(a, (k,))
 
     def _topic_word_matrix(self):
         """The matrix topic-word prior (K, V) float64, or None for a float or no prior."""
@@ -237,11 +250,11 @@ class PLSA(TopicModelBase):
         fallback = (allowed / allowed.sum(axis=1, keepdims=True)).T
         return column_prior_rows(offset, fallback, self.n_components)
 
-    def _doc_fallback(self):
-        a = self.doc_topic_prior
+    def _doc_fallback(self, n_topics=None):
+        k = self.n_components if n_topics is None else n_topics
+        a = self._doc_prior(k)
         if a is None:
-            return np.full(self.n_components, 1.0 / self.n_components)
-        a = np.broadcast_to(np.asarray(a, dtype=np.float64), (self.n_components,))
+            return np.full(k, 1.0 / k)
         return a / a.sum()
 
     def _split_validation(self, X, rng):
@@ -395,9 +408,10 @@ class PLSA(TopicModelBase):
         return np.asarray(fitted["components_"][:, cols], dtype=np.float64) * np.asarray(sizes)[:, None]
 
     def _fold_in(self, X):
-        a1 = self._doc_prior_minus_one()
-        prior = np.zeros(self.n_components) if a1 is None else kernel_array(a1, (self.n_components,))
-        theta0 = np.tile(self._doc_fallback(), (X.shape[0], 1)).astype(self._float)
+        k = self.components_.shape[0]  # (the fitted topics: n_components may have been set since fit)
+        a1 = self._doc_prior_minus_one(k)
+        prior = np.zeros(k) if a1 is None else kernel_array(a1, (k,))
+        theta0 = np.tile(self._doc_fallback(k), (X.shape[0], 1)).astype(self._float)
         phi_t = np.ascontiguousarray(self.components_.T)
         indptr, indices, data = csr_arrays(X)
         with threads(self.n_jobs):
