@@ -193,7 +193,7 @@ def corrupted_array(draw, arr: np.ndarray) -> np.ndarray:
 BAD_SCALARS = st.sampled_from([np.nan, np.inf, -np.inf, -1, 0, -0.5, 1e308, 1e-320, 2.5, 10**30, 10**400, "x", "",
                                None, True, False, [1], [], {"a": 1}, 1, 3, 1e-200, 1e200])
 UNKNOWN_NAMES = ["transform", "fit", "score", "top_words", "__class__", "__dict__", "n_components", "dtype", "foo_",
-                 "random_state_", "feature_names_in_", "_float", "get_params", "components", "n_features_in"]
+                 "random_state_", "_float", "get_params", "components", "n_features_in"]
 
 
 @st.composite
@@ -502,3 +502,57 @@ def _records_with_key(node, key):
     elif isinstance(node, list):
         for value in node:
             yield from _records_with_key(value, key)
+
+
+# ---------------------------------------------------------------------------------- found by an edge-case hunt
+def test_feature_names_of_a_dataframe_survive_save_and_load(tmp_path):
+    # (before, the file kept the column names only as its vocabulary: the loaded model had no feature_names_in_,
+    # so top_words showed column numbers and transform took reordered columns silently)
+    pd = pytest.importorskip("pandas")
+    from topicvb import BatchLDA
+
+    X = train_counts().toarray()
+    names = [f"word{j}" for j in range(N_TERMS)]
+    frame = pd.DataFrame(X, columns=names)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = BatchLDA(2, max_iter=3, random_state=0).fit(frame)
+    loaded = persistence.load(persistence.save(model, tmp_path / "m.npz"))
+    assert list(loaded.feature_names_in_) == names and loaded.feature_names_in_.dtype == object
+    assert loaded.top_words(3) == model.top_words(3)
+    np.testing.assert_array_equal(loaded.transform(frame), model.transform(frame))
+    with pytest.raises(ValueError, match="feature names should match"):
+        loaded.transform(frame[names[::-1]])
+    plain = persistence.load(persistence.save(BatchLDA(2, max_iter=3, random_state=0).fit(X), tmp_path / "p.npz"))
+    assert not hasattr(plain, "feature_names_in_")
+
+
+def test_a_file_of_a_few_bytes_is_no_archive_and_save_refuses_a_folder(tmp_path):
+    for size in (1, 3):  # (before: numpy's advice to load it "unsafely" with allow_pickle)
+        (tmp_path / "tiny.npz").write_bytes(b"\x80" * size)
+        with pytest.raises(ValueError, match=r"tiny\.npz' is not a topicvb model file \(not an \.npz archive\)"):
+            persistence.load(tmp_path / "tiny.npz")
+    from topicvb import BatchLDA
+
+    model = BatchLDA(2, max_iter=2, random_state=0).fit(train_counts())
+    folder = tmp_path / "models"
+    folder.mkdir()
+    for target in (folder, str(folder) + "/"):  # (before: written as models.npz beside the folder)
+        with pytest.raises(IsADirectoryError, match=r"models' is a folder; give the path of a file"):
+            persistence.save(model, target)
+    (tmp_path / "m.npz").mkdir()
+    with pytest.raises(IsADirectoryError, match=r"m\.npz' is a folder"):
+        persistence.save(model, tmp_path / "m")
+    assert not list(tmp_path.glob("*.npz.*")) and list(folder.iterdir()) == []
+
+
+def test_save_refuses_what_load_would_refuse(tmp_path):
+    # (before, a model holding a value beyond the load limits was written, and load then refused the file)
+    from topicvb import BatchLDA
+
+    model = BatchLDA(2, max_iter=2, random_state=0).fit(train_counts())
+    model.components_[0, 3] = VALUE_LIMITS[np.dtype(np.float64)][1] * 10
+    with pytest.raises(ValueError, match=r"save: BatchLDA not saved, since topicvb.load would refuse the file: .*"
+                                         r"components_"):
+        persistence.save(model, tmp_path / "m.npz")
+    assert not (tmp_path / "m.npz").exists()

@@ -146,7 +146,13 @@ def save(model, path, vocabulary=None, *, vectorizer=None) -> Path:
         arrays.update(vec_arrays)
     else:
         arrays.update(vocabulary_arrays(model, vocabulary))
-    arrays["meta"] = np.asarray(json.dumps(meta))
+    record = json.dumps(meta)
+    try:  # what load would refuse is not written (a fit on huge counts, a model changed by hand)
+        _parse(json.loads(record), arrays, Path("the model"))
+    except ValueError as exc:
+        raise ValueError(f"save: {type(model).__name__} not saved, since topicvb.load would refuse the file: {exc}") \
+            from None
+    arrays["meta"] = np.asarray(record)
     return _write_npz(arrays, path)
 
 
@@ -176,7 +182,7 @@ def _model_state(model):
     for key, value in vars(model).items():
         if not key.endswith("_") or key.startswith("_") or key == "random_state_":
             continue
-        if key == "topic_labels_" and value is not None:
+        if key in ("topic_labels_", "feature_names_in_") and value is not None:
             arrays["attr__" + key] = np.asarray([str(v) for v in value], dtype=str)
         elif isinstance(value, np.ndarray) and value.dtype != object:
             arrays["attr__" + key] = value
@@ -192,8 +198,13 @@ def _model_state(model):
 def _write_npz(arrays: dict, path) -> Path:
     """Write ``arrays`` to ``path`` (``.npz`` added if missing) atomically; the path written."""
     path = _check_path(path, "save")
+    if path.is_dir():  # (else "models/" would be written as models.npz beside the folder)
+        raise IsADirectoryError(f"save: {str(path)!r} is a folder; give the path of a file to write, e.g. "
+                                f"{str(path / 'model.npz')!r}.")
     if path.suffix != ".npz":
         path = path.with_name(path.name + ".npz")
+        if path.is_dir():
+            raise IsADirectoryError(f"save: {str(path)!r} is a folder; give the path of a file to write.")
     for parent in path.parents:
         if parent.exists():
             if not parent.is_dir():
@@ -218,10 +229,14 @@ def _read(path: Path):
     """The metadata record and arrays of a model file (ValueError if it is not one)."""
     if not path.exists():
         raise FileNotFoundError(f"Model file {str(path)!r} does not exist.")
-    if path.is_file() and path.stat().st_size >= 4:
+    if path.is_file():
         with open(path, "rb") as f:
             magic = f.read(4)
-        if magic != b"PK\x03\x04":  # a truncated archive still starts like one and is reported below
+        # (a truncated archive still starts like one and is reported below; a file of fewer bytes is none, and
+        # numpy would call it pickled data)
+        if not magic:
+            raise ValueError(f"{str(path)!r} is not a readable topicvb model file (an empty file).")
+        if magic != b"PK\x03\x04":
             raise ValueError(f"{str(path)!r} is not a topicvb model file (not an .npz archive).")
     try:
         with np.load(path, allow_pickle=False) as f:
@@ -420,6 +435,11 @@ def read(path) -> ModelRecord:
     """
     path = _check_path(path, "load")
     meta, arrays = _read(path)
+    return _parse(meta, arrays, path)
+
+
+def _parse(meta, arrays, path: Path) -> ModelRecord:
+    """The model, vocabulary and vectorizer of a file's record, every part checked (:func:`read`)."""
     entry, model = _rebuild_model(meta, arrays, path)
     vocabulary = check_vocabulary(arrays, getattr(model, "n_features_in_", None), path)
     _check_model(model, entry, path)

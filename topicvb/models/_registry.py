@@ -17,6 +17,8 @@ from importlib import import_module
 
 import numpy as np
 
+from .._validation import MAX_TOTAL_COUNT
+
 # Fitted attributes every LDA-type model needs beyond components_ and n_features_in_.
 _LDA_STATE = ("doc_topic_prior_", "topic_word_prior_")
 
@@ -29,7 +31,9 @@ _LDA_STATE = ("doc_topic_prior_", "topic_word_prior_")
 # 1e300 (1e307 gives NaN: sums overflow), float32 ones up to about 1e35. The limits keep a margin for the
 # products and sums of two extremes (digamma(low) ~ -1 / low times a prior of `high`, summed over 1e10
 # topic-term cells: 1e150 x 1e100 x 1e10 for float64, 1e15 x 1e15 x 1e6 in float32's 3.4e38).
-VALUE_LIMITS = {np.dtype(np.float64): (1e-150, 1e100), np.dtype(np.float32): (1e-15, 1e15)}
+# (the upper limits are the most tokens a fit of each dtype accepts in all: _validation.MAX_TOTAL_COUNT)
+VALUE_LIMITS = {np.dtype(np.float64): (1e-150, MAX_TOTAL_COUNT[np.dtype(np.float64)]),
+                np.dtype(np.float32): (1e-15, MAX_TOTAL_COUNT[np.dtype(np.float32)])}
 MAX_INT = 2**62  # iteration and document counters (an int64 with room to grow)
 
 
@@ -48,13 +52,14 @@ class ArraySpec:
     dtype : {"model", "float64", "int", "str"}
         ``"model"``: float32 or float64 in the file, cast to the model's float dtype; ``"float64"``:
         float32 or float64, cast to float64; ``"int"``: an integer dtype, cast to int64; ``"str"``: a
-        unicode string array, returned with dtype object (``values`` is then ``"labels"``).
-    values : {"finite", "positive", "zero_or_positive", "nonnegative", "probabilities", "count", "labels"}
+        unicode string array, returned with dtype object (``values`` is then ``"labels"`` or ``"names"``).
+    values : {"finite", "positive", "zero_or_positive", "nonnegative", "probabilities", "count", "labels", "names"}
         ``"finite"``: finite reals; ``"positive"``: within :data:`VALUE_LIMITS` of the model's dtype;
         ``"zero_or_positive"``: exactly 0 or within the limits (a matrix topic-word prior, where 0
         excludes a term from a topic, and the LDA topics fitted with one); ``"nonnegative"``: 0 or at
         most the upper limit; ``"probabilities"``: in [0, 1], summing to 1 along ``sum_axis``;
-        ``"count"``: integers in [0, :data:`MAX_INT`]; ``"labels"``: distinct, non-empty strings.
+        ``"count"``: integers in [0, :data:`MAX_INT`]; ``"labels"``: distinct, non-empty strings; ``"names"``: any
+        strings (column names, as scikit-learn takes them).
     sum_axis : int, default=1
         The axis along which ``"probabilities"`` sum to 1 (1: rows, 0: columns).
     required : bool, default=True
@@ -91,6 +96,9 @@ _COMMON_SCALARS = (ScalarSpec("n_features_in_", "features"), ScalarSpec("n_iter_
 _HISTORY = ArraySpec("bound_history_", (None,), "float64", "finite")
 # The topic names every fit sets (topicvb.models._base): files written before them have none.
 _LABELS = ArraySpec("topic_labels_", ("K",), "str", "labels", required=False)
+# The column names of a DataFrame the model was fitted on (scikit-learn's check of later inputs' columns):
+# files written before they were saved have none.
+_FEATURE_NAMES = ArraySpec("feature_names_in_", ("V",), "str", "names", required=False)
 # A matrix topic-word prior (issue #21): topic_word_prior_ is then a (K, V) array, 0 where a term is excluded
 # from a topic, and the LDA topics components_ are 0 exactly there (topicvb.persistence checks that they agree).
 _PRIOR_MATRIX = ArraySpec("topic_word_prior_", ("K", "V"), "float64", "zero_or_positive", required=False)
@@ -100,6 +108,7 @@ _LDA_ARRAYS = (
     _PRIOR_MATRIX,
     _HISTORY,
     _LABELS,
+    _FEATURE_NAMES,
 )
 _LDA_SCALARS = _COMMON_SCALARS + (ScalarSpec("topic_word_prior_", "positive"),)
 _STREAM_SCALARS = (ScalarSpec("n_batch_iter_", "count"), ScalarSpec("n_docs_seen_", "count"))
@@ -113,6 +122,7 @@ _PLSA_ARRAYS = (
     ArraySpec("validation_history_", (None,), "float64", "finite", required=False),
     _PRIOR_MATRIX,
     _LABELS,
+    _FEATURE_NAMES,
 )
 _PLSA_SCALARS = _COMMON_SCALARS + (ScalarSpec("validation_history_", "array_or_none", required=False),
                                    ScalarSpec("topic_word_prior_", "positive_or_none", required=False))
@@ -369,12 +379,15 @@ def _check_float_values(arr: np.ndarray, value: np.ndarray, spec: ArraySpec, flo
 
 
 def _check_labels(value: np.ndarray, spec: ArraySpec, dims: dict) -> np.ndarray:
-    """Topic names: a unicode array of distinct, non-empty strings, returned with dtype object."""
+    """Topic names: a unicode array of distinct, non-empty strings (any strings for ``"names"``), returned with
+    dtype object."""
     name = spec.name
     if value.dtype.kind != "U":
         raise ValueError(f"{name} must hold strings, got dtype {value.dtype}.")
     _check_shape(value, spec, dims)
     labels = value.tolist()
+    if spec.values == "names":
+        return np.asarray(labels, dtype=object)
     for i, label in enumerate(labels if value.ndim == 1 else []):
         if not label.strip():
             raise ValueError(f"{name} must hold non-empty names; entry {i} is {_show(label)}.")
