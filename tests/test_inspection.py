@@ -290,6 +290,10 @@ def test_to_pyldavis_drops_unused_terms():
     np.testing.assert_allclose(args["topic_term_dists"].sum(axis=1), 1.0)
     kept = to_pyldavis(model, X, ["x", "unused", "z"], drop_unused_terms=False)
     assert kept["vocab"] == ["x", "unused", "z"]
+    assert to_pyldavis(model, X, ["x", "unused", "z"], drop_unused_terms=np.False_)["vocab"] == kept["vocab"]
+    for value in ["no", "False", 0, None]:
+        with pytest.raises(TypeError, match=r"drop_unused_terms must be True or False, got"):
+            to_pyldavis(model, X, ["x", "unused", "z"], drop_unused_terms=value)
 
 
 def test_to_pyldavis_floors_tiny_probabilities():
@@ -357,3 +361,31 @@ def test_pyldavis_prepare_after_plsa_underflow(pyldavis):
     assert args["topic_term_dists"].min() >= 1e-12 * (1 - 1e-9)
     vis = _pyldavis_prepare(pyldavis, args)
     assert np.all(np.isfinite(vis.topic_coordinates[["x", "y"]].to_numpy()))
+
+
+# ---------------------------------------------------------------------------------- vocabularies, term frequencies
+def test_vocabulary_dict_is_ordered_by_column_and_sets_are_refused(fitted):
+    model, corpus = fitted
+    terms = list(corpus.vocabulary)
+    # a term -> column dict (scikit-learn's CountVectorizer.vocabulary_) inserted in reverse column order
+    as_dict = {t: np.int64(j) for j, t in reversed(list(enumerate(terms)))}
+    assert top_words(model, as_dict, n=3) == top_words(model, terms, n=3)
+    assert to_pyldavis(model, corpus.X, as_dict)["vocab"] == to_pyldavis(model, corpus.X, terms)["vocab"]
+    shifted = {t: j + 1 for j, t in enumerate(terms)}  # ids 1..V: not the columns
+    for bad in [set(terms), frozenset(terms), as_dict.keys(), shifted]:
+        with pytest.raises(TypeError, match=r"top_words: vocabulary must be an ordered sequence of terms.*"
+                                            r"get_feature_names_out"):
+            top_words(model, bad, n=3)
+
+
+def test_top_words_term_frequency_must_be_numeric(fitted):
+    model, corpus = fitted
+    n_terms = corpus.X.shape[1]
+    with pytest.raises(TypeError, match=r"top_words: term_frequency must be an array of non-negative term counts, one "
+                                        r"per term \(30\), got an array of dtype <U1"):
+        top_words(model, corpus.vocabulary, n=2, relevance=0.5, term_frequency=["x"] * n_terms)
+    with pytest.raises(TypeError, match=r"term_frequency must be an array of non-negative term counts"):
+        top_words(model, corpus.vocabulary, n=2, relevance=0.5, term_frequency=[object()] * n_terms)
+    tf = np.asarray(corpus.X.sum(axis=0)).ravel()
+    assert top_words(model, corpus.vocabulary, n=2, relevance=0.5, term_frequency=list(tf.astype(int))) == top_words(
+        model, corpus.vocabulary, n=2, relevance=0.5, X=corpus.X)

@@ -143,6 +143,49 @@ def test_doc_topic_heatmap(fitted):
         plotting.plot_doc_topic_heatmap(batch)
 
 
+def test_doc_topic_heatmap_checks_sort_and_max_docs():
+    theta = np.random.RandomState(0).dirichlet([1, 1], size=30)
+    for value in ["False", "no", 0, None]:
+        with pytest.raises(TypeError, match=r"sort must be True or False, got"):
+            plotting.plot_doc_topic_heatmap(theta, sort=value)
+    ax = plotting.plot_doc_topic_heatmap(theta[:2], sort=np.False_)
+    np.testing.assert_array_equal(ax.images[0].get_array(), theta[:2])
+    for value, error in [(-5, ValueError), (0, ValueError), (True, TypeError), (2.7, TypeError), ("3", TypeError)]:
+        with pytest.raises(error, match=r"max_docs must be a positive int, got"):
+            plotting.plot_doc_topic_heatmap(theta, max_docs=value)
+    assert plotting.plot_doc_topic_heatmap(theta, max_docs=np.int64(4)).images[0].get_array().shape == (4, 2)
+
+
+def test_top_words_checks_n_and_topics_for_tables_and_lists(fitted):
+    batch, _, corpus = fitted
+    words = [[("a", 0.5), ("b", 0.3), ("c", 0.2)], [("d", 0.6), ("e", 0.4), ("f", 0.1)]]
+    table = summary(batch, corpus.X, corpus.vocabulary, n=5)
+    for given in [words, table, batch]:
+        for n, error in [(-1, ValueError), (0, ValueError), (2.5, TypeError), (True, TypeError)]:
+            with pytest.raises(error, match=r"n must be a positive int, got"):
+                plotting.plot_top_words(given, corpus.vocabulary if given is batch else None, n=n)
+        for topics, error, message in [
+            ([1.9], TypeError, r"topics must be a sequence of int topic indices, got 1.9 of type float"),
+            ([True], TypeError, r"got True of type bool"),
+            (1, TypeError, r"topics must be a sequence of int topic indices, got int 1"),
+            ("1", TypeError, r"got str '1'"),
+            ([-1], ValueError, r"topics must be indices in \[0, \d\), got -1"),
+        ]:
+            with pytest.raises(error, match=message):
+                plotting.plot_top_words(given, corpus.vocabulary if given is batch else None, topics=topics)
+    axes = plotting.plot_top_words(words, n=2, topics=np.array([1]))
+    assert len(axes) == 1 and axes[0].get_title() == "topic 1" and len(axes[0].patches) == 2
+
+
+def test_bound_history_of_an_unfitted_model_says_fit_first():
+    with pytest.raises(ValueError, match=r"^BatchLDA has no bound_history_; fit the model first"):
+        plotting.plot_bound_history(BatchLDA(2))
+    with pytest.raises(ValueError, match=r"^mine has no bound_history_; fit the model first"):
+        plotting.plot_bound_history({"mine": PLSA(2)})
+    with pytest.raises(ValueError, match=r"^OnlineLDA has no bound_history_; fit the model first"):
+        plotting.plot_bound_history([BatchLDA(2).fit(np.ones((3, 4))), OnlineLDA(2)])
+
+
 def test_selection_curve(fitted):
     _, _, corpus = fitted
     result = select_n_topics(corpus.X, [2, 3], criterion="heldout", max_iter=10)

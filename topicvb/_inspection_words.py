@@ -12,7 +12,14 @@ import numbers
 
 import numpy as np
 
-from .evaluation._common import check_counts, check_model, check_positive_int, resolve_vocabulary, topic_word
+from .evaluation._common import (
+    check_counts,
+    check_model,
+    check_positive_int,
+    numeric_array,
+    resolve_vocabulary,
+    topic_word,
+)
 
 
 def default_labels(n_topics: int) -> list[str]:
@@ -82,7 +89,8 @@ def _term_frequency(model, term_frequency, X, vocabulary, caller):
     """Corpus term frequencies for relevance: given, from X, or from a Vocabulary's term_freq."""
     n_terms = int(np.shape(model.components_)[1])
     if term_frequency is not None:
-        tf = np.asarray(term_frequency, dtype=np.float64).ravel()
+        tf = numeric_array(term_frequency, "term_frequency", caller,
+                           f"an array of non-negative term counts, one per term ({n_terms})").ravel()
         if tf.shape != (n_terms,):
             raise ValueError(f"{caller}: term_frequency must have one entry per term ({n_terms}), got shape "
                              f"{np.shape(term_frequency)}.")
@@ -133,9 +141,10 @@ def top_words(model, vocabulary=None, n: int = 10, relevance: float | None = Non
     ----------
     model : fitted topic model
         Anything with ``components_`` of shape (n_topics, n_terms).
-    vocabulary : sequence of str or Vocabulary, default=None
-        The term of each column. None means the model's ``feature_names_in_`` or the column
-        indices as strings.
+    vocabulary : sequence of str, Vocabulary or dict, default=None
+        The term of each column, in column order. A dict ``{term: column}`` (scikit-learn's
+        ``CountVectorizer.vocabulary_``) is ordered by column; a set is refused (its order is
+        arbitrary). None means the model's ``feature_names_in_`` or the column indices as strings.
     n : int, default=10
         Terms per topic; a value larger than the vocabulary is clipped to the vocabulary size.
     relevance : float in [0, 1], default=None
@@ -160,6 +169,9 @@ def top_words(model, vocabulary=None, n: int = 10, relevance: float | None = Non
     ValueError
         If ``n`` is not positive, ``relevance`` is outside [0, 1] or lacks term frequencies, or
         the vocabulary has the wrong length.
+    TypeError
+        If ``n`` is not an int, the vocabulary is unordered (a set, or a dict that does not map the
+        terms to the columns 0..n_terms-1) or ``term_frequency`` is not numeric.
 
     References
     ----------

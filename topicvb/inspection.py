@@ -22,6 +22,7 @@ from . import _inspection_junk as _junk
 from ._inspection_junk import is_non_word, junk_topics
 from ._inspection_table import TopicTable
 from ._inspection_words import TopicWords, top_words
+from ._validation import check_bool
 from .evaluation._common import doc_topic as _doc_topic
 from .evaluation._common import (
     check_counts,
@@ -252,8 +253,11 @@ def to_pyldavis(model, X, vocabulary=None, *, drop_unused_terms: bool = True,
     ValueError
         If ``X`` does not fit the model or has no tokens, or ``min_probability`` is not a number
         in [0, 1 / n_terms].
+    TypeError
+        If ``drop_unused_terms`` is not a bool.
     """
     check_model(model, "to_pyldavis")
+    drop_unused_terms = check_bool(drop_unused_terms, "drop_unused_terms")
     terms = resolve_vocabulary(model, vocabulary, caller="to_pyldavis")
     X = check_counts(X, model, name="X", caller="to_pyldavis")
     phi = np.array(topic_word(model), dtype=np.float64)

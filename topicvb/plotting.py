@@ -11,9 +11,11 @@ from __future__ import annotations
 import logging
 import math
 import numbers
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 import numpy as np
+
+from ._validation import check_bool
 
 logger = logging.getLogger(__name__)
 
@@ -52,12 +54,21 @@ def _running_mean(y: np.ndarray, window: int) -> np.ndarray:
     return (c[i] - c[lo]) / (i - lo)
 
 
+def _is_model(item) -> bool:
+    """Whether ``item`` is an estimator (fitted or not) rather than a history of bound values."""
+    return callable(getattr(item, "fit", None)) or hasattr(item, "components_")
+
+
 def _trace(item, label, smooth):
     """(x, y, window or None, x is passes) of one model or history; window None = drawn as it is."""
     history = getattr(item, "bound_history_", item)
-    if history is None:
+    if history is None or (history is item and _is_model(item)):
         raise ValueError(f"{label} has no bound_history_; fit the model first.")
-    y = np.asarray(history, dtype=np.float64).ravel()
+    try:
+        y = np.asarray(history, dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        raise TypeError(f"{label} must be a fitted model with bound_history_ or a sequence of bound values, "
+                        f"got {type(history).__name__}.") from None
     n_batches = getattr(item, "n_batch_iter_", None)  # a stochastic fit: one value per mini-batch
     passes = getattr(item, "n_iter_", 0) if n_batches is not None else None
     if n_batches is not None and passes and y.size == n_batches:
@@ -115,7 +126,8 @@ def plot_bound_history(models, *, ax=None, labels=None, relative: bool | None = 
     else:
         items = [models]
     if labels is None:
-        labels = [type(m).__name__ if hasattr(m, "bound_history_") else f"run {i}" for i, m in enumerate(items)]
+        labels = [type(m).__name__ if hasattr(m, "bound_history_") or _is_model(m) else f"run {i}"
+                  for i, m in enumerate(items)]
     if len(labels) != len(items):
         raise ValueError(f"labels has {len(labels)} entries for {len(items)} models.")
     if not (smooth is None or isinstance(smooth, bool) or (isinstance(smooth, numbers.Integral) and smooth >= 1)):
@@ -203,10 +215,10 @@ def plot_top_words(model_or_topics, vocabulary=None, *, n: int = 10, topics=None
         What to draw.
     vocabulary : sequence of str, default=None
         Column names, when a model is given.
-    n : int, default=10
-        Words per topic (clipped to the vocabulary).
+    n : positive int, default=10
+        Words per topic (clipped to the vocabulary, or to the words a TopicTable or list holds).
     topics : sequence of int, default=None
-        Which topics to draw; None means all.
+        Which topics to draw (int indices); None means all.
     ncols : int, default=4
         Panels per row of a new figure.
     axes : array of matplotlib Axes, default=None
@@ -221,6 +233,7 @@ def plot_top_words(model_or_topics, vocabulary=None, *, n: int = 10, topics=None
         of its own (a guided topic: the model's ``topic_labels_``, a TopicTable's or top_words' labels).
     """
     from ._inspection_words import custom_labels
+    from .evaluation._common import check_positive_int
 
     plt = _pyplot()
     if hasattr(model_or_topics, "components_"):
@@ -229,16 +242,15 @@ def plot_top_words(model_or_topics, vocabulary=None, *, n: int = 10, topics=None
         words = top_words(model_or_topics, vocabulary, n, relevance, X=X)
         names = words.labels
     elif hasattr(model_or_topics, "topics") and hasattr(model_or_topics, "to_dict"):
+        n = check_positive_int(n, "n")
         words = [t[:n] for t in model_or_topics.topics]
         names = getattr(model_or_topics, "labels", None)
     else:
+        n = check_positive_int(n, "n")
         names = getattr(model_or_topics, "labels", None)
         words = [list(t)[:n] for t in model_or_topics]
     names = custom_labels(names) if names is not None and len(names) == len(words) else None
-    chosen = list(range(len(words))) if topics is None else [int(k) for k in topics]
-    for k in chosen:
-        if not 0 <= k < len(words):
-            raise ValueError(f"topics must be indices in [0, {len(words)}), got {k}.")
+    chosen = list(range(len(words))) if topics is None else _topic_indices(topics, len(words))
     if not chosen:
         raise ValueError("plot_top_words has no topic to draw.")
     if axes is None:
@@ -267,6 +279,19 @@ def plot_top_words(model_or_topics, vocabulary=None, *, n: int = 10, topics=None
     return flat[: len(chosen)]
 
 
+def _topic_indices(topics, n_topics: int) -> list[int]:
+    """``topics`` of :func:`plot_top_words` as a list of int topic indices in [0, n_topics)."""
+    if isinstance(topics, (str, bytes)) or not isinstance(topics, Iterable):
+        raise TypeError(f"topics must be a sequence of int topic indices, got {type(topics).__name__} {topics!r}.")
+    chosen = list(topics)
+    for k in chosen:
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
+            raise TypeError(f"topics must be a sequence of int topic indices, got {k!r} of type {type(k).__name__}.")
+        if not 0 <= k < n_topics:
+            raise ValueError(f"topics must be indices in [0, {n_topics}), got {k}.")
+    return [int(k) for k in chosen]
+
+
 def plot_doc_topic_heatmap(doc_topic, *, ax=None, X=None, max_docs: int | None = 200, sort: bool = True,
                            cmap: str = "viridis"):
     """A heatmap of document-topic proportions (documents as rows).
@@ -278,7 +303,7 @@ def plot_doc_topic_heatmap(doc_topic, *, ax=None, X=None, max_docs: int | None =
     ax : matplotlib Axes, default=None
     X : {array-like, sparse matrix}, default=None
         Counts to transform when a model is given.
-    max_docs : int or None, default=200
+    max_docs : positive int or None, default=200
         Draw only the first ``max_docs`` documents (None: all).
     sort : bool, default=True
         Order the rows by dominant topic, then by its share, so blocks show.
@@ -290,8 +315,12 @@ def plot_doc_topic_heatmap(doc_topic, *, ax=None, X=None, max_docs: int | None =
         The topic axis names the topics (``k: label``) when a model with guided topics is given.
     """
     from ._inspection_words import custom_labels, model_labels
+    from .evaluation._common import check_positive_int
 
     _pyplot()
+    sort = check_bool(sort, "sort")
+    if max_docs is not None:
+        max_docs = check_positive_int(max_docs, "max_docs")
     names = None
     if hasattr(doc_topic, "components_"):
         names = custom_labels(model_labels(doc_topic))
@@ -306,7 +335,7 @@ def plot_doc_topic_heatmap(doc_topic, *, ax=None, X=None, max_docs: int | None =
     if theta.ndim != 2:
         raise ValueError(f"doc_topic must be 2-D (n_docs, n_topics), got shape {theta.shape}.")
     if max_docs is not None:
-        theta = theta[: int(max_docs)]
+        theta = theta[:max_docs]
     if sort and theta.size:
         top = theta.argmax(axis=1)
         order = np.lexsort((-theta[np.arange(theta.shape[0]), top], top))

@@ -249,3 +249,82 @@ def test_sliding_window_counts_a_repeated_word_in_every_window_that_holds_it():
     gensim = pytest.importorskip("gensim")  # noqa: F841
     theirs = _gensim_scores([["a", "a", "b"]], [["a", "b"]], "c_uci", 2)
     assert theirs[0] == pytest.approx(np.log(4e-12), rel=1e-6)
+
+
+# ---------------------------------------------------------------------------------- vocabularies, input forms
+def test_vocabulary_dict_is_ordered_by_column_and_unordered_ones_refused():
+    from topicvb.evaluation._common import ordered_terms
+
+    # a dict term -> column (scikit-learn's CountVectorizer.vocabulary_) in an insertion order unlike the columns'
+    as_dict = {"egg": np.int64(4), "banana": 1, "dog": 3, "apple": 0, "cherry": 2}
+    assert ordered_terms(as_dict, "vocabulary", "test") == VOCAB
+    expected = coherence([TOPIC], ReferenceCorpus(X=X, vocabulary=VOCAB), measure="u_mass").mean
+    assert coherence([TOPIC], ReferenceCorpus(X=X, vocabulary=as_dict), measure="u_mass").mean == expected
+    for bad in [set(VOCAB), frozenset(VOCAB), as_dict.keys(), {"apple": 0, "banana": 2},
+                {"apple": 0, "banana": 0}, {"apple": 0, "banana": True}, {"apple": 0.0, "banana": 1}]:
+        with pytest.raises(TypeError, match=r"ReferenceCorpus: vocabulary must be an ordered sequence of terms.*"
+                                            r"get_feature_names_out"):
+            ReferenceCorpus(X=X[:, :len(bad)], vocabulary=bad)
+
+
+def test_reference_sums_duplicate_entries_without_changing_the_caller_matrix():
+    # document 0 = {a: 2, b: 1} with "a" stored as two entries of 1; document 1 = {c: 1}
+    dup = sp.csr_matrix((np.array([1.0, 1.0, 1.0, 1.0]), np.array([0, 0, 1, 2]), np.array([0, 3, 4])), shape=(2, 3))
+    canonical = dup.copy()
+    canonical.sum_duplicates()
+    data_before = dup.data.copy()
+    for measure in ["u_mass", "c_uci", "c_npmi"]:
+        a = coherence([["a", "b"]], ReferenceCorpus(dup, ["a", "b", "c"]), measure=measure).mean
+        b = coherence([["a", "b"]], ReferenceCorpus(canonical, ["a", "b", "c"]), measure=measure).mean
+        assert a == b, measure
+    assert dup.nnz == 4 and not dup.has_canonical_format
+    np.testing.assert_array_equal(dup.data, data_before)
+    # duplicates that cancel to a legal 0 are a zero count (no "negative" error, no occurrence)
+    cancel = sp.csr_matrix((np.array([2.0, -2.0, 1.0, 1.0]), np.array([0, 0, 1, 2]), np.array([0, 3, 4])), shape=(2, 3))
+    ref = ReferenceCorpus(cancel, ["a", "b", "c"])
+    assert ref.X.nnz == 2 and cancel.nnz == 4
+    assert coherence([["a", "b"]], ref, measure="u_mass").mean == 0.0  # "a" never occurs: the pair scores 0
+
+
+@pytest.mark.parametrize("measure", MEASURES)
+def test_document_units_skip_empty_documents(measure):
+    window = None if measure == "c_v" else 1000  # c_v needs windows; both ways of counting agree
+    texts = [["a", "b"], ["a"], ["b"], ["c"]]
+    padded = texts + [[]] * 3
+    for window_size in {None if measure != "c_v" else 110, window}:
+        base = coherence([["a", "b"]], texts, measure=measure, window_size=window_size).mean
+        assert coherence([["a", "b"]], padded, measure=measure, window_size=window_size).mean == pytest.approx(base)
+    if measure != "c_v":
+        Xp = sp.csr_matrix(np.array([[1, 1, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 0, 0], [0, 0, 0]]))
+        assert coherence([["a", "b"]], (Xp, ["a", "b", "c"]), measure=measure).mean == pytest.approx(
+            coherence([["a", "b"]], texts, measure=measure).mean)
+    # a reference of empty documents only is an error for every measure, as with windows
+    with pytest.raises(ValueError, match=r"reference corpus has no documents \(or only empty ones\)"):
+        coherence([["a", "b"]], [[], []], measure=measure)
+    if measure != "c_v":
+        with pytest.raises(ValueError, match=r"reference corpus has no documents \(or only empty ones\)"):
+            coherence([["a", "b"]], ReferenceCorpus(np.zeros((3, 2)), ["a", "b"]), measure=measure)
+
+
+@pytest.mark.parametrize("epsilon", [None, 0.01, 0.1])
+def test_npmi_never_exceeds_one(epsilon):
+    # a and b always occur together but not everywhere: the eps smoothing pushed NPMI above 1
+    texts = [["cat", "dog"], ["cat", "dog"], ["fish"], ["bird"]]
+    assert coherence([["cat", "dog"]], texts, measure="c_npmi", epsilon=epsilon).mean == 1.0
+    assert -1.0 <= coherence([["fish", "bird"]], texts, measure="c_npmi", epsilon=epsilon).mean <= 1.0
+    cv = coherence([["cat", "dog", "fish"]], texts, measure="c_v", epsilon=epsilon).mean
+    assert -1.0 <= cv <= 1.0
+
+
+def test_reference_bad_input_names_the_input():
+    with pytest.raises(TypeError, match=r"document 0 has a token \['a', 'b'\] of type list \(nested one level too deep"):
+        coherence([["a", "b"]], [[["a", "b"], ["b"]]])
+    with pytest.raises(TypeError, match=r"document 1 has a token 3 of type int"):
+        ReferenceCorpus(texts=[["a"], ["b", 3]])
+    with pytest.raises(TypeError, match=r"ReferenceCorpus: texts must hold tokenised documents .*document 0 is a int"):
+        ReferenceCorpus(texts=[3])
+    with pytest.raises(TypeError, match=r"ReferenceCorpus: X must be a matrix of numeric term counts, got an array of "
+                                        r"dtype <U1"):
+        ReferenceCorpus(np.array([["1", "0"]]), ["a", "b"])
+    with pytest.raises(TypeError, match=r"ReferenceCorpus: X must be a matrix of numeric term counts"):
+        ReferenceCorpus([[1, object()]], ["a", "b"])

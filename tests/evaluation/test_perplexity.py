@@ -168,6 +168,15 @@ def test_per_word_bound_bad_input(batch_model, split):
         per_word_bound(OnlineLDA(4), split[1])
 
 
+@pytest.mark.parametrize("value", ["no", "False", 0, 1, None])
+def test_per_word_bound_include_topic_term_must_be_a_bool(batch_model, split, value):
+    with pytest.raises(TypeError, match=r"include_topic_term must be True or False, got"):
+        per_word_bound(batch_model, split[1], include_topic_term=value)
+    # numpy bools are bools
+    assert per_word_bound(batch_model, split[1], include_topic_term=np.False_) == per_word_bound(
+        batch_model, split[1], include_topic_term=False)
+
+
 # ---------------------------------------------------------------------------------- traces
 def test_perplexity_trace(split):
     trace = perplexity_trace(OnlineLDA(4, random_state=0, batch_size=64), split[0], split[1], checkpoints=(2, 1))
@@ -177,6 +186,25 @@ def test_perplexity_trace(split):
     assert all(p > 1 for p in trace["perplexity"])
     with pytest.raises(ValueError, match="checkpoints must be positive"):
         perplexity_trace(OnlineLDA(4), split[0], split[1], checkpoints=(0,))
+
+
+@pytest.mark.parametrize("checkpoints, error, message", [
+    ("12", TypeError, r"checkpoints must be a sequence of positive ints \(iteration counts\), got str '12'"),
+    (5, TypeError, r"checkpoints must be a sequence of positive ints .*got int 5"),
+    ([1.7, 2.9], TypeError, r"checkpoints must be positive ints \(iteration counts\), got 1.7 of type float"),
+    ([True], TypeError, r"checkpoints must be positive ints .*got True of type bool"),
+    ([np.True_], TypeError, r"checkpoints must be positive ints .*of type bool"),
+    ([], ValueError, r"checkpoints must be positive iteration counts, got \[\]"),
+    ([2, -1], ValueError, r"checkpoints must be positive iteration counts, got \[2, -1\]"),
+])
+def test_perplexity_trace_checks_checkpoints(split, checkpoints, error, message):
+    with pytest.raises(error, match=message):
+        perplexity_trace(BatchLDA(2, random_state=0), split[0][:30], split[1], checkpoints=checkpoints)
+
+
+def test_perplexity_trace_takes_numpy_int_checkpoints(split):
+    trace = perplexity_trace(BatchLDA(2, random_state=0), split[0][:30], split[1], checkpoints=np.array([2, 1, 2]))
+    assert trace["n_iter"] == [1, 2]
 
 
 def test_fixed_topic_model_checks_its_input():

@@ -8,6 +8,7 @@ Evaluation sees a model only through ``components_`` (K x V), ``transform`` and,
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping, Set
 
 import numpy as np
 import scipy.sparse as sp
@@ -125,21 +126,71 @@ def prevalence_and_doc_topic(model, X: sp.csr_matrix) -> tuple[np.ndarray, np.nd
 
 
 def resolve_vocabulary(model, vocabulary, *, caller: str) -> list[str]:
-    """Column names as a list of str: ``vocabulary`` (list, array or Vocabulary), else the model's own."""
+    """Column names as a list of str: ``vocabulary`` (see :func:`ordered_terms`), else the model's own."""
     n = n_terms_of(model)
     if vocabulary is None:
         vocabulary = getattr(model, "feature_names_in_", None)
         if vocabulary is None:
             return [str(j) for j in range(n)]
-    check_not_single_str(vocabulary, "vocabulary", "a sequence of terms", caller=caller)
-    to_list = getattr(vocabulary, "to_list", None)
-    terms = list(to_list()) if callable(to_list) else [str(t) for t in vocabulary]
+    terms = ordered_terms(vocabulary, "vocabulary", caller)
     if len(terms) != n:
         raise ValueError(
             f"{caller}: vocabulary has {len(terms)} terms, but the model has {n} (columns of components_). "
             "Pass the vocabulary of the vectorizer used for fit."
         )
     return terms
+
+
+_ORDERED_HINT = "an ordered sequence of terms, one per column (e.g. vectorizer.get_feature_names_out())"
+
+
+def ordered_terms(vocabulary, name: str = "vocabulary", caller: str = "") -> list[str]:
+    """The terms of ``vocabulary`` in column order, as a list of str.
+
+    Accepted: a sequence of terms (list, tuple, array, pandas Index, ...), a topicvb ``Vocabulary``,
+    and a mapping ``{term: column}`` whose values are exactly the ints 0, ..., V - 1, each once (such
+    as scikit-learn's ``CountVectorizer.vocabulary_``), which is ordered by column. Any other mapping,
+    and any set (whose order is arbitrary), raises ``TypeError``, as does a single str.
+    """
+    prefix = f"{caller}: " if caller else ""
+    check_not_single_str(vocabulary, name, "a sequence of terms", caller=caller)
+    to_list = getattr(vocabulary, "to_list", None)
+    if callable(to_list):
+        return [str(t) for t in to_list()]
+    if isinstance(vocabulary, Mapping):
+        n = len(vocabulary)
+        terms = [None] * n
+        for term, j in vocabulary.items():
+            if (isinstance(j, (bool, np.bool_)) or not isinstance(j, numbers.Integral) or not 0 <= j < n
+                    or terms[j] is not None):
+                raise TypeError(
+                    f"{prefix}{name} must be {_ORDERED_HINT}; got a {type(vocabulary).__name__} whose values are "
+                    f"not the column ids 0..{n - 1} each once ({term!r}: {j!r})."
+                )
+            terms[int(j)] = str(term)
+        return terms
+    if isinstance(vocabulary, Set):
+        raise TypeError(
+            f"{prefix}{name} must be {_ORDERED_HINT}; got a {type(vocabulary).__name__}, whose order is arbitrary."
+        )
+    try:
+        return [str(t) for t in vocabulary]
+    except TypeError:
+        raise TypeError(f"{prefix}{name} must be {_ORDERED_HINT}; got {type(vocabulary).__name__}.") from None
+
+
+def numeric_array(value, name: str, caller: str, expected: str) -> np.ndarray:
+    """``value`` as a float64 array; ``TypeError`` naming ``name`` unless it holds numbers (bool included)."""
+    try:
+        arr = np.asarray(value)
+        if arr.dtype.kind == "O":
+            arr = arr.astype(np.float64)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.dtype.kind not in "biuf":
+        what = type(value).__name__ if arr is None else f"an array of dtype {arr.dtype}"
+        raise TypeError(f"{caller}: {name} must be {expected}, got {what}.")
+    return arr.astype(np.float64, copy=False)
 
 
 def check_positive_int(value, name: str) -> int:

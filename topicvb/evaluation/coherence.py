@@ -4,8 +4,10 @@ All measures score a topic's top words w_1, ..., w_M (most probable first) by ho
 occur together in a reference corpus. Occurrence is counted in *units*: whole documents by
 default (document co-occurrence), or sliding windows of ``window_size`` tokens over tokenised
 documents (each window position is one unit, as in Röder et al. 2015 and gensim; a document no
-longer than the window is one unit). With U units, D(w) is the number of units containing w,
-D(w, w') the number containing both, P(w) = D(w) / U and P(w, w') = D(w, w') / U.
+longer than the window is one unit). Empty documents (no token) are no units either way, so adding
+them changes no score, and a reference corpus of empty documents only is an error. With U units,
+D(w) is the number of units containing w, D(w, w') the number containing both, P(w) = D(w) / U and
+P(w, w') = D(w, w') / U.
 
 ========  ==============================================================================  =========
 measure   per-topic value                                                                 epsilon
@@ -35,7 +37,9 @@ Palmetto), so values do not grow with M; Mimno's sum is the mean times M (M - 1)
 that never occurs in the reference corpus (absent from its vocabulary or with zero count) gives no
 evidence either way: every pair that involves it scores 0 (its NPMI vector in C_V is zero, and a
 cosine involving a zero vector is 0), so no measure is ever NaN or infinite. NPMI is 1 for a pair
-that occurs in every unit (where -log P(w_i, w_j) = 0).
+that occurs in every unit (where -log P(w_i, w_j) = 0). NPMI values (in c_npmi and inside C_V)
+are clipped to [-1, 1], the range of NPMI: the eps added to P(w_i, w_j) can push the ratio past
+it (above 1 for a pair that always occurs together, markedly so for a large ``epsilon``).
 """
 
 from __future__ import annotations
@@ -48,7 +52,8 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_nonnegative_counts
+from .._validation import as_csr, check_nonnegative_counts
+from ._common import numeric_array, ordered_terms
 
 logger = logging.getLogger(__name__)
 
@@ -86,9 +91,12 @@ class ReferenceCorpus:
     Parameters
     ----------
     X : {array-like, sparse matrix} of shape (n_docs, n_terms), default=None
-        Term counts; only whether a count is positive matters.
-    vocabulary : sequence of str or Vocabulary, default=None
-        The term of each column of ``X``; required with ``X``.
+        Term counts; only whether a count is positive matters. Duplicate entries of a sparse
+        matrix are summed first (the caller's matrix is left as it is).
+    vocabulary : sequence of str, Vocabulary or dict, default=None
+        The term of each column of ``X``, in column order; required with ``X``. A dict
+        ``{term: column}`` (scikit-learn's ``CountVectorizer.vocabulary_``) is ordered by column; a
+        set, whose order is arbitrary, is refused.
     texts : iterable of sequences of str, default=None
         Tokenised documents (each a list of tokens in text order), e.g. the output of
         ``topicvb.Tokenizer`` applied to raw texts. Consumed once and kept as a list.
@@ -108,19 +116,25 @@ class ReferenceCorpus:
         if X is not None:
             if vocabulary is None:
                 raise ValueError("ReferenceCorpus: X needs its vocabulary (the term of each column); got None.")
-            if not sp.issparse(X):
-                X = np.asarray(X)
+            if sp.issparse(X):
+                if X.dtype.kind not in "biuf":
+                    raise TypeError(f"ReferenceCorpus: X must hold numeric term counts, got dtype {X.dtype}.")
+            else:
+                X = numeric_array(X, "X", "ReferenceCorpus", "a matrix of numeric term counts")
                 if X.ndim != 2:
                     raise ValueError(f"ReferenceCorpus: X must be 2-D (n_docs, n_terms), got shape {X.shape}.")
-            X = sp.csr_matrix(X)
-            to_list = getattr(vocabulary, "to_list", None)
-            terms = list(to_list()) if callable(to_list) else [str(t) for t in vocabulary]
+            # canonical (duplicates summed, on a copy: the caller's matrix is never changed), explicit zeros dropped
+            X = as_csr(X, dtype=np.float64)
+            terms = ordered_terms(vocabulary, "vocabulary", "ReferenceCorpus")
             if len(terms) != X.shape[1]:
                 raise ValueError(
                     f"ReferenceCorpus: vocabulary has {len(terms)} terms but X has {X.shape[1]} columns."
                 )
             if X.nnz and np.any(~np.isfinite(X.data)):
                 raise ValueError("ReferenceCorpus: X has NaN or infinite counts.")
+            if X.nnz and np.any(X.data == 0):
+                X = X.copy()
+                X.eliminate_zeros()
             check_nonnegative_counts(X, "ReferenceCorpus")
             self.X = X
             self.index = {t: j for j, t in enumerate(terms)}
@@ -135,7 +149,20 @@ class ReferenceCorpus:
                         f"ReferenceCorpus: texts must hold tokenised documents (lists of str); document {i} is a "
                         "str. Tokenise it first, e.g. with topicvb.Tokenizer."
                     )
-                docs.append(list(doc))
+                if not isinstance(doc, Iterable):
+                    raise TypeError(
+                        f"ReferenceCorpus: texts must hold tokenised documents (lists of str); document {i} is a "
+                        f"{type(doc).__name__}."
+                    )
+                doc = list(doc)
+                if not all(isinstance(t, str) for t in doc):
+                    bad = next(t for t in doc if not isinstance(t, str))
+                    raise TypeError(
+                        f"ReferenceCorpus: texts must hold tokenised documents (lists of str tokens); document {i} "
+                        f"has a token {bad!r} of type {type(bad).__name__}"
+                        + (" (nested one level too deep?)." if isinstance(bad, (list, tuple)) else ".")
+                    )
+                docs.append(doc)
             self.texts = docs
 
     @property
@@ -193,7 +220,7 @@ def _topic_words(topics) -> list[list[str]]:
 
 
 def _document_counts(ref: ReferenceCorpus, words: list[str]):
-    """Units, D(w) and D(w, w') with whole documents as units."""
+    """Units, D(w) and D(w, w') with whole documents as units; empty documents (no token) are no units."""
     T = len(words)
     if ref.X is not None:
         cols = np.array([ref.index.get(w, -1) for w in words], dtype=np.int64)
@@ -206,7 +233,8 @@ def _document_counts(ref: ReferenceCorpus, words: list[str]):
         B = (sub @ place).tocsr()
         single = np.asarray(B.sum(axis=0), dtype=np.float64).ravel()
         joint = np.asarray((B.T @ B).todense(), dtype=np.float64)
-        return float(ref.X.shape[0]), single, joint
+        # a unit is a document with a token (explicit zeros were dropped in ReferenceCorpus)
+        return float(np.count_nonzero(np.diff(ref.X.indptr))), single, joint
     index = {w: i for i, w in enumerate(words)}
     rows, cols = [], []
     for d, doc in enumerate(ref.texts):
@@ -216,7 +244,7 @@ def _document_counts(ref: ReferenceCorpus, words: list[str]):
     B = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(ref.texts), T))
     single = np.asarray(B.sum(axis=0), dtype=np.float64).ravel()
     joint = np.asarray((B.T @ B).todense(), dtype=np.float64)
-    return float(len(ref.texts)), single, joint
+    return float(sum(1 for doc in ref.texts if doc)), single, joint
 
 
 def _window_counts(ref: ReferenceCorpus, words: list[str], window_size: int):
@@ -265,7 +293,8 @@ def _npmi_matrix(p, pj, present, eps):
         npmi = pmi / denom
     npmi = np.where(pj >= 1.0, 1.0, npmi)
     ok = np.outer(present, present)
-    return np.where(ok & np.isfinite(npmi), npmi, 0.0)
+    # NPMI lies in [-1, 1]; the eps smoothing of the joint probability can push the ratio past the bounds
+    return np.clip(np.where(ok & np.isfinite(npmi), npmi, 0.0), -1.0, 1.0)
 
 
 def _pairs_mean(values: np.ndarray) -> float:
@@ -305,8 +334,8 @@ def coherence(topics, reference, *, measure: str = "c_npmi", window_size: int | 
     Raises
     ------
     ValueError
-        If ``measure`` is unknown, ``window_size`` or ``epsilon`` is out of range, or a window is
-        asked for without tokenised documents.
+        If ``measure`` is unknown, ``window_size`` or ``epsilon`` is out of range, a window is
+        asked for without tokenised documents, or the reference corpus has no non-empty document.
     TypeError
         If ``topics`` or ``reference`` has the wrong type.
 

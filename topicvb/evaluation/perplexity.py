@@ -21,8 +21,10 @@ is this perplexity), so ``GridSearchCV`` and :func:`~topicvb.evaluation.select_n
 from __future__ import annotations
 
 import logging
+import numbers
 import time
 import warnings
+from collections.abc import Iterable
 
 import numpy as np
 from sklearn.base import clone
@@ -32,7 +34,7 @@ from .._completion import completion_log_likelihoods, split_cells
 from .._config import threads
 from .._kernels.bounds import lda_topic_bound, prior_topic_terms, topic_expectations
 from .._kernels.estep import e_step
-from .._validation import check_finite_real, check_int, check_positive_prior, csr_arrays, writable
+from .._validation import check_bool, check_finite_real, check_int, check_positive_prior, csr_arrays, writable
 from ._common import check_counts, check_model, doc_topic, topic_word
 
 logger = logging.getLogger(__name__)
@@ -254,7 +256,8 @@ def per_word_bound(model, X, *, include_topic_term: bool = True) -> float:
     Raises
     ------
     TypeError
-        If the model is not a variational LDA model (BatchLDA, OnlineLDA).
+        If the model is not a variational LDA model (BatchLDA, OnlineLDA), or ``include_topic_term``
+        is not a bool.
     ValueError
         If ``X`` has the wrong width, negative counts, or no token.
     """
@@ -266,6 +269,7 @@ def per_word_bound(model, X, *, include_topic_term: bool = True) -> float:
             f"per_word_bound needs a variational LDA model (BatchLDA or OnlineLDA), got {type(model).__name__}; "
             "use heldout_perplexity for any model."
         )
+    include_topic_term = check_bool(include_topic_term, "include_topic_term")
     Xc = check_counts(X, model, name="X", caller="per_word_bound")
     n_tokens = float(Xc.sum())
     if n_tokens <= 0:
@@ -404,7 +408,7 @@ def perplexity_trace(estimator, X, X_test, *, checkpoints=(1, 2, 5, 10, 20, 50),
     X_test : {array-like, sparse matrix} of shape (n_test_docs, n_terms)
         Test counts, split by :func:`split_tokens` once.
     checkpoints : sequence of int, default=(1, 2, 5, 10, 20, 50)
-        Iteration counts at which to measure.
+        Iteration counts at which to measure: positive ints (not bools), in any order; repeats count once.
     observed_fraction, random_state
         As in :func:`heldout_perplexity`.
 
@@ -413,14 +417,19 @@ def perplexity_trace(estimator, X, X_test, *, checkpoints=(1, 2, 5, 10, 20, 50),
     dict
         ``{"label": class name, "n_iter": list of int, "time": list of float (seconds),
         "perplexity": list of float}``, ready for :func:`topicvb.plotting.plot_perplexity_vs_time`.
+
+    Raises
+    ------
+    TypeError
+        If ``checkpoints`` is not an iterable of ints (a str is not), or the estimator has no ``max_iter``.
+    ValueError
+        If ``checkpoints`` is empty or holds an int below 1.
     """
     if "max_iter" not in estimator.get_params():
         raise TypeError(
             f"perplexity_trace needs an estimator with a max_iter parameter, got {type(estimator).__name__}."
         )
-    points = sorted({int(c) for c in checkpoints})
-    if not points or points[0] < 1:
-        raise ValueError(f"checkpoints must be positive iteration counts, got {list(checkpoints)!r}.")
+    points = _check_checkpoints(checkpoints)
     first = clone(estimator)
     X_obs = X_held = None
     out = {"label": type(estimator).__name__, "n_iter": [], "time": [], "perplexity": []}
@@ -441,3 +450,18 @@ def perplexity_trace(estimator, X, X_test, *, checkpoints=(1, 2, 5, 10, 20, 50),
                      out["perplexity"][-1])
     return out
 
+
+
+def _check_checkpoints(checkpoints) -> list[int]:
+    """The distinct checkpoints of :func:`perplexity_trace`, sorted; each must be a positive int (not a bool)."""
+    if isinstance(checkpoints, (str, bytes)) or not isinstance(checkpoints, Iterable):
+        raise TypeError(f"checkpoints must be a sequence of positive ints (iteration counts), got "
+                        f"{type(checkpoints).__name__} {checkpoints!r}.")
+    values = list(checkpoints)
+    for c in values:
+        if isinstance(c, (bool, np.bool_)) or not isinstance(c, numbers.Integral):
+            raise TypeError(f"checkpoints must be positive ints (iteration counts), got {c!r} of type "
+                            f"{type(c).__name__}.")
+    if not values or min(values) < 1:
+        raise ValueError(f"checkpoints must be positive iteration counts, got {values!r}.")
+    return sorted({int(c) for c in values})
