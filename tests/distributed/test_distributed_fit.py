@@ -456,3 +456,13 @@ def test_transform_distributed_checks_parameters_set_after_fit(client, corpus):
         with pytest.raises(ValueError, match=rf"^{param} must be"):
             transform_distributed(model, paths, client)
         model.set_params(**{param: good})
+
+
+def test_a_shard_loses_its_stored_zeros_as_the_estimators_input_does():
+    from topicvb.distributed._partitions import load_shard
+
+    X = sp.csr_matrix((np.array([2.0, 0.0, 1.0, 0.0]), np.array([0, 1, 2, 0]), np.array([0, 3, 4])), shape=(2, 3))
+    got = load_shard(X)
+    assert got.nnz == 2 and got.has_canonical_format
+    np.testing.assert_array_equal(got.toarray(), X.toarray())
+    assert X.nnz == 4  # (the caller's matrix is not changed)

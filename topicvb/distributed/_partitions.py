@@ -26,8 +26,8 @@ def load_shard(source, dtype="float64") -> sp.csr_matrix:
     """Read one partition of a corpus: a ``.npz`` file of :func:`scipy.sparse.save_npz`, a UCI
     docword file (``.txt`` or ``.gz``, read with :func:`topicvb.datasets.read_uci`), or a matrix.
 
-    Returns canonical CSR (summed duplicates, sorted indices) of the given float dtype. Values are
-    not checked here (see :func:`shard_info`).
+    Returns canonical CSR (summed duplicates, sorted indices, no stored zeros) of the given float dtype.
+    Values are not checked here (see :func:`shard_info`).
     """
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
@@ -45,6 +45,9 @@ def load_shard(source, dtype="float64") -> sp.csr_matrix:
     if not X.has_canonical_format:
         X = X.copy()
         X.sum_duplicates()
+    if X.nnz and not np.all(X.data != 0):  # stored zeros are no cells (as the estimators' own check drops them)
+        X = X.copy()
+        X.eliminate_zeros()
     return X
 
 
