@@ -349,3 +349,18 @@ def test_stochastic_collapsed_fit_reseeds_its_dead_topics(caplog):
     assert dead(plain) >= 2 and dead(moved) == 0
     assert any("re-seeded after pass" in m for m in caplog.messages)
     np.testing.assert_allclose(moved.transform(X[:5]).sum(axis=1), 1.0)
+
+
+def test_a_fit_cut_by_max_iter_after_an_accepted_move_warns():
+    # (before, a CollapsedLDA fit that had settled, accepted a move and reached max_iter before settling again
+    # ended silently: "ever settled" counted; HDP warns in that case since session 13)
+    from sklearn.exceptions import ConvergenceWarning
+
+    X = make_lda_corpus(300, 200, 8, random_state=3).corpus.X
+    with pytest.warns(ConvergenceWarning, match=r"CollapsedLDA reached max_iter=60 while still settling after an "
+                                                 r"accepted move .*pass moves=False"):
+        cut = CollapsedLDA(12, random_state=3, max_iter=60).fit(X)
+    assert cut.n_iter_ == 60
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        CollapsedLDA(12, random_state=3).fit(X)  # (the default max_iter: it settles, no warning)

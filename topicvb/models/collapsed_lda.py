@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import logging
 import time
+import warnings
 from numbers import Integral
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from .._config import threads
-from .._validation import MAX_INT
+from .._validation import MAX_INT, user_stacklevel
 from .._constraints import Boolean, Interval, Options, StrOptions
 from ._base import CHECKPOINT_CONSTRAINTS, TopicModelBase
 from ._collapsed import CollapsedInferenceMixin, topic_major
@@ -134,8 +136,9 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         the fit had merged). A proposal is priced first (the split's gain against what the merge
         loses) and, if worth a trial, kept only when after a few sweeps the training log-likelihood
         is above what the unmoved fit reaches in as many sweeps; otherwise the state is restored
-        exactly. Up to three proposals are tried in a row; the fit goes on after an accepted one. A
-        fit that has not settled 10 sweeps before ``max_iter`` tries them there.
+        exactly. Up to three proposals are tried in a row; the fit goes on after an accepted one (and
+        warns, ``ConvergenceWarning``, if it reaches ``max_iter`` before settling again). A fit that
+        has not settled 10 sweeps before ``max_iter`` tries them there.
         While a proposal is made and tried, up to two more copies of the responsibilities exist.
         False gives the plain CVB0/CVB fit.
     max_iter : int, default=200
@@ -252,6 +255,7 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
                 current["pending"] = cvb.estimates(current)
             converged = cvb.settled(history)
             ever_converged, rejected, n_moves = converged, 0, 0
+            ended_settled = False  # (whether the loop ended on a settled fit, not at max_iter)
 
             def record(values):  # the objectives of sweeps, in order: one progress line each
                 for value in values:
@@ -272,6 +276,7 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
                     it += TRIAL_SWEEPS
                     rejected, n_moves = 0, n_moves + 1
                 elif converged or it >= self.max_iter:
+                    ended_settled = converged
                     break
                 else:
                     it += 1
@@ -288,7 +293,13 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         if n_moves:
             logger.info("%s: %d move(s) accepted", type(self).__name__, n_moves)
         if not stop.requested:
-            self._warn_not_converged(it, ever_converged)
+            if ever_converged and not ended_settled and n_moves and self.tol > 0:
+                # (it had settled, accepted a move and reached max_iter before settling again: the HDP's case)
+                warnings.warn(f"{type(self).__name__} reached max_iter={self.max_iter} while still settling after an "
+                              "accepted move (it had settled before the move); raise max_iter, or pass moves=False.",
+                              ConvergenceWarning, stacklevel=user_stacklevel())
+            else:
+                self._warn_not_converged(it, ever_converged)
         return {
             "components_": np.ascontiguousarray((current["n_wk"] + current["eta"]).T, dtype=current["n_wk"].dtype),
             "doc_topic_prior_": current["alpha"],
