@@ -5,6 +5,7 @@ import logging
 import os
 import pickle
 import tarfile
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -670,3 +671,16 @@ def test_a_set_vocabulary_is_sorted_and_a_narrow_dtype_refuses_what_it_cannot_ho
     with pytest.raises(ValueError, match=r"dtype=uint8 cannot hold the counts"):
         Vectorizer(dtype=np.uint8).fit(docs[:0] + ["alpha beta"]).transform(docs)
     assert Vectorizer(dtype=np.int16).fit_transform(docs).toarray().tolist() == [[300, 200]]
+
+
+def test_a_tokenizer_encoding_the_vectorizer_would_ignore_is_named():
+    # (before, Vectorizer(tokenizer=Tokenizer(encoding="latin-1")) decoded bytes as UTF-8 silently: the Vectorizer
+    # decodes bytes and files itself, with its own encoding)
+    docs = ["caf\xe9 na\xefve caf\xe9".encode("latin-1")] * 3
+    with pytest.warns(UserWarning, match=r"tokenizer.encoding='latin-1' is not used inside a Vectorizer, which decodes "
+                                         r"bytes and files with its own encoding='utf-8': pass encoding='latin-1'"):
+        Vectorizer(tokenizer=Tokenizer(encoding="latin-1")).fit(docs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        both = Vectorizer(tokenizer=Tokenizer(encoding="latin-1"), encoding="ISO-8859-1").fit(docs)  # (one codec)
+    assert list(both.get_feature_names_out()) == ["café", "naïve"]

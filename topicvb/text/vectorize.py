@@ -25,10 +25,12 @@ and the counts are built from those after the phrases are learned.
 
 from __future__ import annotations
 
+import codecs
 import itertools
 import logging
 import numbers
 import os
+import warnings
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 
@@ -48,6 +50,11 @@ from .vocabulary import Vocabulary, check_df, prune_ids
 __all__ = ["Vectorizer", "iter_batches"]
 
 logger = logging.getLogger(__name__)
+
+
+def _codec(name: str) -> str:
+    """The canonical name of a codec ("UTF8" and "utf-8" are one)."""
+    return codecs.lookup(name).name
 
 
 def _check_corpus(X, caller: str):
@@ -202,6 +209,13 @@ class Vectorizer(TransformerMixin, BaseEstimator):
             )
         if isinstance(self.tokenizer, Tokenizer):
             self.tokenizer._check_params()
+        check_encoding(self.encoding)
+        if isinstance(self.tokenizer, Tokenizer) and _codec(self.tokenizer.encoding) != _codec(self.encoding):
+            # (the Vectorizer decodes bytes and files itself, before its tokenizer sees them)
+            warnings.warn(f"tokenizer.encoding={self.tokenizer.encoding!r} is not used inside a Vectorizer, which "
+                          f"decodes bytes and files with its own encoding={self.encoding!r}: pass "
+                          f"encoding={self.tokenizer.encoding!r} to the Vectorizer (or the same encoding to both).",
+                          UserWarning, stacklevel=3)
         if not isinstance(self.phrases, (bool, PhraseDetector)):
             raise TypeError(f"phrases must be a bool or a PhraseDetector, got {type(self.phrases).__name__}.")
         if isinstance(self.phrases, PhraseDetector):
@@ -217,7 +231,6 @@ class Vectorizer(TransformerMixin, BaseEstimator):
         if self.max_features is not None:
             check_int(self.max_features, "max_features", min_val=1)
         check_choice(self.input, "input", {"content", "filename"})
-        check_encoding(self.encoding)
         try:
             dtype = np.dtype(self.dtype)
         except TypeError:
