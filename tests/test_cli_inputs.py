@@ -233,6 +233,26 @@ def test_a_vocabulary_these_options_cannot_count_is_said_and_none_at_all_refused
                                                   "vocabulary made with other text options (--stem")
 
 
+def test_texts_counted_over_a_corpus_with_other_text_options_are_warned(ws, capsys):
+    # (before, a corpus made with --stem porter and texts counted over it without --stem lost most tokens
+    # silently: a corpus did not record its text options)
+    for folder in ("train", "test"):  # (words whose stems are not words: "apples" -> "appl", "plums" -> "plum")
+        for path in (ws / folder).iterdir():
+            path.write_text(path.read_text(encoding="utf-8") + " ripening harvests", encoding="utf-8")
+    assert _run(["vectorize", "train", *LOOSE, "--stem", "porter", "-o", "stem.npz"], capsys)[0] == 0
+    assert Corpus.load("stem.npz").text_options == {"stop_words": "english", "stem": "porter", "phrases": False,
+                                                    "clean_email": False}
+    rc, out, err = _run(["vectorize", "test", "--vocab", "stem.npz", "-q", "-o", "t.npz"], capsys)
+    assert rc == 0
+    assert err.splitlines() == ["topicvb: warning: the corpus 'stem.npz' was counted with --stem porter, these texts "
+                                "with --stem none: its terms may not be the tokens these options make (tokens of no "
+                                "term are dropped); give the same text options."]
+    assert Corpus.load("t.npz").text_options["stem"] == "none"
+    rc, out, err = _run(["vectorize", "test", "--vocab", "stem.npz", "--stem", "porter", "-q", "-o", "t2.npz"], capsys)
+    assert rc == 0 and err == ""
+    assert Corpus.load("t2.npz").n_tokens > Corpus.load("t.npz").n_tokens
+
+
 def test_matching_a_corpus_to_a_vocabulary_moves_the_columns(ws, capsys):
     rng = np.random.default_rng(6)
     X = sp.csr_matrix(rng.integers(0, 4, size=(15, 5)))

@@ -9,11 +9,12 @@ and refusing a corpus whose columns are not the model's terms.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from pathlib import Path
 
-from ._cli_inputs import TextCounter, new_vectorizer, npz_kind, read_corpus, read_seed_topics
+from ._cli_inputs import TextCounter, new_vectorizer, npz_kind, read_corpus, read_seed_topics, text_options_of
 from ._cli_models import _model
 from ._cli_output import plot_file, write_bytes, write_text
 from ._cli_progress import Progress
@@ -126,6 +127,8 @@ def cmd_demo(args):
 def cmd_vectorize(args):
     t0 = time.perf_counter()
     corpus = _read_corpus(args.input, args)
+    if getattr(args, "fitted_vectorizer", None) is not None:  # (counted from text: say how, for --vocab CORPUS)
+        corpus = dataclasses.replace(corpus, text_options=text_options_of(args.fitted_vectorizer))
     out = corpus.save(args.output)
     over = ""
     if args.vocab is not None and str(args.vocab).lower().endswith(".npz"):

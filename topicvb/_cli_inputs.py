@@ -256,6 +256,39 @@ class TargetVocabulary(NamedTuple):
     terms: list
     vectorizer: object  # a model's saved vectorizer (counts raw text exactly as its training text), or None
     source: str  # for messages: "the model 'm.npz'"
+    options: dict | None = None  # the text options a corpus was counted with (text_options_of), when it says
+
+
+def text_options_of(vectorizer) -> dict:
+    """The command line's text options a Vectorizer counts with (``{"stop_words": "english", "stem": "none",
+    "phrases": False, "clean_email": False}``; "custom" for stop words or a stemmer the options cannot name), as
+    ``topicvb vectorize`` records them in a corpus (:attr:`topicvb.datasets.Corpus.text_options`)."""
+    tokenizer = getattr(vectorizer, "tokenizer", None)
+    stop = getattr(tokenizer, "stop_words", None)
+    stem = getattr(tokenizer, "stemmer", None)
+    return {"stop_words": "none" if stop is None else stop if isinstance(stop, str) else "custom",
+            "stem": "none" if stem is None else stem if isinstance(stem, str) else "custom",
+            "phrases": bool(getattr(vectorizer, "phrases", False)),
+            "clean_email": getattr(tokenizer, "clean", None) == "email"}
+
+
+def _shown_options(options: dict, keys) -> str:
+    return ", ".join(f"{flag(k)} {options.get(k)}" if not isinstance(options.get(k), bool)
+                     else flag(k) if options.get(k) else f"no {flag(k)}" for k in keys)
+
+
+def check_same_text_options(target: TargetVocabulary, vectorizer) -> None:
+    """Warn when texts are counted over a corpus's vocabulary with other text options than the corpus's own
+    (``--vocab corpus.npz`` made with ``--stem porter``, these texts without it: few of its stems are words, so
+    most tokens are silently dropped)."""
+    if target.options is None or vectorizer is None:
+        return
+    mine = text_options_of(vectorizer)
+    differ = [k for k in mine if k in target.options and target.options[k] != mine[k]]
+    if differ:
+        logger.warning("%s was counted with %s, these texts with %s: its terms may not be the tokens these options "
+                       "make (tokens of no term are dropped); give the same text options.", target.source,
+                       _shown_options(target.options, differ), _shown_options(mine, differ))
 
 
 def is_vocabulary_npz(path) -> bool:
@@ -273,6 +306,7 @@ def read_target_vocabulary(path) -> TargetVocabulary:
 
     check_file(path, "--vocab")
     kind = npz_kind(path)
+    options = None
     if kind == "model":
         from topicvb.persistence import read
 
@@ -283,7 +317,8 @@ def read_target_vocabulary(path) -> TargetVocabulary:
         from topicvb.datasets import Corpus
 
         record, source = None, f"the corpus {str(path)!r}"
-        terms = Corpus.load(path).vocabulary
+        saved = Corpus.load(path)
+        terms, options = saved.vocabulary, saved.text_options
     elif kind == "matrix":
         raise ValueError(f"--vocab {str(path)!r} is a plain SciPy matrix, which has no terms; give a model "
                          "(topicvb fit), a corpus (topicvb vectorize) or a vocabulary file (one term per line).")
@@ -295,7 +330,7 @@ def read_target_vocabulary(path) -> TargetVocabulary:
     if terms == numbered_vocabulary(len(terms)):
         raise ValueError(f"{source} has numbered terms ('0', '1', ...: it was made from a plain matrix without "
                          "--vocab), so there are no words to count; give a model or corpus with real terms.")
-    return TargetVocabulary(terms, None if record is None else record.vectorizer, source)
+    return TargetVocabulary(terms, None if record is None else record.vectorizer, source, options)
 
 
 def reindex(corpus, terms: list, source: str):
@@ -455,6 +490,8 @@ def read_any(path: str, args, vectorizer=None, *, progress, before_counting=None
             if vectorizer is None and (target is None or target.vectorizer is None) and fixed is not None \
                     and fixed.vocabulary is not None:
                 check_fixed_counts(corpus, fixed, target.source if target is not None else f"--vocab {str(vocab)!r}")
+                if target is not None:
+                    check_same_text_options(target, fixed)
     except ValueError as exc:
         message = encoding_hint(str(exc))
         if message != str(exc):

@@ -97,3 +97,18 @@ def test_corpus_load_errors(tmp_path):
     garbage.write_bytes(b"not a zip file")
     with pytest.raises(ValueError, match="could not read .*garbage.npz' as a .npz file"):
         Corpus.load(garbage)
+
+
+def test_text_options_are_kept_checked_and_optional(tmp_path, counts):
+    X, vocab = counts
+    options = {"stop_words": "english", "stem": "porter", "phrases": False, "clean_email": False}
+    c = Corpus(X=X, vocabulary=vocab, text_options=options)
+    c.save(tmp_path / "c.npz")
+    assert Corpus.load(tmp_path / "c.npz").text_options == options
+    assert c.subset([0, 1]).text_options == options and c.subset([0, 1]).text_options is not c.text_options
+    plain = Corpus(X=X, vocabulary=vocab)
+    plain.save(tmp_path / "p.npz")  # (and files written before the record: none)
+    assert Corpus.load(tmp_path / "p.npz").text_options is None
+    for bad in (["stem"], {"stem": ["porter"]}, {1: "x"}):
+        with pytest.raises(TypeError, match="Corpus text_options must"):
+            Corpus(X=X, vocabulary=vocab, text_options=bad)

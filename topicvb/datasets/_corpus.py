@@ -79,6 +79,28 @@ def _read_meta(arrays: dict, p, invalid: str) -> dict:
     return meta
 
 
+def _check_text_options(value, what: str) -> dict:
+    """A text-options record: a dict of str keys and str, bool, int, float or None values (a copy)."""
+    if not isinstance(value, dict):
+        raise TypeError(f"{what} must be a dict of option names to values, got {type(value).__name__}.")
+    for key, item in value.items():
+        if not isinstance(key, str) or not (item is None or isinstance(item, (str, bool, int, float))):
+            raise TypeError(f"{what} must map option names (str) to str, bool, int, float or None; got "
+                            f"{key!r}: {item!r}.")
+    return dict(value)
+
+
+def _stored_text_options(meta: dict, invalid: str):
+    """The text options a saved corpus records (None for a file without them)."""
+    value = meta.get("text_options")
+    if value is None:
+        return None
+    try:
+        return _check_text_options(value, "its text_options record")
+    except TypeError as exc:
+        raise ValueError(f"{invalid}: {exc}") from None
+
+
 def _check_entries(meta: dict, arrays: dict, invalid: str) -> list[str]:
     """The array names the metadata calls for, after checking that they and the metadata keys exist."""
     missing = [f"metadata {k!r}" for k in _META_KEYS if k not in meta]
@@ -115,6 +137,11 @@ class Corpus:
         A short name for the corpus (``"20newsgroups-train"``).
     description : str, default=""
         Where the corpus came from and how it was processed.
+    text_options : dict, default=None
+        The text options its counts were made with (``{"stop_words": "english", "stem": None, "clean":
+        None, "phrases": False}``), as ``topicvb vectorize`` records them, so that texts counted later over
+        its vocabulary (``--vocab corpus.npz``) can be checked to use the same; None when unknown. Keys are
+        str, values str, bool, int, float or None.
 
     Attributes
     ----------
@@ -141,6 +168,7 @@ class Corpus:
     texts: list | None = None
     name: str = ""
     description: str = ""
+    text_options: dict | None = None
 
     def __post_init__(self):
         X = self.X
@@ -184,6 +212,8 @@ class Corpus:
             self.labels = np.asarray(self.labels)
         if self.label_names is not None:
             self.label_names = list(self.label_names)
+        if self.text_options is not None:
+            self.text_options = _check_text_options(self.text_options, "Corpus text_options")
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -289,6 +319,7 @@ class Corpus:
             texts=pick(self.texts),
             name=self.name,
             description=self.description,
+            text_options=None if self.text_options is None else dict(self.text_options),
         )
 
     # ------------------------------------------------------------- save/load
@@ -330,6 +361,8 @@ class Corpus:
             "labels": None,
             "label_names": self.label_names,
         }
+        if self.text_options is not None:  # (optional: files written before it have none)
+            meta["text_options"] = self.text_options
         if self.doc_ids is not None:
             arrays["doc_ids_bytes"], arrays["doc_ids_offsets"] = _pack_strings(self.doc_ids)
         if self.texts is not None:
@@ -408,4 +441,5 @@ class Corpus:
             texts=strings.get("texts"),
             name=meta["name"],
             description=meta["description"],
+            text_options=_stored_text_options(meta, invalid),
         )
