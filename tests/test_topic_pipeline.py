@@ -269,3 +269,52 @@ def test_the_package_chooses_the_recommended_estimator():
     assert result.best_model.learn_priors is True
     # every model's default is held-out perplexity, the measure of its score (issue #24: GridSearchCV agrees)
     assert select_n_topics(X, [2], model="batch", max_iter=5).criterion == "heldout"
+
+
+# ---------------------------------------------------------------------------------- found by an edge-case hunt
+_FRUIT_AND_VEHICLES = ["apples and pears are fruit", "pears and plums are fruit", "cars and trucks are vehicles",
+                       "trucks and buses are vehicles"] * 3
+_ANIMALS = ["dogs and cats are pets", "cats and mice are animals", "cows and goats are farm"] * 3  # (10 terms too)
+
+
+def _seeded_pipeline():
+    from topicvb import BatchLDA, make_topic_pipeline
+    from topicvb.text import Vectorizer
+
+    return make_topic_pipeline(Vectorizer(), BatchLDA(2, random_state=0, max_iter=5),
+                               seed_topics={"fruit": ["apples", "pears"], "veh": ["trucks"]})
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("method", ["fit", "fit_transform"])
+def test_a_failed_refit_leaves_every_step_as_it_was(method):
+    # (before, a seeded refit on texts without the seed words failed after refitting the vectorizer: the old model
+    # then read the new vectorizer's columns, and transform gave other topics without an error)
+    pipe = _seeded_pipeline().fit(_FRUIT_AND_VEHICLES)
+    before, terms = pipe.transform(_FRUIT_AND_VEHICLES), list(pipe.vectorizer.get_feature_names_out())
+    prior, steps = pipe.seeded_prior_, list(pipe.steps)
+    with pytest.raises(ValueError, match=r"seed_topics\['fruit'\]: none of its seed words is in the vocabulary"):
+        getattr(pipe, method)(_ANIMALS)
+    assert list(pipe.vectorizer.get_feature_names_out()) == terms and pipe.seeded_prior_ is prior
+    assert [s for _, s in pipe.steps] == [s for _, s in steps] and pipe.model.topic_word_prior is prior
+    np.testing.assert_array_equal(pipe.transform(_FRUIT_AND_VEHICLES), before)
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_dropping_seed_topics_gives_the_model_its_own_prior_back():
+    # (before, the SeededPrior of the old vocabulary stayed in the model: the new fit was "seeded" on unrelated
+    # columns and labelled with the old seed labels, or failed on a prior shape the user never set)
+    pipe = _seeded_pipeline().fit(_FRUIT_AND_VEHICLES)
+    pipe.set_params(seed_topics=None).fit(_ANIMALS)
+    assert pipe.model.topic_word_prior is None and not hasattr(pipe, "seeded_prior_")
+    assert list(pipe.model.topic_labels_) == ["topic_0", "topic_1"]
+    pipe.fit(_ANIMALS + ["ducks geese birds"])  # (another vocabulary width)
+    assert pipe.model.components_.shape[1] == len(pipe.vectorizer.get_feature_names_out())
+
+
+def test_a_bool_topic_word_prior_is_named_as_a_bool_with_seed_topics():
+    pipe = _seeded_pipeline()
+    pipe.model.set_params(topic_word_prior=True)
+    with pytest.raises(TypeError, match=r"topic_word_prior must be a positive float or None with seed_topics, got "
+                                        r"True \(a bool\)"):
+        pipe.fit(_FRUIT_AND_VEHICLES)

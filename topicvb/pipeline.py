@@ -150,9 +150,12 @@ class TopicPipeline(Pipeline):
                                  f"a step as stepname__parameter, with a step name among {names}.")
             step_params[name][param] = value
         base = model.topic_word_prior
-        if isinstance(base, SeededPrior):
-            base = base.base_prior  # the prior of an earlier fit: rebuilt with the same base
-        elif base is not None and not (isinstance(base, (int, float, np.number)) and not isinstance(base, bool)):
+        if isinstance(base, SeededPrior):  # the prior of an earlier fit: rebuilt on the model's own prior
+            base = getattr(self, "_user_topic_word_prior", base.base_prior)  # (a loaded pipeline: its resolved base)
+        if isinstance(base, (bool, np.bool_)):
+            raise TypeError(f"TopicPipeline: the model's topic_word_prior must be a positive float or None with "
+                            f"seed_topics, got {base!r} (a bool).")
+        elif base is not None and not isinstance(base, (int, float, np.number)):
             raise ValueError("TopicPipeline: the model's topic_word_prior is a matrix, and seed_topics would replace "
                              "it; give either seed_topics or a matrix topic_word_prior.")
         text_params = {f"{name}__{k}": v for name in names[:-1] for k, v in step_params[name].items()}
@@ -165,22 +168,56 @@ class TopicPipeline(Pipeline):
         prior = seed_topic_prior(self._vocabulary(), self.seed_topics, model.n_components,
                                  seed_confidence=self.seed_confidence, base_prior=base, tokenizer=tokenizer)
         model.set_params(topic_word_prior=prior)
+        self._user_topic_word_prior = base  # (what the model had before: restored when seed_topics is dropped)
         self.seeded_prior_ = prior
         return getattr(model, method)(Xt, y, **step_params[names[-1]])
 
     def fit(self, X, y=None, **params):
         """Fit the vectorizer and the model on raw texts (see :class:`sklearn.pipeline.Pipeline`); with
-        ``seed_topics``, the model's prior is built from the fitted vectorizer's vocabulary in between."""
-        if self.seed_topics is None:
-            return super().fit(X, y, **params)
-        self._seeded_fit(X, y, params, "fit")
+        ``seed_topics``, the model's prior is built from the fitted vectorizer's vocabulary in between.
+
+        All or nothing: a fit that fails (bad input, seed words none of the new texts use, Ctrl-C) leaves
+        every step as it was, never a vectorizer fitted on the new texts beside the model of the old ones."""
+        self._all_or_nothing(lambda: self._fit_steps(X, y, params, "fit"))
         return self
 
     def fit_transform(self, X, y=None, **params):
         """Fit on raw texts and return their topic proportions (see :meth:`fit`)."""
-        if self.seed_topics is None:
-            return super().fit_transform(X, y, **params)
-        return self._seeded_fit(X, y, params, "fit_transform")
+        return self._all_or_nothing(lambda: self._fit_steps(X, y, params, "fit_transform"))
+
+    def _fit_steps(self, X, y, params, method: str):
+        if self.seed_topics is not None:
+            return self._seeded_fit(X, y, params, method)
+        self._drop_seeded_prior()
+        return super().fit_transform(X, y, **params) if method == "fit_transform" else super().fit(X, y, **params)
+
+    def _drop_seeded_prior(self):
+        """Without ``seed_topics`` (``set_params(seed_topics=None)`` after a seeded fit), the prior an earlier
+        seeded fit wrote into the model (built over the old vocabulary's columns) gives way to its base prior."""
+        from .guided import SeededPrior
+
+        if getattr(self, "seeded_prior_", None) is None:
+            return
+        model = self.steps[-1][1]
+        if isinstance(model.topic_word_prior, SeededPrior):
+            model.set_params(topic_word_prior=getattr(self, "_user_topic_word_prior", model.topic_word_prior.base_prior))
+        del self.seeded_prior_
+
+    def _all_or_nothing(self, call):
+        """``call()``, with the pipeline and every step restored as they were if it raises."""
+        steps = list(self.steps)
+        states = [(step, dict(step.__dict__)) for _, step in steps if hasattr(step, "__dict__")]
+        own = dict(self.__dict__)
+        try:
+            return call()
+        except BaseException:
+            for step, state in states:
+                step.__dict__.clear()
+                step.__dict__.update(state)
+            self.__dict__.clear()
+            self.__dict__.update(own)
+            self.steps[:] = steps  # (the same list object: a fit replaces its items in place)
+            raise
 
     @property
     def vectorizer(self):
