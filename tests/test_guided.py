@@ -185,6 +185,10 @@ def test_a_seed_word_every_other_topic_excludes_keeps_a_raised_weight():
     (dict(seed_confidence=1 - 1e-15), ValueError, r"seed_confidence=.* is so close to 1"),
     (dict(base_prior=0.0), ValueError, r"base_prior"),
     (dict(base_prior="x"), TypeError, r"base_prior"),
+    # (before: numpy's "only 0-dimensional arrays can be converted", and a large base blamed on seed_confidence)
+    (dict(base_prior=[0.1, 0.2, 0.3]), TypeError, r"base_prior must be one positive number .*got list"),
+    (dict(base_prior=1e11), ValueError, r"base_prior=1e\+11 is so large \(with seed_confidence=0.9\) that 'nasa' would "
+                                        r"get a prior weight of .*; use a smaller base_prior"),
     (dict(n_components=0), ValueError, r"n_components"),
     (dict(n_components=2.5), TypeError, r"n_components"),
     (dict(exclude={"nope": ["nasa"]}), ValueError, r"exclude names the topic 'nope', which is neither"),

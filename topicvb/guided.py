@@ -415,6 +415,9 @@ def seed_topic_prior(vocabulary, seed_topics, n_components: int, *,
     labels = _topic_names(seeds, K)
     c = check_seed_confidence(seed_confidence)
     base = check_positive_prior(base_prior, "base_prior")
+    if base is not None and np.ndim(base) != 0:  # (a prior vector passes that check: one number is wanted here)
+        raise TypeError(f"base_prior must be one positive number (the symmetric prior of every other term) or None, "
+                        f"got {type(base_prior).__name__} {base_prior!r}.")
     base = 1.0 / K if base is None else float(base)
     index = {t: j for j, t in enumerate(terms)}
 
@@ -520,7 +523,11 @@ def _set_seed_weights(matrix, seeded_by, base, c, terms):
             raise ValueError(f"seed_confidence={c:g} gives {terms[j]!r} no more than the share a symmetric prior gives "
                              f"its {s} seed topic(s) ({s}/{s + others} = {s / (s + others):.3g}); use a value above "
                              "that (the default is 0.9).")
-        if weight > PRIOR_RANGE[1]:
-            raise ValueError(f"seed_confidence={c!r} is so close to 1 that {terms[j]!r} would get a prior weight of "
-                             f"{weight:.3g}, beyond {PRIOR_RANGE[1]:g}; use a smaller value.")
+        if weight > PRIOR_RANGE[1]:  # (base_prior times a factor that grows without bound as c nears 1)
+            if c > 0.999:
+                cause, fix = f"seed_confidence={c!r} is so close to 1", "a smaller seed_confidence"
+            else:
+                cause, fix = f"base_prior={base:g} is so large (with seed_confidence={c!r})", "a smaller base_prior"
+            raise ValueError(f"{cause} that {terms[j]!r} would get a prior weight of {weight:.3g}, beyond "
+                             f"{PRIOR_RANGE[1]:g}; use {fix}.")
         matrix[rows, j] = weight
