@@ -197,21 +197,12 @@ def _model_state(model):
 
 def _write_npz(arrays: dict, path) -> Path:
     """Write ``arrays`` to ``path`` (``.npz`` added if missing) atomically; the path written."""
-    path = _check_path(path, "save")
-    if path.is_dir():  # (else "models/" would be written as models.npz beside the folder)
-        raise IsADirectoryError(f"save: {str(path)!r} is a folder; give the path of a file to write, e.g. "
-                                f"{str(path / 'model.npz')!r}.")
+    from .datasets._files import check_file_target, create_temp_file
+
+    path = check_file_target(_check_path(path, "save"), "save")  # (else "models/" would be written as models.npz)
     if path.suffix != ".npz":
-        path = path.with_name(path.name + ".npz")
-        if path.is_dir():
-            raise IsADirectoryError(f"save: {str(path)!r} is a folder; give the path of a file to write.")
-    for parent in path.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise NotADirectoryError(f"Cannot write {str(path)!r}: {str(parent)!r} is not a folder.")
-            break
+        path = check_file_target(path.with_name(path.name + ".npz"), "save")
     path.parent.mkdir(parents=True, exist_ok=True)
-    from .datasets._files import create_temp_file
 
     fd, tmp = create_temp_file(path)  # mode 0o666 less the umask, not mkstemp's 0o600
     try:

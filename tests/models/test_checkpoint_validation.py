@@ -250,3 +250,43 @@ def test_the_fingerprint_carries_what_the_checkpoint_must_match(folder):
     assert fp.expected["dims"] == {"K": 3, "D": 12, "V": 7, "N": X.nnz, "Dv": 12, "Vv": 7}
     with pytest.raises(FileNotFoundError, match=r"No checkpoint to resume from"):
         load_checkpoint(f"{folder}/none.npz", fp)
+
+
+# ---------------------------------------------------------------------------------- found by an edge-case hunt
+def test_equal_parameters_of_another_type_resume_and_other_ones_are_named(tmp_path):
+    # (before, np.float64(0.5) then 0.5, or 1 then 1.0, were "other parameters"; and the refusal named none)
+    import warnings
+
+    from topicvb import BatchLDA, make_lda_corpus
+
+    X = make_lda_corpus(30, 20, 3, doc_length=15, random_state=0).corpus.X
+    path = tmp_path / "ck.npz"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        BatchLDA(3, doc_topic_prior=np.float64(0.5), topic_word_prior=1, max_iter=3, random_state=0,
+                 checkpoint_path=path).fit(X)
+        for alpha, eta in ((0.5, 1.0), (np.float32(0.5), np.int64(1))):
+            BatchLDA(3, doc_topic_prior=alpha, topic_word_prior=eta, max_iter=3, random_state=0,
+                     checkpoint_path=tmp_path / "other.npz").fit(X)  # (a checkpoint of its own, not overwritten)
+            BatchLDA(3, doc_topic_prior=alpha, topic_word_prior=eta, max_iter=4, random_state=0,
+                     checkpoint_path=path).fit(X, resume=True)
+        with pytest.raises(ValueError, match=r"written for other parameters \(doc_topic_prior=0.5 then, 0.25 now\)"):
+            BatchLDA(3, doc_topic_prior=0.25, topic_word_prior=1, max_iter=5, random_state=0,
+                     checkpoint_path=path).fit(X, resume=True)
+        with pytest.raises(ValueError, match=r"written for other data \(the same parameters\)"):
+            BatchLDA(3, doc_topic_prior=0.5, topic_word_prior=1, max_iter=5, random_state=0,
+                     checkpoint_path=path).fit(X[:20], resume=True)
+
+
+def test_a_checkpoint_path_that_cannot_be_a_file_is_refused_before_the_fit(tmp_path):
+    # (before, a folder or a path below a file failed with a raw OSError after the first iteration)
+    from topicvb import BatchLDA, make_lda_corpus
+
+    X = make_lda_corpus(20, 10, 2, doc_length=10, random_state=0).corpus.X
+    (tmp_path / "afile").write_text("x")
+    model = BatchLDA(2, max_iter=3, checkpoint_path=tmp_path)
+    with pytest.raises(IsADirectoryError, match=r"checkpoint_path: .* is a folder; give the path of a file"):
+        model.fit(X)
+    assert not hasattr(model, "components_")
+    with pytest.raises(NotADirectoryError, match=r"checkpoint_path: cannot write .*afile' is not a folder"):
+        BatchLDA(2, max_iter=3, checkpoint_path=tmp_path / "afile" / "ck.npz").fit(X)

@@ -396,7 +396,7 @@ def test_checkpoints_resume_and_are_checked(lda_corpus, tmp_path):
     np.testing.assert_array_equal(resumed.components_, straight.components_)
     np.testing.assert_array_equal(resumed.bound_history_, straight.bound_history_)
     np.testing.assert_array_equal(resumed.objective_history_, straight.objective_history_)
-    with pytest.raises(ValueError, match="written for other data or other parameters"):
+    with pytest.raises(ValueError, match=r"written for other data \(the same parameters\)"):
         HDP(**params, checkpoint_path=ckpt).fit(X[:, :-1], resume=True)
     with np.load(ckpt) as z:  # (every entry, its metadata included, as written)
         arrays = dict(z)

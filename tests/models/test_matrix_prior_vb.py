@@ -305,7 +305,7 @@ def test_resume_with_a_matrix_prior_gives_the_uninterrupted_fit(X, tmp_path, mak
     # a checkpoint is for its own prior matrix
     other = eta.copy()
     other[2, 3] *= 2
-    with pytest.raises(ValueError, match="other data or other parameters"):
+    with pytest.raises(ValueError, match=r"other parameters \(topic_word_prior=<array \w+\.\.\.> then, <array \w+\.\.\.> now\)"):
         make(other, max_iter=n, checkpoint_path=path).fit(X, resume=True)
 
 

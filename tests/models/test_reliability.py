@@ -104,9 +104,9 @@ def test_resume_errors(tmp_path, block_corpus):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         BatchLDA(3, max_iter=2, checkpoint_path=ckpt).fit(block_corpus)
-        with pytest.raises(ValueError, match="written for other data or other parameters"):
+        with pytest.raises(ValueError, match=r"written for other data \(the same parameters\)"):
             BatchLDA(3, max_iter=4, checkpoint_path=ckpt).fit(block_corpus[:30], resume=True)
-        with pytest.raises(ValueError, match="written for other data or other parameters"):
+        with pytest.raises(ValueError, match=r"written for other parameters \(n_components=3 then, 4 now\)"):
             BatchLDA(4, max_iter=4, checkpoint_path=ckpt).fit(block_corpus, resume=True)
     ckpt.write_bytes(b"PK\x03\x04 truncated")
     with pytest.raises(ValueError, match="is not a readable topicvb checkpoint"):

@@ -106,6 +106,21 @@ def without_bom(encoding: str) -> str:
         return encoding  # (the caller's open reports the unknown encoding)
 
 
+def check_file_target(path, what: str, example: str = "model.npz") -> Path:
+    """``path`` as a Path a file can be written at (its missing folders created later), before any work is done:
+    IsADirectoryError when it is a folder, NotADirectoryError when one of the folders above it is a file."""
+    path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(f"{what}: {str(path)!r} is a folder; give the path of a file to write, e.g. "
+                                f"{str(path / example)!r}.")
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise NotADirectoryError(f"{what}: cannot write {str(path)!r}: {str(parent)!r} is not a folder.")
+            break
+    return path
+
+
 def create_temp_file(final, prefix: str = ".") -> tuple[int, Path]:
     """Create a new, empty temporary file next to ``final``; return its open descriptor and path.
 

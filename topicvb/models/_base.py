@@ -132,6 +132,10 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
             return (lambda it, arrays, rng: None), None
         fp = fingerprint(self, X)
         state = load_checkpoint(path, fp) if resume else None
+        if not resume:  # (a folder, or a file where a folder should be: said now, not after the first iteration)
+            from ..datasets._files import check_file_target
+
+            check_file_target(path, "checkpoint_path", "checkpoint.npz")
 
         def saver(it, arrays, rng):
             if it % self.checkpoint_every == 0:

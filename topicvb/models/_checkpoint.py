@@ -39,6 +39,19 @@ class Fingerprint(str):
     """
 
     expected: dict | None = None
+    params: dict | None = None  # each digested parameter's shown value (what a refused checkpoint names)
+
+
+def _plain_param(value):
+    """A parameter's value as :func:`fingerprint` digests it: numpy scalars as Python numbers and an integral
+    float as an int, so that values that are equal (1 and 1.0, np.float64(0.5) and 0.5) digest alike."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(_plain_param(v) for v in value)
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2.0 ** 53:
+        return int(value)
+    return value
 
 
 def _is_array_param(value) -> bool:
@@ -68,7 +81,8 @@ def _array_param_token(value) -> str:
 def fingerprint(estimator, X) -> str:
     """A digest of the data and of the parameters that shape the fit (not verbosity or threads).
 
-    Parameters are digested by their repr, except array-valued ones (a matrix ``topic_word_prior``, a
+    Parameters are digested by the repr of their value (:func:`_plain_param`: 1 and 1.0 alike), except
+    array-valued ones (a matrix ``topic_word_prior``, a
     vector ``doc_topic_prior`` given as an array), digested by their values and labels
     (:func:`_array_param_token`): a large array's repr is truncated, and two priors that differ only in
     the elided entries would otherwise share a fingerprint.
@@ -77,7 +91,8 @@ def fingerprint(estimator, X) -> str:
     """
     h = hashlib.sha256()
     h.update(type(estimator).__name__.encode())
-    params = {k: (_array_param_token(v) if _is_array_param(v) else v) for k, v in estimator.get_params().items()
+    params = {k: (_array_param_token(v) if _is_array_param(v) else _plain_param(v))
+              for k, v in estimator.get_params().items()
               if k not in ("verbose", "n_jobs", "max_iter", "tol", "checkpoint_path", "checkpoint_every")}
     h.update(repr(sorted(params.items(), key=lambda kv: kv[0])).encode())
     h.update(repr((X.shape, X.nnz)).encode())
@@ -85,6 +100,8 @@ def fingerprint(estimator, X) -> str:
         h.update(np.ascontiguousarray(arr).tobytes())
     fp = Fingerprint(h.hexdigest())
     fp.expected = expected_state(estimator, X)
+    fp.params = {k: v if isinstance(v, str) and v.startswith("<array ") and _is_array_param(estimator.get_params()[k])
+                 else repr(v) for k, v in sorted(params.items())}
     return fp
 
 
@@ -134,7 +151,9 @@ def save_checkpoint(path, arrays: dict, fp: str, meta: dict | None = None) -> No
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = dict(arrays)
+    shown = getattr(fp, "params", None)  # (so that a checkpoint refused for other parameters can name them)
     payload["checkpoint__meta"] = np.asarray(json.dumps({"format": _FORMAT, "version": _VERSION, "fingerprint": fp,
+                                                         **({} if shown is None else {"params": shown}),
                                                          **(meta or {})}))
     from ..datasets._files import create_temp_file
 
@@ -180,8 +199,8 @@ def load_checkpoint(path, fp: str, *, expected: dict | None = None) -> dict:
             or not isinstance(meta.get("version"), int) or meta["version"] > _VERSION):
         raise ValueError(f"{str(path)!r} is not a topicvb checkpoint of a version this topicvb reads.")
     if meta.get("fingerprint") != fp:
-        raise ValueError(f"The checkpoint {str(path)!r} was written for other data or other parameters; "
-                         "resume with the same X and parameters, or delete it.")
+        raise ValueError(f"The checkpoint {str(path)!r} was written for {_what_differs(meta, fp)}; resume with the "
+                         "same X and parameters, or delete it.")
     if expected is None:
         expected = getattr(fp, "expected", None)
     try:
@@ -190,6 +209,21 @@ def load_checkpoint(path, fp: str, *, expected: dict | None = None) -> dict:
         raise ValueError(f"The checkpoint {str(path)!r} cannot be resumed: {exc} Delete it to start afresh.") from None
     arrays["__meta__"] = meta
     return arrays
+
+
+def _what_differs(meta: dict, fp) -> str:
+    """"other data or other parameters", naming the parameters that differ when the checkpoint records them."""
+    then, now = meta.get("params"), getattr(fp, "params", None)
+    if not isinstance(then, dict) or now is None:
+        return "other data or other parameters"
+    names = sorted(k for k in set(then) | set(now) if then.get(k) != now.get(k))
+    if not names:
+        return "other data (the same parameters)"
+    def show(value):  # (an array parameter's digest, shortened)
+        return value[:20] + "...>" if isinstance(value, str) and value.startswith("<array ") else value
+
+    shown = "; ".join(f"{k}={show(then.get(k, '(none)'))} then, {show(now.get(k, '(none)'))} now" for k in names[:5])
+    return f"other parameters ({shown}{'; ...' if len(names) > 5 else ''})"
 
 
 # ---------------------------------------------------------------------------- what a checkpoint may hold
