@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import scipy.sparse as sp
 
 from datasets_support import _listing
 
-from topicvb.datasets import _bow, write_ldac, write_uci
+from topicvb.datasets import _bow, read_uci, write_ldac, write_uci
 
 
 def test_writers_leave_nothing_when_they_fail(tmp_path, corpus, monkeypatch):
@@ -47,3 +48,22 @@ def test_writer_input_errors(tmp_path, counts):
     with pytest.raises(ValueError, match=r"write_uci received an empty corpus of shape \(0, 5\)"):
         write_uci(X[:0], vocab, out)
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "X",
+    [sp.csr_matrix([[1e19, 1.0]]), sp.csr_matrix(np.array([[2**63 + 5, 1]], dtype=np.uint64))],
+    ids=["float-1e19", "uint64-2**63+5"],
+)
+def test_writers_refuse_counts_beyond_int64(tmp_path, X):
+    # They were cast to int64 and written as negative counts, which no reader reads back.
+    for write, kwargs, name in ((write_uci, {"docword_path": tmp_path / "d.txt"}, "write_uci"),
+                                (write_ldac, {"path": tmp_path / "c.dat"}, "write_ldac")):
+        with pytest.raises(ValueError, match=rf"{name} writes counts as 64-bit integers, at most 9223372036854775807; "
+                                             r"X has 1 larger entry, e.g. a count of (1e\+19|9223372036854775813)"):
+            write(X, ["a", "b"], vocab_path=tmp_path / "v.txt", **kwargs)
+    assert _listing(tmp_path) == []
+    # the largest count that fits is written and read back
+    top = sp.csr_matrix(np.array([[2**63 - 1, 1]], dtype=np.uint64))
+    write_uci(top, docword_path=tmp_path / "d.txt")
+    assert read_uci(tmp_path / "d.txt").X.toarray().tolist() == [[2**63 - 1, 1]]

@@ -112,3 +112,58 @@ def test_text_options_are_kept_checked_and_optional(tmp_path, counts):
     for bad in (["stem"], {"stem": ["porter"]}, {1: "x"}):
         with pytest.raises(TypeError, match="Corpus text_options must"):
             Corpus(X=X, vocabulary=vocab, text_options=bad)
+
+
+def test_corpus_texts_must_be_strings(counts):
+    # A None text was accepted and Corpus.save then failed with an AttributeError.
+    X, vocab = counts
+    with pytest.raises(TypeError, match=r"Corpus texts must be str .*; texts\[2\] is NoneType: None"):
+        Corpus(X, vocab, texts=["a", "b", None, "d", "e"])
+    with pytest.raises(TypeError, match=r"texts\[0\] is bytes: b'a'"):
+        Corpus(X, vocab, texts=[b"a", "b", "c", "d", "e"])
+    assert Corpus(X, vocab, texts=np.array(list("abcde"))).texts == list("abcde")
+
+
+@pytest.mark.parametrize(
+    ("labels", "match"),
+    [
+        ([1, None, 2, 3, 4], r"labels\[1\] is NoneType: None"),
+        (np.array([1, "a", 2, "b", 3], dtype=object), r"labels\[0\] is int: 1"),
+        (np.array([b"a", b"b", b"a", b"b", b"a"]), r"got an array of dtype \|S1"),
+        (np.array([2**70, 1, 2, 3, 4], dtype=object), "integers beyond 64 bits"),
+    ],
+    ids=["none", "mixed", "bytes", "huge-int"],
+)
+def test_corpus_save_refuses_labels_it_cannot_store_faithfully(tmp_path, counts, labels, match):
+    # [1, None, 2] was saved as strings and loaded back as ['1', 'None', '2'].
+    X, vocab = counts
+    path = tmp_path / "c.npz"
+    with pytest.raises(TypeError, match=r"Corpus.save stores labels that are numbers \(bool, int, float\) or "
+                                        r"strings.*" + match):
+        Corpus(X, vocab, labels=labels).save(path)
+    assert _listing(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    ("labels", "dtype_kind"),
+    [
+        ([3, 1, 2, 3, 1], "i"),
+        (np.array([3, 1, 2, 3, 1], dtype=np.uint8), "u"),
+        ([0.5, 1.0, 2.0, np.nan, 1.0], "f"),
+        ([True, False, True, True, False], "b"),
+        (["b", "a", "b", "é", "a"], "O"),
+        (np.array(["b", "a", "b", "é", "a"], dtype=object), "O"),
+        (np.array([3, 1, 2, 3, 1], dtype=object), "i"),
+        (np.ones((5, 2)), "f"),
+    ],
+)
+def test_corpus_save_keeps_the_supported_label_kinds(tmp_path, counts, labels, dtype_kind):
+    X, vocab = counts
+    c = Corpus(X, vocab, labels=labels)
+    c.save(tmp_path / "c.npz")
+    d = Corpus.load(tmp_path / "c.npz")
+    assert d.labels.dtype.kind == dtype_kind
+    assert d.labels.shape == np.shape(labels)
+    assert np.array_equal(d.labels, np.asarray(labels), equal_nan=dtype_kind == "f")
+    d.save(tmp_path / "again.npz")  # (loaded string labels are an object array of str)
+    assert np.array_equal(Corpus.load(tmp_path / "again.npz").labels, d.labels, equal_nan=dtype_kind == "f")

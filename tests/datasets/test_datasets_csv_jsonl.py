@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from datasets_support import _write
@@ -113,3 +114,28 @@ def test_a_byte_order_mark_in_a_vocabulary_file_or_a_seed_file(tmp_path):
     path = tmp_path / "seeds.json"
     path.write_text('{"space": ["nasa"]}', encoding="utf-8-sig")
     assert dict(read_seed_topics(path, argparse.Namespace(encoding="utf-8"))) == {"space": ["nasa"]}
+
+
+@pytest.mark.parametrize("header", ["no", 0, None])
+def test_read_csv_header_must_be_a_bool(tmp_path, stub_vectorizer, header):
+    path = _write(tmp_path / "docs.csv", "apples and pears\ncars and trucks\nbuses and cars\n")
+    with pytest.raises(TypeError, match=f"header must be True or False, got {header!r}"):
+        read_csv(path, 0, header=header, vectorizer=stub_vectorizer)
+    assert read_csv(path, 0, header=np.False_, vectorizer=stub_vectorizer).n_docs == 3
+
+
+@pytest.mark.parametrize("header", [True, False])
+def test_read_csv_refuses_negative_and_out_of_range_indices_with_or_without_header(tmp_path, stub_vectorizer, header):
+    # Without a header, -1 silently read the last column.
+    path = _write(tmp_path / "docs.csv", ("text,label\n" if header else "") + "\napples and pears,fruit\ncars,vehicle\n")
+    for kwargs, what, index in (({"text_column": -1}, "text_column", -1),
+                                ({"text_column": 0, "label_column": -2}, "label_column", -2),
+                                ({"text_column": 0, "id_column": 2}, "id_column", 2)):
+        with pytest.raises(ValueError, match=rf"{what}={index} is out of range; '.*docs.csv' has 2 columns"):
+            read_csv(path, header=header, vectorizer=stub_vectorizer, **kwargs)
+    c = read_csv(path, 0, 1, header=header, vectorizer=stub_vectorizer)
+    assert c.texts == ["apples and pears", "cars"] and c.label_strings() == ["fruit", "vehicle"]
+    if not header:
+        empty = _write(tmp_path / "empty.csv", "")
+        with pytest.raises(ValueError, match=r"text_column=-1 is out of range; 0-based indices are >= 0"):
+            read_csv(empty, -1, header=False, vectorizer=stub_vectorizer)

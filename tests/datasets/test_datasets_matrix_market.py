@@ -52,3 +52,25 @@ def test_read_matrix_market_transpose_and_errors(tmp_path):
     real = tmp_path / "real.mtx"
     scipy.io.mmwrite(real, sp.csr_matrix(np.array([[0.5, 1.0]])))
     assert read_matrix_market(real).X.dtype == np.float64
+
+
+@pytest.mark.parametrize("transpose", [False, True])
+def test_read_matrix_market_refuses_integer_counts_beyond_int64(tmp_path, transpose):
+    # 1e19 was cast to int64, wrapped, and reported as a negative entry the file does not have; the
+    # other readers (read_uci, read_ldac) refuse counts beyond int64 too.
+    path = _write(tmp_path / "m.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 2 1e19\n2 1 1\n")
+    row, col = (1, 2)
+    with pytest.raises(ValueError, match=rf"m.mtx': the entry at row {row}, column {col} is 1e\+19, too large "
+                                         r"for a term count; integer counts must fit in a 64-bit integer"):
+        read_matrix_market(path, transpose=transpose)
+    fractional = _write(tmp_path / "f.mtx", "%%MatrixMarket matrix coordinate real general\n1 2 2\n1 1 1e19\n1 2 0.5\n")
+    assert read_matrix_market(fractional).X.toarray().tolist() == [[1e19, 0.5]]  # (float counts stay floats)
+
+
+@pytest.mark.parametrize("transpose", ["no", 1, None])
+def test_read_matrix_market_transpose_must_be_a_bool(tmp_path, transpose):
+    path = tmp_path / "m.mtx"
+    scipy.io.mmwrite(path, sp.csr_matrix(np.array([[1, 0, 2], [0, 3, 0]])))
+    with pytest.raises(TypeError, match=f"transpose must be True or False, got {transpose!r}"):
+        read_matrix_market(path, transpose=transpose)
+    assert read_matrix_market(path, transpose=np.True_).X.shape == (3, 2)

@@ -80,6 +80,11 @@ def test_make_lda_corpus_large_is_fast():
         ({"separated": 1.5}, ValueError, r"separated must be a bool or a fraction in \(0, 1\], got 1.5"),
         ({"separated": True, "n_terms": 2}, ValueError, "n_terms=2 < n_topics=3"),
         ({"random_state": "seed"}, TypeError, "random_state must be None, an int"),
+        ({"random_state": -1}, ValueError, r"random_state must be a non-negative int \(a seed\), got -1"),
+        ({"doc_length": 1e30}, ValueError, r"doc_length must be a non-negative mean length \(at most 2147483647\)"),
+        ({"doc_length": 2.0**31}, ValueError, r"doc_length must be a non-negative mean length \(at most 2147483647\)"),
+        ({"doc_length": (0, 2**63)}, ValueError, r"doc_length as a range must be integers up to 2147483647"),
+        ({"doc_length": (2**31, 2**31)}, ValueError, r"doc_length as a range must be integers up to 2147483647"),
     ],
 )
 def test_make_lda_corpus_errors(kwargs, error, match):

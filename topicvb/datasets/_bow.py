@@ -23,6 +23,8 @@ logger = logging.getLogger(__name__)
 
 # Terms written per call when writing a vocabulary file.
 _VOCAB_WRITE_BLOCK = 100_000
+# The largest count the writers write: counts are written (and read back) as 64-bit integers.
+_MAX_COUNT = np.iinfo(np.int64).max
 
 
 # --------------------------------------------------------------------------- vocabulary files
@@ -128,6 +130,14 @@ def _integer_counts(X, caller: str) -> sp.csr_matrix:
     n_neg = int(np.count_nonzero(X.data < 0))
     if n_neg:
         raise ValueError(f"{caller} expects non-negative term counts; X has {n_neg} negative entries.")
+    # (a float at or above 2**63 is beyond int64, and float(_MAX_COUNT) rounds up to 2**63)
+    too_large = X.data >= 2.0**63 if X.dtype.kind == "f" else X.data > _MAX_COUNT
+    if np.any(too_large):
+        n_big, big = int(np.count_nonzero(too_large)), X.data[int(np.argmax(too_large))].item()
+        raise ValueError(
+            f"{caller} writes counts as 64-bit integers, at most {_MAX_COUNT}; X has {n_big} larger "
+            f"entr{'y' if n_big == 1 else 'ies'}, e.g. a count of {big!r}."
+        )
     X = sp.csr_matrix((X.data.astype(np.int64), X.indices, X.indptr), shape=X.shape)
     if X.shape[0] == 0 or X.shape[1] == 0:
         raise ValueError(

@@ -56,6 +56,33 @@ def encode_labels(values) -> tuple[np.ndarray, list]:
     return codes, names
 
 
+def _storable_labels(labels) -> tuple[str, Any]:
+    """How :meth:`Corpus.save` stores the labels: ``("array", numeric ndarray)`` or ``("strings", list of str)``.
+
+    Raises ``TypeError`` for labels that would not load back as they are: anything but numbers (bool,
+    int, float) or strings, such as None, or a mix of numbers and strings.
+    """
+    labels = np.asarray(labels)
+    if labels.dtype.kind in "biuf":
+        return "array", labels
+    expected = ("Corpus.save stores labels that are numbers (bool, int, float) or strings, one per document "
+                "and all of one kind")
+    if labels.ndim != 1 or labels.dtype.kind not in "UO":
+        raise TypeError(f"{expected}; got an array of dtype {labels.dtype} and shape {labels.shape}.")
+    values = labels.tolist()
+    if all(isinstance(v, str) for v in values):
+        return "strings", values
+    is_number = lambda v: isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating))
+    if all(is_number(v) for v in values):
+        numeric = np.asarray(values)
+        if numeric.dtype.kind in "biuf":  # (not for ints beyond 64 bits)
+            return "array", numeric
+        raise TypeError(f"{expected}; the labels hold integers beyond 64 bits.")
+    has_str = any(isinstance(v, str) for v in values)
+    i = next(i for i, v in enumerate(values) if (not isinstance(v, str) if has_str else not is_number(v)))
+    raise TypeError(f"{expected}; labels[{i}] is {type(values[i]).__name__}: {values[i]!r:.80}.")
+
+
 def _read_meta(arrays: dict, p, invalid: str) -> dict:
     """The metadata of a saved corpus, checked to be a JSON object of a format this version reads."""
     if "meta_json" not in arrays:
@@ -208,6 +235,10 @@ class Corpus:
             self.doc_ids = [str(d) for d in self.doc_ids]
         if self.texts is not None:
             self.texts = list(self.texts)
+            bad = next((i for i, t in enumerate(self.texts) if not isinstance(t, str)), None)
+            if bad is not None:
+                raise TypeError(f"Corpus texts must be str (the raw text of each document); texts[{bad}] is "
+                                f"{type(self.texts[bad]).__name__}: {self.texts[bad]!r:.80}.")
         if self.labels is not None and not isinstance(self.labels, np.ndarray):
             self.labels = np.asarray(self.labels)
         if self.label_names is not None:
@@ -339,8 +370,8 @@ class Corpus:
         Raises
         ------
         TypeError
-            If ``path`` is not a path, or the labels are Python objects that cannot be stored
-            without pickling.
+            If ``path`` is not a path, or the labels would not load back as they are: labels must be
+            numbers (bool, int, float) or strings, not other objects (such as None) nor a mix of both.
         """
         check_path_type(path, "path")
         X = self.X
@@ -368,16 +399,12 @@ class Corpus:
         if self.texts is not None:
             arrays["texts_bytes"], arrays["texts_offsets"] = _pack_strings(self.texts)
         if self.labels is not None:
-            labels = np.asarray(self.labels)
-            if labels.dtype.kind in "biuf":
+            kind, labels = _storable_labels(self.labels)
+            if kind == "array":
                 arrays["labels"] = labels
-                meta["labels"] = "array"
             else:
-                try:
-                    arrays["labels_bytes"], arrays["labels_offsets"] = _pack_strings([str(v) for v in labels])
-                except Exception as exc:  # pragma: no cover - str() of exotic objects
-                    raise TypeError(f"Corpus.save cannot store labels of dtype {labels.dtype}: {exc}.") from exc
-                meta["labels"] = "strings"
+                arrays["labels_bytes"], arrays["labels_offsets"] = _pack_strings(labels)
+            meta["labels"] = kind
         try:
             meta_bytes = json.dumps(meta).encode("utf-8")
         except TypeError as exc:

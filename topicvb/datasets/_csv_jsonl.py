@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import logging
 import sys
 from pathlib import Path
 
-from .._validation import check_encoding
+from .._validation import check_bool, check_encoding
 from ._corpus import Corpus
 from ._files import check_input_file, open_text
 from ._text import build_text_corpus
@@ -19,12 +20,14 @@ logger = logging.getLogger(__name__)
 # --------------------------------------------------------------------------- CSV
 
 
-def _column_index(column, header, what: str, path: Path) -> int:
+def _column_index(column, header, what: str, path: Path, n_columns: int | None) -> int:
+    """The 0-based index of ``column`` in a file of ``n_columns`` columns (None: not known, no rows)."""
     if isinstance(column, bool) or not isinstance(column, (str, int)):
         raise TypeError(f"{what} must be a column name (str) or a 0-based index (int), got {column!r}.")
     if isinstance(column, int):
-        if header is not None and not (0 <= column < len(header)):
-            raise ValueError(f"{what}={column} is out of range; {str(path)!r} has {len(header)} columns.")
+        if column < 0 or (n_columns is not None and column >= n_columns):
+            has = f"{str(path)!r} has {n_columns} columns" if n_columns is not None else "0-based indices are >= 0"
+            raise ValueError(f"{what}={column} is out of range; {has}.")
         return column
     if header is None:
         raise ValueError(f"{what}={column!r} is a column name, but header=False; pass a 0-based index instead.")
@@ -33,29 +36,38 @@ def _column_index(column, header, what: str, path: Path) -> int:
     return header.index(column)
 
 
-def _csv_column_indices(reader, header: bool, columns: dict, p: Path) -> dict[str, int]:
+def _csv_column_indices(reader, header: bool, columns: dict, p: Path) -> tuple[dict[str, int], list | None]:
     """Read the header row (when there is one) and resolve the wanted columns to 0-based indices.
 
     ``columns`` maps ``"text_column"``, ``"label_column"`` and ``"id_column"`` to what the caller
-    passed; a label or id column passed as None is left out of the result.
+    passed; a label or id column passed as None is left out of the result. Without a header, the
+    first non-empty row gives the number of columns; it is returned too (None with a header), as
+    it was taken from ``reader``.
     """
-    head = None
+    head = first = None
     if header:
         head = next(reader, None)
         if head is None:
             raise ValueError(f"read_csv: {str(p)!r} is empty; expected a header row and at least one data row.")
-    return {
-        what: _column_index(col, head, what, p)
+    else:
+        first = next((row for row in reader if row), None)
+    n_columns = len(head) if head is not None else len(first) if first is not None else None
+    cols = {
+        what: _column_index(col, head, what, p, n_columns)
         for what, col in columns.items()
         if what == "text_column" or col is not None
     }
+    return cols, first
 
 
-def _collect_csv_rows(reader, cols: dict[str, int], p: Path) -> tuple[list, list, list]:
-    """The texts, labels and ids of the non-empty rows (labels and ids empty when not asked for)."""
+def _collect_csv_rows(reader, cols: dict[str, int], p: Path, first=None) -> tuple[list, list, list]:
+    """The texts, labels and ids of the non-empty rows (labels and ids empty when not asked for).
+
+    ``first`` is a row already taken from ``reader`` (the first one, without a header), or None.
+    """
     texts, labels, ids = [], [], []
     need = max(cols.values()) + 1
-    for row in reader:
+    for row in itertools.chain([first] if first is not None else [], reader):
         if not row:
             continue
         if len(row) < need:
@@ -78,8 +90,8 @@ def _read_csv_columns(p: Path, columns: dict, encoding: str, delimiter: str, hea
     try:
         with open_text(p, encoding=encoding, newline="") as f:
             reader = csv.reader(f, delimiter=delimiter)
-            cols = _csv_column_indices(reader, header, columns, p)
-            return _collect_csv_rows(reader, cols, p)
+            cols, first = _csv_column_indices(reader, header, columns, p)
+            return _collect_csv_rows(reader, cols, p, first)
     except UnicodeDecodeError as exc:
         raise ValueError(
             f"read_csv: {str(p)!r} is not valid {encoding} text ({exc.reason}); pass the right encoding=."
@@ -132,11 +144,15 @@ def read_csv(
 
     Raises
     ------
+    TypeError
+        If a column is not a str or an int, or ``header`` is not a bool.
     FileNotFoundError
         If the file does not exist.
     ValueError
-        If a column is missing, a row is too short, the file cannot be decoded, or it holds no rows.
+        If a column is missing or its index out of range, a row is too short, the file cannot be
+        decoded, or it holds no rows.
     """
+    header = check_bool(header, "header")
     p = check_input_file(path, "path")
     check_encoding(encoding)
     columns = {"text_column": text_column, "label_column": label_column, "id_column": id_column}

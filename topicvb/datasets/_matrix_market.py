@@ -8,9 +8,12 @@ import numpy as np
 import scipy.io
 import scipy.sparse as sp
 
+from .._validation import check_bool
 from ._bow import placeholder_vocabulary, read_optional_vocabulary
 from ._corpus import Corpus
 from ._files import check_input_file, open_binary
+
+_MAX_COUNT = np.iinfo(np.int64).max  # integer counts are stored as int64
 
 
 def _read_mtx(p) -> sp.csr_matrix:
@@ -23,8 +26,29 @@ def _read_mtx(p) -> sp.csr_matrix:
     return sp.csr_matrix(M)
 
 
-def _as_term_counts(X: sp.csr_matrix, p) -> sp.csr_matrix:
-    """Check that ``X`` holds finite non-negative counts; int64 when every entry is an integer."""
+def _check_int64_range(X: sp.csr_matrix, p, transposed: bool) -> None:
+    """Raise naming the first entry of the (integer-valued) ``X`` that does not fit in int64."""
+    # (a float at or above 2**63 is beyond int64, and float(_MAX_COUNT) rounds up to 2**63)
+    too_large = X.data >= 2.0**63 if X.dtype.kind == "f" else X.data > _MAX_COUNT
+    if not np.any(too_large):
+        return
+    k = int(np.argmax(too_large))
+    row = int(np.searchsorted(X.indptr, k, side="right")) - 1
+    col = int(X.indices[k])
+    if transposed:
+        row, col = col, row
+    raise ValueError(
+        f"MatrixMarket file {str(p)!r}: the entry at row {row + 1}, column {col + 1} is {X.data[k].item()!r}, "
+        f"too large for a term count; integer counts must fit in a 64-bit integer (at most {_MAX_COUNT})."
+    )
+
+
+def _as_term_counts(X: sp.csr_matrix, p, transposed: bool = False) -> sp.csr_matrix:
+    """Check that ``X`` holds finite non-negative counts; int64 when every entry is an integer.
+
+    Integer counts beyond int64 are refused, as :func:`read_uci` and :func:`read_ldac` refuse them
+    (``transposed`` says that ``X`` is the transpose of the file's matrix, for the error message).
+    """
     if X.dtype.kind == "c":
         raise ValueError(f"MatrixMarket file {str(p)!r} holds complex values; expected non-negative term counts.")
     if X.dtype.kind == "f" and not np.all(np.isfinite(X.data)):
@@ -42,6 +66,7 @@ def _as_term_counts(X: sp.csr_matrix, p) -> sp.csr_matrix:
         and np.all(X.data == np.round(X.data))
         or X.dtype.kind in "iu"
     ):
+        _check_int64_range(X, p, transposed)
         X = X.astype(np.int64)
     X.eliminate_zeros()
     return X
@@ -72,12 +97,15 @@ def read_matrix_market(
 
     Raises
     ------
+    TypeError
+        If ``transpose`` is not a bool.
     FileNotFoundError
         If a file does not exist.
     ValueError
-        If the file is not valid MatrixMarket, has negative entries, or its number of columns
-        differs from the vocabulary size.
+        If the file is not valid MatrixMarket, has negative entries or integer entries that do not
+        fit in 64 bits, or its number of columns differs from the vocabulary size.
     """
+    transpose = check_bool(transpose, "transpose")
     p = check_input_file(path, "path")
     X = _read_mtx(p)
     if X.shape[0] == 0 or X.shape[1] == 0:
@@ -87,7 +115,7 @@ def read_matrix_market(
         )
     if transpose:
         X = X.T.tocsr()
-    X = _as_term_counts(X, p)
+    X = _as_term_counts(X, p, transpose)
     vocabulary = read_optional_vocabulary(vocab_path, encoding)
     if vocabulary is None:
         vocabulary = placeholder_vocabulary(X.shape[1])

@@ -8,12 +8,14 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_int, check_positive_prior
+from .._validation import MAX_INT, check_int, check_positive_prior
 from ._bow import placeholder_vocabulary
 from ._corpus import Corpus
 
 # Documents are generated in blocks of at most this many tokens, to bound temporary memory.
 _BLOCK_TOKENS = 1 << 22
+# The longest document (or mean length) drawn: longer ones would not fit in memory anyway.
+_MAX_DOC_LENGTH = MAX_INT
 
 
 class SyntheticCorpus(NamedTuple):
@@ -41,6 +43,8 @@ def _generator(random_state) -> np.random.Generator:
         return random_state
     if isinstance(random_state, np.random.RandomState):
         return np.random.default_rng(random_state.randint(np.iinfo(np.int32).max))
+    if isinstance(random_state, numbers.Integral) and random_state < 0:
+        raise ValueError(f"random_state must be a non-negative int (a seed), got {random_state!r}.")
     if random_state is None or isinstance(random_state, (numbers.Integral, np.random.SeedSequence)):
         return np.random.default_rng(random_state)
     raise TypeError(
@@ -50,9 +54,10 @@ def _generator(random_state) -> np.random.Generator:
 
 def _doc_lengths(doc_length, n_docs: int, rng: np.random.Generator) -> np.ndarray:
     if isinstance(doc_length, numbers.Real) and not isinstance(doc_length, bool):
-        if not np.isfinite(doc_length) or doc_length < 0:
+        if not np.isfinite(doc_length) or not 0 <= doc_length <= _MAX_DOC_LENGTH:
             raise ValueError(
-                f"doc_length must be a non-negative mean length or a (low, high) pair, got {doc_length!r}."
+                f"doc_length must be a non-negative mean length (at most {_MAX_DOC_LENGTH}) or a (low, high) pair, "
+                f"got {doc_length!r}."
             )
         return rng.poisson(float(doc_length), size=n_docs).astype(np.int64)
     try:
@@ -63,9 +68,11 @@ def _doc_lengths(doc_length, n_docs: int, rng: np.random.Generator) -> np.ndarra
         ) from None
     if (
         not all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in (low, high))
-        or not 0 <= low <= high
+        or not 0 <= low <= high <= _MAX_DOC_LENGTH
     ):
-        raise ValueError(f"doc_length as a range must be integers with 0 <= low <= high, got {doc_length!r}.")
+        raise ValueError(
+            f"doc_length as a range must be integers up to {_MAX_DOC_LENGTH} with 0 <= low <= high, got {doc_length!r}."
+        )
     return rng.integers(int(low), int(high) + 1, size=n_docs, dtype=np.int64)
 
 
@@ -172,9 +179,10 @@ def make_lda_corpus(
         Dirichlet prior on topic-word distributions (eta in the literature).
     doc_length : float or tuple of (int, int), default=100
         The mean of a Poisson distribution of document lengths, or an inclusive ``(low, high)``
-        range of uniformly drawn lengths. A Poisson length can be 0, giving an empty document.
+        range of uniformly drawn lengths, at most 2**31 - 1. A Poisson length can be 0, giving an
+        empty document.
     random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
-        Seed or generator; equal seeds give equal corpora.
+        Seed (a non-negative int) or generator; equal seeds give equal corpora.
     separated : bool or float, default=False
         When True, topic ``k`` puts 90% of its mass (or this fraction, when a float in (0, 1]) on
         its own block of ``n_terms // n_topics`` consecutive terms, so topics are easy to tell
@@ -190,8 +198,8 @@ def make_lda_corpus(
     Raises
     ------
     ValueError
-        If a size is not positive, a prior is not positive, ``doc_length`` is invalid, or
-        ``separated`` is out of range.
+        If a size is not positive, a prior is not positive, ``doc_length`` is invalid,
+        ``random_state`` is a negative int, or ``separated`` is out of range.
 
     Examples
     --------
