@@ -139,3 +139,12 @@ def test_read_csv_refuses_negative_and_out_of_range_indices_with_or_without_head
         empty = _write(tmp_path / "empty.csv", "")
         with pytest.raises(ValueError, match=r"text_column=-1 is out of range; 0-based indices are >= 0"):
             read_csv(empty, -1, header=False, vectorizer=stub_vectorizer)
+
+
+def test_read_csv_takes_a_numpy_integer_column_index(tmp_path):
+    from topicvb.datasets import read_csv
+
+    path = tmp_path / "t.csv"
+    path.write_text("id,text\n1,apples pears\n2,cars trucks\n", encoding="utf-8")
+    got = read_csv(path, np.int64(1))  # (before: "must be a column name (str) or a 0-based index (int)")
+    assert got.texts == read_csv(path, 1).texts == ["apples pears", "cars trucks"]

@@ -91,3 +91,13 @@ def test_make_lda_corpus_errors(kwargs, error, match):
     args = {"n_docs": 10, "n_terms": 20, "n_topics": 3} | kwargs
     with pytest.raises(error, match=match):
         make_lda_corpus(args.pop("n_docs"), args.pop("n_terms"), args.pop("n_topics"), **args)
+
+
+def test_separated_takes_numpy_bools_and_names_a_wrong_type():
+    from topicvb.datasets import make_lda_corpus
+
+    a = make_lda_corpus(20, 12, 3, separated=np.True_, random_state=0)
+    b = make_lda_corpus(20, 12, 3, separated=True, random_state=0)
+    np.testing.assert_array_equal(a.topic_word, b.topic_word)  # (before: "separated must be a bool", a ValueError)
+    with pytest.raises(TypeError, match=r"separated must be a bool or a fraction in \(0, 1\], got str 'yes'"):
+        make_lda_corpus(20, 12, 3, separated="yes")

@@ -6,8 +6,11 @@ import csv
 import itertools
 import json
 import logging
+import numbers
 import sys
 from pathlib import Path
+
+import numpy as np
 
 from .._validation import check_bool, check_encoding
 from ._corpus import Corpus
@@ -22,9 +25,10 @@ logger = logging.getLogger(__name__)
 
 def _column_index(column, header, what: str, path: Path, n_columns: int | None) -> int:
     """The 0-based index of ``column`` in a file of ``n_columns`` columns (None: not known, no rows)."""
-    if isinstance(column, bool) or not isinstance(column, (str, int)):
+    if isinstance(column, (bool, np.bool_)) or not isinstance(column, (str, numbers.Integral)):
         raise TypeError(f"{what} must be a column name (str) or a 0-based index (int), got {column!r}.")
-    if isinstance(column, int):
+    if isinstance(column, numbers.Integral):
+        column = int(column)
         if column < 0 or (n_columns is not None and column >= n_columns):
             has = f"{str(path)!r} has {n_columns} columns" if n_columns is not None else "0-based indices are >= 0"
             raise ValueError(f"{what}={column} is out of range; {has}.")

@@ -108,16 +108,23 @@ def _check_sizes_and_priors(n_docs, n_terms, n_topics, doc_topic_prior, topic_wo
     return alpha, eta
 
 
-def _check_separated(separated, n_terms: int, n_topics: int) -> None:
-    if separated is not False:
-        if isinstance(separated, bool):
-            pass
-        elif not isinstance(separated, numbers.Real) or not 0 < separated <= 1:
+def _check_separated(separated, n_terms: int, n_topics: int):
+    """``separated`` as a bool or a float in (0, 1] (numpy bools and numbers as Python ones)."""
+    if isinstance(separated, (bool, np.bool_)):
+        separated = bool(separated)
+    elif isinstance(separated, numbers.Real):
+        separated = float(separated)
+        if not 0 < separated <= 1:
             raise ValueError(f"separated must be a bool or a fraction in (0, 1], got {separated!r}.")
+    else:
+        raise TypeError(f"separated must be a bool or a fraction in (0, 1], got {type(separated).__name__} "
+                        f"{separated!r}.")
+    if separated is not False:
         if n_terms < n_topics:
             raise ValueError(
                 f"separated topics need at least one term per topic; got n_terms={n_terms} < n_topics={n_topics}."
             )
+    return separated
 
 
 def _draw_counts(lengths, doc_topic, topic_word, rng) -> sp.csr_matrix:
@@ -209,7 +216,7 @@ def make_lda_corpus(
     ((500, 200), (5, 200), (500, 5))
     """
     alpha, eta = _check_sizes_and_priors(n_docs, n_terms, n_topics, doc_topic_prior, topic_word_prior)
-    _check_separated(separated, n_terms, n_topics)
+    separated = _check_separated(separated, n_terms, n_topics)
     rng = _generator(random_state)
 
     topic_word = _topic_word(n_topics, n_terms, eta, separated, rng)
