@@ -14,7 +14,8 @@ import logging
 import time
 from pathlib import Path
 
-from ._cli_inputs import TextCounter, new_vectorizer, npz_kind, read_corpus, read_seed_topics, text_options_of
+from ._cli_inputs import TextCounter, new_vectorizer, npz_kind, read_corpus, text_options_of
+from ._cli_seeds import read_seed_topics
 from ._cli_models import _model
 from ._cli_output import plot_file, write_bytes, write_text
 from ._cli_progress import Progress

@@ -105,7 +105,7 @@ def test_a_utf8_byte_order_mark_is_not_part_of_the_first_name(tmp_path):
 def test_a_byte_order_mark_in_a_vocabulary_file_or_a_seed_file(tmp_path):
     import argparse
 
-    from topicvb._cli_inputs import read_seed_topics
+    from topicvb._cli_seeds import read_seed_topics
     from topicvb.text import Vocabulary
 
     path = tmp_path / "vocab.txt"
