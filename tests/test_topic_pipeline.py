@@ -312,6 +312,18 @@ def test_dropping_seed_topics_gives_the_model_its_own_prior_back():
     assert pipe.model.components_.shape[1] == len(pipe.vectorizer.get_feature_names_out())
 
 
+@pytest.mark.filterwarnings("ignore")
+def test_a_prior_the_user_sets_after_a_seeded_fit_is_kept():
+    # (a review of the fix above: the first version replaced any SeededPrior, also one the user set since)
+    from topicvb.guided import seed_topic_prior
+
+    pipe = _seeded_pipeline().fit(_FRUIT_AND_VEHICLES)
+    terms = list(pipe.vectorizer.get_feature_names_out())
+    mine = seed_topic_prior(terms, {"mine_a": ["plums"], "mine_b": ["buses"]}, 2)
+    pipe.set_params(seed_topics=None, model__topic_word_prior=mine).fit(_FRUIT_AND_VEHICLES)
+    assert pipe.model.topic_word_prior is mine and list(pipe.model.topic_labels_) == ["mine_a", "mine_b"]
+
+
 def test_a_bool_topic_word_prior_is_named_as_a_bool_with_seed_topics():
     pipe = _seeded_pipeline()
     pipe.model.set_params(topic_word_prior=True)

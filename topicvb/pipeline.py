@@ -150,8 +150,8 @@ class TopicPipeline(Pipeline):
                                  f"a step as stepname__parameter, with a step name among {names}.")
             step_params[name][param] = value
         base = model.topic_word_prior
-        if isinstance(base, SeededPrior):  # the prior of an earlier fit: rebuilt on the model's own prior
-            base = getattr(self, "_user_topic_word_prior", base.base_prior)  # (a loaded pipeline: its resolved base)
+        if isinstance(base, SeededPrior):  # the prior of an earlier fit (rebuilt on the model's own prior), or the user's
+            base = getattr(self, "_user_topic_word_prior", base.base_prior) if self._wrote(base) else base.base_prior
         if isinstance(base, (bool, np.bool_)):
             raise TypeError(f"TopicPipeline: the model's topic_word_prior must be a positive float or None with "
                             f"seed_topics, got {base!r} (a bool).")
@@ -194,14 +194,18 @@ class TopicPipeline(Pipeline):
     def _drop_seeded_prior(self):
         """Without ``seed_topics`` (``set_params(seed_topics=None)`` after a seeded fit), the prior an earlier
         seeded fit wrote into the model (built over the old vocabulary's columns) gives way to its base prior."""
-        from .guided import SeededPrior
-
         if getattr(self, "seeded_prior_", None) is None:
             return
         model = self.steps[-1][1]
-        if isinstance(model.topic_word_prior, SeededPrior):
+        if self._wrote(model.topic_word_prior):  # (not a prior the user set since)
             model.set_params(topic_word_prior=getattr(self, "_user_topic_word_prior", model.topic_word_prior.base_prior))
         del self.seeded_prior_
+
+    def _wrote(self, prior) -> bool:
+        """Whether ``prior`` is the SeededPrior this pipeline's last seeded fit wrote into the model (an equal one
+        for a pipeline loaded from a file)."""
+        written = getattr(self, "seeded_prior_", None)
+        return written is not None and (prior is written or (type(prior) is type(written) and prior == written))
 
     def _all_or_nothing(self, call):
         """``call()``, with the pipeline and every step restored as they were if it raises."""

@@ -290,3 +290,36 @@ def test_a_checkpoint_path_that_cannot_be_a_file_is_refused_before_the_fit(tmp_p
     assert not hasattr(model, "components_")
     with pytest.raises(NotADirectoryError, match=r"checkpoint_path: cannot write .*afile' is not a folder"):
         BatchLDA(2, max_iter=3, checkpoint_path=tmp_path / "afile" / "ck.npz").fit(X)
+
+
+def test_a_checkpoint_of_the_digest_before_values_were_normalised_still_resumes(tmp_path):
+    # (a checkpoint written before 1 and 1.0 digested alike records no params and the digest of the values as
+    # given: OnlineLDA's default learning_offset=10.0, now digested as 10, must not make it "other parameters")
+    import warnings
+
+    from topicvb import OnlineLDA, make_lda_corpus
+
+    X = make_lda_corpus(30, 20, 3, doc_length=15, random_state=0).corpus.X
+    path = tmp_path / "ck.npz"
+    make = lambda n: OnlineLDA(3, max_iter=n, random_state=0, checkpoint_path=path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        make(2).fit(X)
+        model = make(2)
+        fp = fingerprint(model, model._validate_counts(X, reset=True, caller="fit"))  # (X as fit digests it)
+        assert fp.legacy != fp  # (10.0 is digested as 10 now)
+        with np.load(path) as f:
+            arrays = {k: f[k] for k in f.files}
+        meta = json.loads(str(arrays["checkpoint__meta"][()]))
+        del meta["params"]
+        meta["fingerprint"] = fp.legacy
+        arrays["checkpoint__meta"] = np.asarray(json.dumps(meta))
+        np.savez(path, **arrays)
+        resumed = make(4).fit(X, resume=True)
+        straight = OnlineLDA(3, max_iter=4, random_state=0).fit(X)
+    np.testing.assert_array_equal(resumed.components_, straight.components_)
+    meta["fingerprint"] = "0" * 64  # (another digest without params: other data or parameters, unnamed)
+    arrays["checkpoint__meta"] = np.asarray(json.dumps(meta))
+    np.savez(path, **arrays)
+    with pytest.raises(ValueError, match=r"written for other data or other parameters"):
+        make(4).fit(X, resume=True)

@@ -51,6 +51,10 @@ def test_stored_zeros_change_nothing(cls, counts):
     np.testing.assert_array_equal(zeros.components_, plain.components_)
     np.testing.assert_array_equal(zeros.transform(Z[:5]), plain.transform(counts[:5]))
     assert zeros.score(Z) == plain.score(counts)
+    from topicvb.evaluation import heldout_perplexity  # (and the evaluator that score equals, -log of it)
+
+    assert heldout_perplexity(zeros, Z) == heldout_perplexity(plain, counts)
+    np.testing.assert_allclose(-np.log(heldout_perplexity(plain, Z)), plain.score(counts), rtol=1e-12)
     assert Z.nnz == np.prod(counts.shape)  # (the caller's matrix is not changed)
 
 

@@ -364,3 +364,6 @@ def test_a_fit_cut_by_max_iter_after_an_accepted_move_warns():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         CollapsedLDA(12, random_state=3).fit(X)  # (the default max_iter: it settles, no warning)
+        # (a review: cut at 51 the fit settles in its last sweep, whose objective was still pending at the cut)
+        settled = CollapsedLDA(12, random_state=3, max_iter=51).fit(X)
+    assert settled.n_iter_ == 51

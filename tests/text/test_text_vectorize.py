@@ -684,3 +684,8 @@ def test_a_tokenizer_encoding_the_vectorizer_would_ignore_is_named():
         warnings.simplefilter("error", UserWarning)
         both = Vectorizer(tokenizer=Tokenizer(encoding="latin-1"), encoding="ISO-8859-1").fit(docs)  # (one codec)
     assert list(both.get_feature_names_out()) == ["café", "naïve"]
+    with warnings.catch_warnings():  # (the documented way: the Vectorizer's encoding, a tokenizer at its default)
+        warnings.simplefilter("error", UserWarning)
+        vec = Vectorizer(encoding="latin-1", tokenizer=Tokenizer(stop_words="english")).fit(docs)
+        vec.transform(docs)
+    assert list(vec.get_feature_names_out()) == ["café", "naïve"]

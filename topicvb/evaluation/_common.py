@@ -16,7 +16,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import as_csr, check_not_single_str
+from .._validation import as_csr, check_not_single_str, drop_negligible_counts
 
 
 def check_model(model, caller: str) -> None:
@@ -74,7 +74,8 @@ def topic_word(model) -> np.ndarray:
 
 
 def check_counts(X, model, *, name: str = "X", caller: str) -> sp.csr_matrix:
-    """Validate a document-term count matrix against ``model``'s vocabulary width; canonical CSR float64."""
+    """Validate a document-term count matrix against ``model``'s vocabulary width; canonical CSR float64 without
+    stored zeros."""
     if X is None:
         raise TypeError(f"{caller} needs {name}, a document-term count matrix; got None.")
     try:
@@ -96,7 +97,7 @@ def check_counts(X, model, *, name: str = "X", caller: str) -> sp.csr_matrix:
             f"{caller} expects non-negative term counts; {name} has {n_neg} negative "
             f"entr{'y' if n_neg == 1 else 'ies'}."
         )
-    return X
+    return drop_negligible_counts(X)  # (stored zeros dropped: the held-out split is then that of model.score)
 
 
 def doc_topic(model, X: sp.csr_matrix) -> np.ndarray:

@@ -40,6 +40,7 @@ class Fingerprint(str):
 
     expected: dict | None = None
     params: dict | None = None  # each digested parameter's shown value (what a refused checkpoint names)
+    legacy: str | None = None  # the digest of topicvb before the values were normalised (see fingerprint)
 
 
 def _plain_param(value):
@@ -89,16 +90,23 @@ def fingerprint(estimator, X) -> str:
 
     Returns a :class:`Fingerprint`: the hex digest, with what a checkpoint must match attached.
     """
-    h = hashlib.sha256()
-    h.update(type(estimator).__name__.encode())
-    params = {k: (_array_param_token(v) if _is_array_param(v) else _plain_param(v))
-              for k, v in estimator.get_params().items()
-              if k not in ("verbose", "n_jobs", "max_iter", "tol", "checkpoint_path", "checkpoint_every")}
-    h.update(repr(sorted(params.items(), key=lambda kv: kv[0])).encode())
-    h.update(repr((X.shape, X.nnz)).encode())
-    for arr in (X.indptr, X.indices, X.data):
-        h.update(np.ascontiguousarray(arr).tobytes())
-    fp = Fingerprint(h.hexdigest())
+    given = {k: (_array_param_token(v) if _is_array_param(v) else v) for k, v in estimator.get_params().items()
+             if k not in ("verbose", "n_jobs", "max_iter", "tol", "checkpoint_path", "checkpoint_every")}
+    params = {k: v if _is_array_param(estimator.get_params()[k]) else _plain_param(v) for k, v in given.items()}
+
+    def digest(values):
+        h = hashlib.sha256()
+        h.update(type(estimator).__name__.encode())
+        h.update(repr(sorted(values.items(), key=lambda kv: kv[0])).encode())
+        h.update(repr((X.shape, X.nnz)).encode())
+        for arr in (X.indptr, X.indices, X.data):
+            h.update(np.ascontiguousarray(arr).tobytes())
+        return h.hexdigest()
+
+    fp = Fingerprint(digest(params))
+    # a checkpoint written before the values were normalised (it records no params) has the digest of the
+    # parameters as given: still the same fit (learning_offset=10.0 is now digested as 10)
+    fp.legacy = fp if repr(sorted(given.items())) == repr(sorted(params.items())) else digest(given)
     fp.expected = expected_state(estimator, X)
     fp.params = {k: v if isinstance(v, str) and v.startswith("<array ") and _is_array_param(estimator.get_params()[k])
                  else repr(v) for k, v in sorted(params.items())}
@@ -198,7 +206,8 @@ def load_checkpoint(path, fp: str, *, expected: dict | None = None) -> dict:
     if (not isinstance(meta, dict) or meta.get("format") != _FORMAT or isinstance(meta.get("version"), bool)
             or not isinstance(meta.get("version"), int) or meta["version"] > _VERSION):
         raise ValueError(f"{str(path)!r} is not a topicvb checkpoint of a version this topicvb reads.")
-    if meta.get("fingerprint") != fp:
+    legacy = "params" not in meta and meta.get("fingerprint") == getattr(fp, "legacy", None)
+    if meta.get("fingerprint") != fp and not legacy:
         raise ValueError(f"The checkpoint {str(path)!r} was written for {_what_differs(meta, fp)}; resume with the "
                          "same X and parameters, or delete it.")
     if expected is None:

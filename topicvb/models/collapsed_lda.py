@@ -288,6 +288,7 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
                 ever_converged = ever_converged or converged
             record(cvb.complete(current))  # (the last state's objective, when still pending)
             ever_converged = ever_converged or cvb.settled(history)  # (which may be the one that settled)
+            ended_settled = ended_settled or cvb.settled(history)
             cvb.release()
             cvb.exact_counts(current)
         if n_moves:

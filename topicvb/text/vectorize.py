@@ -210,7 +210,8 @@ class Vectorizer(TransformerMixin, BaseEstimator):
         if isinstance(self.tokenizer, Tokenizer):
             self.tokenizer._check_params()
         check_encoding(self.encoding)
-        if isinstance(self.tokenizer, Tokenizer) and _codec(self.tokenizer.encoding) != _codec(self.encoding):
+        if isinstance(self.tokenizer, Tokenizer) and _codec(self.tokenizer.encoding) not in (
+                _codec(self.encoding), _codec(Tokenizer().encoding)):  # (a tokenizer's own choice, not its default)
             # (the Vectorizer decodes bytes and files itself, before its tokenizer sees them)
             warnings.warn(f"tokenizer.encoding={self.tokenizer.encoding!r} is not used inside a Vectorizer, which "
                           f"decodes bytes and files with its own encoding={self.encoding!r}: pass "
