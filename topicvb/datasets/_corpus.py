@@ -165,8 +165,8 @@ class Corpus:
     description : str, default=""
         Where the corpus came from and how it was processed.
     text_options : dict, default=None
-        The text options its counts were made with (``{"stop_words": "english", "stem": None, "clean":
-        None, "phrases": False}``), as ``topicvb vectorize`` records them, so that texts counted later over
+        The text options its counts were made with (``{"stop_words": "english", "stem": "none",
+        "phrases": False, "clean_email": False}``), as ``topicvb vectorize`` records them, so that texts counted later over
         its vocabulary (``--vocab corpus.npz``) can be checked to use the same; None when unknown. Keys are
         str, values str, bool, int, float or None.
 
