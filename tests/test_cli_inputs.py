@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import gzip
 import json
+import re
 
 import numpy as np
 import pytest
@@ -378,3 +379,53 @@ def test_document_frequency_options_are_checked_before_any_input_is_read(capsys,
     # (they were checked by the Vectorizer, after the whole input was read, naming its parameters)
     rc, out, err = _run(["vectorize", "no-such-folder", "-o", "x.npz", *options], capsys)
     assert rc != 0 and _one_error(err) == message  # (the missing input is never reached)
+
+
+# ---------------------------------------------------------------------------------- found by an edge-case hunt
+def test_a_plain_matrix_of_the_model_width_is_read_in_the_model_terms(fitted_ws, capsys):
+    # (before, its numbered columns matched none of the model's top words: coherence 0.0000, exit status 0)
+    c = Corpus.load("c.npz")
+    sp.save_npz("plain.npz", c.X)
+    named = _run(["evaluate", "m.npz", "c.npz"], capsys)
+    plain = _run(["evaluate", "m.npz", "plain.npz"], capsys)
+    assert named[0] == plain[0] == 0
+    lines = lambda out: [line.split()[-1] for line in out.splitlines() if line.startswith("coherence")]
+    assert lines(plain[1]) == lines(named[1]) and len(lines(named[1])) == 2
+    assert any(float(v) != 0.0 for v in lines(named[1]))
+
+
+def test_a_corpus_without_documents_is_named(fitted_ws, capsys):
+    # (before: "heldout_perplexity: X_test is not a valid count matrix: Found array with 0 sample(s)")
+    Corpus(X=sp.csr_matrix((0, 8)), vocabulary=Corpus.load("c.npz").vocabulary).save("none.npz")
+    for argv in (["evaluate", "m.npz", "none.npz"], ["fit", "none.npz", "-k", "2", "-o", "x.npz"],
+                 ["topics", "m.npz", "--corpus", "none.npz"], ["select-k", "none.npz", "--k", "2", "3"]):
+        rc, out, err = _run(argv, capsys)
+        assert rc == 1 and _one_error(err) == "the corpus 'none.npz' has no documents.", argv
+
+
+def test_select_k_on_one_document_names_its_own_options(fitted_ws, capsys):
+    # (before: "select_n_topics cannot hold out documents from only 1; pass X_test", an option it does not have)
+    c = Corpus.load("c.npz")
+    Corpus(X=c.X[:1], vocabulary=c.vocabulary).save("one.npz")
+    rc, out, err = _run(["select-k", "one.npz", "--k", "2", "3"], capsys)
+    assert rc == 1 and _one_error(err).startswith("--criterion heldout holds out some of the documents to score each "
+                                                  "K, but the corpus 'one.npz' has only 1; give more documents, or "
+                                                  "--criterion elbo or coherence.")
+
+
+def test_a_k_beyond_the_memory_is_refused_and_out_of_memory_is_said(fitted_ws, capsys, monkeypatch):
+    import os
+
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    k = 2 * total // (8 * (8 + 20)) + 1  # (c.npz: 8 terms, 20 documents)
+    rc, out, err = _run(["fit", "c.npz", "-k", k, "-o", "x.npz"], capsys)  # (before: it filled the memory)
+    assert rc == 1 and re.fullmatch(rf"-k {k} needs at least [0-9.]+ GiB for its topics and document proportions "
+                                    r"alone .* more than this machine's [0-9.]+ GiB; use fewer topics\.", _one_error(err))
+    from topicvb.models.batch_lda import BatchLDA
+
+    def no_memory(self, X, y=None, **kwargs):
+        raise MemoryError()
+
+    monkeypatch.setattr(BatchLDA, "fit", no_memory)
+    rc, out, err = _run(["fit", "c.npz", "--model", "batch", "-k", "2", "-o", "x.npz"], capsys)
+    assert rc == 1 and _one_error(err).startswith("out of memory; use fewer topics (-k)")  # (before: "MemoryError: ")

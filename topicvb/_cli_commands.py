@@ -10,6 +10,7 @@ and refusing a corpus whose columns are not the model's terms.
 from __future__ import annotations
 
 import dataclasses
+import os
 import logging
 import time
 from pathlib import Path
@@ -33,9 +34,13 @@ def _progress(args) -> Progress:
     return progress
 
 
-def _read_corpus(path: str, args, vectorizer=None):
-    """Read any supported input (see :func:`topicvb._cli_inputs.read_corpus`), with a status line."""
-    return read_corpus(path, args, vectorizer, progress=_progress(args))
+def _read_corpus(path: str, args, vectorizer=None, *, documents: bool = True):
+    """Read any supported input (see :func:`topicvb._cli_inputs.read_corpus`), with a status line; with
+    ``documents``, one without documents is refused, naming it (a model command has nothing to do with it)."""
+    corpus = read_corpus(path, args, vectorizer, progress=_progress(args))
+    if documents and corpus.n_docs == 0:
+        raise ValueError(f"the corpus {str(path)!r} has no documents.")
+    return corpus
 
 
 def _load_model(path):
@@ -54,27 +59,44 @@ def _load_model(path):
         raise
 
 
+def _check_fits_in_memory(k: int, corpus) -> None:
+    """Refuse a ``-k`` whose topic and document-topic arrays alone (8 bytes a number) exceed the machine's memory:
+    such a fit would fill it for minutes before failing."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # (no sysconf: not checked)
+        return
+    need = 8 * k * (corpus.n_terms + corpus.n_docs)
+    if need > total:
+        raise ValueError(f"-k {k} needs at least {need / 2**30:.1f} GiB for its topics and document proportions alone "
+                         f"({k} x ({corpus.n_terms} terms + {corpus.n_docs} documents) x 8 bytes), more than this "
+                         f"machine's {total / 2**30:.1f} GiB; use fewer topics.")
+
+
 def _check_same_terms(vocabulary, corpus, what, model_path):
-    """Refuse a corpus whose columns are not the model's terms, saying how to count it over them."""
+    """``corpus`` in the model's terms: refused when its columns are not the model's terms, saying how to count it
+    over them; a plain matrix (numbered columns) of the model's width takes the model's terms."""
     from topicvb.datasets._npz import numbered_vocabulary
 
     if vocabulary is not None and len(vocabulary) == corpus.n_terms \
             and list(corpus.vocabulary) == numbered_vocabulary(corpus.n_terms):
-        return  # a plain matrix read without --vocab: its columns have numbers, not terms; trust the order
+        # a plain matrix read without --vocab: its columns have numbers, not terms; trust the order, and name them
+        # with the model's terms (the coherence of the model's top words is counted in them: none would match)
+        return dataclasses.replace(corpus, vocabulary=list(vocabulary))
     if vocabulary is not None and list(vocabulary) != list(corpus.vocabulary):
         shared = len(set(vocabulary) & set(corpus.vocabulary))
         raise ValueError(
             f"the corpus {what!r} has a different vocabulary from the model's ({corpus.n_terms} terms against "
             f"{len(vocabulary)}, {shared} shared); count it over the model's terms with 'topicvb vectorize "
             f"{what} --vocab {model_path} -o heldout.npz' and pass heldout.npz.")
+    return corpus
 
 
 def _model_and_corpus(args, path):
     """(model, vocabulary, corpus): the model file ``args.model`` and the input ``path`` read in its terms
     (raw text counted with the model's saved vectorizer), refused when its columns are not the model's terms."""
     model, vocabulary, vectorizer = _load_model(args.model)
-    corpus = _read_corpus(path, args, vectorizer=vectorizer)
-    _check_same_terms(vocabulary, corpus, path, args.model)
+    corpus = _check_same_terms(vocabulary, _read_corpus(path, args, vectorizer=vectorizer), path, args.model)
     return model, vocabulary, corpus
 
 
@@ -127,7 +149,7 @@ def cmd_demo(args):
 
 def cmd_vectorize(args):
     t0 = time.perf_counter()
-    corpus = _read_corpus(args.input, args)
+    corpus = _read_corpus(args.input, args, documents=False)
     if getattr(args, "fitted_vectorizer", None) is not None:  # (counted from text: say how, for --vocab CORPUS)
         corpus = dataclasses.replace(corpus, text_options=text_options_of(args.fitted_vectorizer))
     out = corpus.save(args.output)
@@ -182,6 +204,7 @@ def cmd_fit(args):
     elif getattr(args, "seed_confidence", None) is not None:
         logger.warning("--seed-confidence applies only with --seed-topics; ignored.")
     corpus = _read_corpus(args.corpus, args)
+    _check_fits_in_memory(args.k, corpus)
     model = _model(args.model, args.k, args)
     if seeds is not None:
         model.set_params(topic_word_prior=_seeded_prior(args, seeds, corpus, model))
@@ -243,7 +266,7 @@ def cmd_topics(args):
     model, vocabulary, vectorizer = _load_model(args.model)
     corpus = _read_corpus(args.corpus, args, vectorizer=vectorizer) if args.corpus else None
     if corpus is not None:
-        _check_same_terms(vocabulary, corpus, args.corpus, args.model)
+        corpus = _check_same_terms(vocabulary, corpus, args.corpus, args.model)
     with progress.stage("summarising the topics"):
         table = summary(model, X=None if corpus is None else corpus.X, vocabulary=vocabulary, n=args.n,
                         coherence=corpus)
@@ -317,6 +340,10 @@ def cmd_select_k(args):
         params["max_iter"] = args.max_iter
     from topicvb.models._registry import RECOMMENDED
 
+    if args.criterion == "heldout" and corpus.n_docs < 2:  # (the library would ask for an X_test, no option here)
+        raise ValueError(f"--criterion heldout holds out some of the documents to score each K, but the corpus "
+                         f"{args.corpus!r} has only {corpus.n_docs}; give more documents, or --criterion elbo or "
+                         "coherence.")
     model = None if args.model == RECOMMENDED else args.model  # None: the recommended configuration
     prototype = _model(args.model, args.k[0], args)  # what the bars show (the class, its max_iter)
     with progress.fitting(prototype, fits=len(set(args.k)), label="candidates"):
