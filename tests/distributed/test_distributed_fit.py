@@ -466,3 +466,32 @@ def test_a_shard_loses_its_stored_zeros_as_the_estimators_input_does():
     assert got.nnz == 2 and got.has_canonical_format
     np.testing.assert_array_equal(got.toarray(), X.toarray())
     assert X.nnz == 4  # (the caller's matrix is not changed)
+
+
+def test_a_shard_may_be_a_corpus_file_or_an_upper_case_npz(tmp_path):
+    # (before: "does not contain a sparse array or matrix" for a topicvb corpus, and a .NPZ read as a UCI file)
+    from topicvb.datasets import Corpus
+    from topicvb.distributed._partitions import load_shard
+
+    X = sp.csr_matrix(np.random.default_rng(0).poisson(0.5, size=(20, 8)).astype(float))
+    Corpus(X, vocabulary=[f"t{i}" for i in range(8)]).save(tmp_path / "corpus.npz")
+    with open(tmp_path / "PLAIN.NPZ", "wb") as fh:  # (save_npz would append .npz to the name)
+        sp.save_npz(fh, X)
+    for name in ("corpus.npz", "PLAIN.NPZ"):
+        np.testing.assert_array_equal(load_shard(str(tmp_path / name)).toarray(), X.toarray())
+
+
+def test_a_client_that_is_not_one_or_is_closed_is_named(corpus):
+    # (before, transform_distributed gave "'str' object has no attribute 'nthreads'", and a closed client
+    # "'NoneType' object has no attribute 'broadcast'")
+    X, parts, _ = corpus
+    model = BatchLDA(K, random_state=0, max_iter=2, init="random").fit(X)
+    with pytest.raises(TypeError, match="client must be a distributed.Client or None, got str"):
+        transform_distributed(model, parts, "tcp://x")
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        closed = Client(cluster)
+        closed.close()
+        for call in (lambda: transform_distributed(model, parts, closed),
+                     lambda: fit_distributed(BatchLDA(K, max_iter=2), parts, closed)):
+            with pytest.raises(ValueError, match="client is closed; pass an open distributed.Client"):
+                call()

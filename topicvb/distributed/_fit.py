@@ -23,7 +23,7 @@ from ..models._vb import expectations, is_matrix
 from ..models._vb_fit import batch_loop, online_loop
 from ._batch import DaskCorpusMap
 from ._online import DaskMiniBatchMap, interleaved_order
-from ._partitions import Partitions, resolve_client, seeding_sample
+from ._partitions import Partitions, check_client, resolve_client, seeding_sample
 from ._tasks import transform_partition, warm_up
 
 logger = logging.getLogger("topicvb.distributed")
@@ -295,6 +295,7 @@ def transform_distributed(model, shards, client: Client | None = None, *, kernel
         except ValueError:
             raise ValueError("transform_distributed needs a Dask client: pass client= or start one first "
                              "(Client(LocalCluster()) for this machine).") from None
+    check_client(client)
     validate_params({"kernel_threads": kernel_threads}, OPTION_CONSTRAINTS)
     parts = Partitions(client, shards, model.dtype, retries=3)
     if parts.n_terms != model.n_features_in_:

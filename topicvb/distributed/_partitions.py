@@ -31,8 +31,8 @@ def load_shard(source, dtype="float64") -> sp.csr_matrix:
     """
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
-        if path.suffix == ".npz":
-            X = sp.load_npz(path)
+        if path.suffix.lower() == ".npz":
+            X = _load_npz(path)
         else:
             X = read_uci(path).X
     elif isinstance(source, (list, tuple)):  # a partition of a dask bag: a list of rows or matrices
@@ -51,6 +51,18 @@ def load_shard(source, dtype="float64") -> sp.csr_matrix:
     return X
 
 
+def _load_npz(path: Path):
+    """The matrix of a ``.npz`` shard: a :func:`scipy.sparse.save_npz` file, or a corpus written by
+    :meth:`topicvb.datasets.Corpus.save` (``topicvb vectorize``)."""
+    with np.load(path, allow_pickle=False) as npz:
+        corpus = "meta_json" in npz.files  # (a Corpus file's metadata entry)
+    if corpus:
+        from topicvb.datasets import Corpus
+
+        return Corpus.load(path).X
+    return sp.load_npz(path)
+
+
 def shard_info(X) -> dict:
     """Shape and value checks of a partition, returned (not raised) so the client can report them."""
     data = X.data
@@ -63,12 +75,19 @@ def shard_info(X) -> dict:
     }
 
 
+def check_client(client):
+    """``client`` itself: a TypeError unless it is a distributed.Client, a ValueError when it is closed."""
+    if not isinstance(client, Client):
+        raise TypeError(f"client must be a distributed.Client or None, got {type(client).__name__}.")
+    if client.status in ("closing", "closed"):
+        raise ValueError("client is closed; pass an open distributed.Client (or None for the default one).")
+    return client
+
+
 def resolve_client(client):
     """(client, cleanup): the given client, the default one, or an embedded LocalCluster."""
     if client is not None:
-        if not isinstance(client, Client):
-            raise TypeError(f"client must be a distributed.Client or None, got {type(client).__name__}.")
-        return client, None
+        return check_client(client), None
     try:
         return default_client(), None
     except ValueError:
