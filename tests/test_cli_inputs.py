@@ -416,8 +416,9 @@ def test_select_k_on_one_document_names_its_own_options(fitted_ws, capsys):
 def test_a_k_beyond_the_memory_is_refused_and_out_of_memory_is_said(fitted_ws, capsys, monkeypatch):
     import os
 
-    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    k = 2 * total // (8 * (8 + 20)) + 1  # (c.npz: 8 terms, 20 documents)
+    real_sysconf = os.sysconf
+    monkeypatch.setattr(os, "sysconf", lambda name: {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": 2 ** 20}[name])  # (4 GiB)
+    k = 2 * 2 ** 32 // (8 * (8 + 20)) + 1  # (c.npz: 8 terms, 20 documents; within -k's own range on any machine)
     rc, out, err = _run(["fit", "c.npz", "-k", k, "-o", "x.npz"], capsys)  # (before: it filled the memory)
     assert rc == 1 and re.fullmatch(rf"-k {k} needs at least [0-9.]+ GiB for its topics and document proportions "
                                     r"alone .* more than this machine's [0-9.]+ GiB; use fewer topics\.", _one_error(err))
@@ -426,6 +427,10 @@ def test_a_k_beyond_the_memory_is_refused_and_out_of_memory_is_said(fitted_ws, c
     def no_memory(self, X, y=None, **kwargs):
         raise MemoryError()
 
+    monkeypatch.setattr(os, "sysconf", real_sysconf)
     monkeypatch.setattr(BatchLDA, "fit", no_memory)
     rc, out, err = _run(["fit", "c.npz", "--model", "batch", "-k", "2", "-o", "x.npz"], capsys)
     assert rc == 1 and _one_error(err).startswith("out of memory; use fewer topics (-k)")  # (before: "MemoryError: ")
+    monkeypatch.setattr(os, "sysconf", lambda name: -1)  # (indeterminate: the check is skipped, the fit runs)
+    rc, out, err = _run(["fit", "c.npz", "--model", "batch", "-k", "2", "-o", "x.npz"], capsys)
+    assert rc == 1 and _one_error(err).startswith("out of memory")  # (the patched fit's, not the check's refusal)

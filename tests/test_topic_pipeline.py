@@ -324,6 +324,19 @@ def test_a_prior_the_user_sets_after_a_seeded_fit_is_kept():
     assert pipe.model.topic_word_prior is mine and list(pipe.model.topic_labels_) == ["mine_a", "mine_b"]
 
 
+@pytest.mark.filterwarnings("ignore")
+def test_a_loaded_seeded_pipeline_can_drop_its_seed_topics(tmp_path):
+    # (a review: a pipeline loaded from a file had no seeded_prior_, so its saved prior stayed in the model and a
+    # refit with seed_topics=None on other texts failed on the old prior's shape)
+    from topicvb import load, save
+
+    pipe = _seeded_pipeline().fit(_FRUIT_AND_VEHICLES)
+    loaded = load(save(pipe, tmp_path / "p.npz"))
+    loaded.set_params(seed_topics=None).fit(_ANIMALS + ["ducks geese birds"])
+    assert not hasattr(loaded, "seeded_prior_") and list(loaded.model.topic_labels_) == ["topic_0", "topic_1"]
+    assert loaded.model.topic_word_prior == pipe.seeded_prior_.base_prior  # (its resolved base prior)
+
+
 def test_a_bool_topic_word_prior_is_named_as_a_bool_with_seed_topics():
     pipe = _seeded_pipeline()
     pipe.model.set_params(topic_word_prior=True)

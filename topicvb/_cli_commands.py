@@ -63,9 +63,12 @@ def _check_fits_in_memory(k: int, corpus) -> None:
     """Refuse a ``-k`` whose topic and document-topic arrays alone (8 bytes a number) exceed the machine's memory:
     such a fit would fill it for minutes before failing."""
     try:
-        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        page, pages = os.sysconf("SC_PAGE_SIZE"), os.sysconf("SC_PHYS_PAGES")
     except (AttributeError, ValueError, OSError):  # (no sysconf: not checked)
         return
+    if page <= 0 or pages <= 0:  # (-1: indeterminate)
+        return
+    total = page * pages
     need = 8 * k * (corpus.n_terms + corpus.n_docs)
     if need > total:
         raise ValueError(f"-k {k} needs at least {need / 2**30:.1f} GiB for its topics and document proportions alone "

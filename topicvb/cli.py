@@ -144,8 +144,9 @@ def _main(argv) -> int:
             return 1
         except MemoryError as exc:  # (numpy's says how much it wanted; a bare one says nothing)
             why = f" ({exc})" if str(exc) else ""
-            print(f"topicvb: error: out of memory{why}; use fewer topics (-k) or a smaller corpus (fewer documents, or "
-                  "fewer terms: --max-features when counting text).", file=sys.stderr)
+            fewer = "fewer topics (-k) or " if hasattr(args, "k") else ""
+            print(f"topicvb: error: out of memory{why}; use {fewer}a smaller corpus (fewer documents, or fewer terms: "
+                  "--max-features when counting text).", file=sys.stderr)
             return 1
         except Exception as exc:  # anything else: still one line, with the exception type
             print(f"topicvb: error: {type(exc).__name__}: {exc}", file=sys.stderr)

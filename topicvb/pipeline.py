@@ -202,8 +202,8 @@ class TopicPipeline(Pipeline):
         del self.seeded_prior_
 
     def _wrote(self, prior) -> bool:
-        """Whether ``prior`` is the SeededPrior this pipeline's last seeded fit wrote into the model (an equal one
-        for a pipeline loaded from a file)."""
+        """Whether ``prior`` is the SeededPrior this pipeline's last seeded fit wrote into the model (or, for a
+        pipeline loaded from a file, the one it was saved with)."""
         written = getattr(self, "seeded_prior_", None)
         return written is not None and (prior is written or (type(prior) is type(written) and prior == written))
 
@@ -430,7 +430,10 @@ def load(path, *, return_vocabulary: bool = False):
     if record.vectorizer is None:
         result = record.model
     else:
-        result = make_topic_pipeline(record.vectorizer, record.model, **_seeds_of(record.model))
+        seeds = _seeds_of(record.model)
+        result = make_topic_pipeline(record.vectorizer, record.model, **seeds)
+        if seeds:  # (the prior a seeded fit wrote: a refit with seed_topics=None gives the model its base back)
+            result.seeded_prior_ = record.model.topic_word_prior
     return (result, record.vocabulary) if return_vocabulary else result
 
 
