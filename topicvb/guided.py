@@ -406,7 +406,7 @@ def seed_topic_prior(vocabulary, seed_topics, n_components: int, *,
     >>> float(np.round(prior.matrix[:2, 0].sum() / prior.matrix[:, 0].sum(), 6))
     0.9
     """
-    from ._validation import check_int, check_positive_prior
+    from ._validation import check_int
 
     terms = _vocabulary_terms(vocabulary)
     seeds = word_lists(seed_topics, "seed_topics")
@@ -414,11 +414,7 @@ def seed_topic_prior(vocabulary, seed_topics, n_components: int, *,
     K, V = int(n_components), len(terms)
     labels = _topic_names(seeds, K)
     c = check_seed_confidence(seed_confidence)
-    base = check_positive_prior(base_prior, "base_prior")
-    if base is not None and np.ndim(base) != 0:  # (a prior vector passes that check: one number is wanted here)
-        raise TypeError(f"base_prior must be one positive number (the symmetric prior of every other term) or None, "
-                        f"got {type(base_prior).__name__} {base_prior!r}.")
-    base = 1.0 / K if base is None else float(base)
+    base = _base_prior(base_prior, K)
     index = {t: j for j, t in enumerate(terms)}
 
     found, missing, seeded_by = _found_seeds(seeds, index, tokenizer)
@@ -441,6 +437,17 @@ def _topic_names(seeds, K: int) -> list[str]:
         raise ValueError(f"seed_topics label {clash!r} is the name of a free topic (the unseeded topics are named "
                          f"topic_{len(seeds)} to topic_{K - 1}); choose another label.")
     return [label for label, _ in seeds] + [f"topic_{k}" for k in range(len(seeds), K)]
+
+
+def _base_prior(base_prior, K: int) -> float:
+    """:func:`seed_topic_prior`'s ``base_prior`` checked, 1 / K for None."""
+    from ._validation import check_positive_prior
+
+    base = check_positive_prior(base_prior, "base_prior")
+    if base is not None and np.ndim(base) != 0:  # (a prior vector passes that check: one number is wanted here)
+        raise TypeError(f"base_prior must be one positive number (the symmetric prior of every other term) or None, "
+                        f"got {type(base_prior).__name__} {base_prior!r}.")
+    return 1.0 / K if base is None else float(base)
 
 
 def _found_seeds(seeds, index, tokenizer):
