@@ -8,10 +8,12 @@ Evaluation sees a model only through ``components_`` (K x V), ``transform`` and,
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections.abc import Mapping, Set
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted
@@ -31,7 +33,7 @@ def check_model(model, caller: str) -> None:
             f"{caller} expects a topic model with a transform method, got {type(model).__name__}. "
             "Wrap a bare topic-word matrix in topicvb.evaluation.FixedTopicModel."
         )
-    if callable(getattr(model, "fit", None)):
+    if callable(getattr(model, "fit", None)) and isinstance(model, BaseEstimator):  # (a duck-typed peer: components_)
         try:
             check_is_fitted(model)
         except NotFittedError:
@@ -57,19 +59,37 @@ def n_topics_of(model) -> int:
     return int(np.shape(model.components_)[0])
 
 
+def _dense(value, what: str) -> np.ndarray:
+    """A model's array output (a sparse matrix too) as a float64 ndarray; a TypeError naming ``what`` otherwise."""
+    if sp.issparse(value):
+        value = value.toarray()
+    try:
+        arr = np.asarray(value)
+        if arr.dtype.kind == "O":
+            arr = arr.astype(np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{what} must be an array of real numbers, got {type(value).__name__}.") from None
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{what} must hold real numbers, got dtype {arr.dtype}.")
+    return arr.astype(np.float64)
+
+
 def topic_word(model) -> np.ndarray:
-    """P(term | topic) as float64 (K, V): ``topic_word_distribution()`` when the model has it."""
+    """P(term | topic) as float64 (K, V): ``topic_word_distribution()`` when the model has it (its rows normalised
+    when they do not sum to 1), else the rows of ``components_`` normalised; both checked."""
     method = getattr(model, "topic_word_distribution", None)
-    if callable(method):
-        phi = np.asarray(method(), dtype=np.float64)
-    else:
-        comp = np.asarray(model.components_, dtype=np.float64)
-        totals = comp.sum(axis=1, keepdims=True)
-        if np.any(~np.isfinite(comp)) or np.any(comp < 0) or np.any(totals <= 0):
-            raise ValueError(
-                "model.components_ must hold non-negative finite weights with a positive sum in every topic row."
-            )
-        phi = comp / totals
+    what = "model.topic_word_distribution()" if callable(method) else "model.components_"
+    phi = _dense(method() if callable(method) else model.components_, what)
+    totals = phi.sum(axis=1, keepdims=True)
+    if phi.ndim != 2 or np.any(~np.isfinite(phi)) or np.any(phi < 0) or np.any(~(totals > 0)) \
+            or np.any(~np.isfinite(totals)):
+        bad = np.flatnonzero(~(np.all(np.isfinite(phi) & (phi >= 0), axis=1) & (totals[:, 0] > 0)
+                               & np.isfinite(totals[:, 0]))) if phi.ndim == 2 else []
+        where = f" (topic {int(bad[0])})" if len(bad) else ""
+        raise ValueError(f"{what} must hold non-negative finite weights with a positive sum in every topic "
+                         f"row{where}.")
+    if np.any(np.abs(totals - 1.0) > 1e-9):  # (a model's own distribution is used as it is)
+        phi = phi / totals
     return phi
 
 
@@ -78,6 +98,10 @@ def check_counts(X, model, *, name: str = "X", caller: str) -> sp.csr_matrix:
     stored zeros."""
     if X is None:
         raise TypeError(f"{caller} needs {name}, a document-term count matrix; got None.")
+    columns, fitted = getattr(X, "columns", None), getattr(model, "feature_names_in_", None)
+    if columns is not None and fitted is not None and [str(c) for c in columns] != [str(c) for c in fitted]:
+        raise ValueError(f"{caller}: the columns of {name} are not the feature names the model was fitted with (in "
+                         "that order); select them as at fit, e.g. X[list(model.feature_names_in_)].")
     try:
         X = check_array(X, accept_sparse=("csr", "csc", "coo", "lil", "dok", "bsr", "dia"), dtype=np.float64,
                         ensure_min_samples=1, ensure_min_features=1, input_name=name)
@@ -102,11 +126,16 @@ def check_counts(X, model, *, name: str = "X", caller: str) -> sp.csr_matrix:
 
 def doc_topic(model, X: sp.csr_matrix) -> np.ndarray:
     """``model.transform(X)`` as float64 with rows normalised to sum to 1 (for any peer model)."""
-    theta = np.asarray(model.transform(X), dtype=np.float64)
+    with warnings.catch_warnings():  # (X is CSR now: its columns were checked against feature_names_in_ before)
+        warnings.filterwarnings("ignore", message="X does not have valid feature names")
+        theta = _dense(model.transform(X), "model.transform(X)")
     if theta.shape != (X.shape[0], n_topics_of(model)):
         raise ValueError(
             f"model.transform returned shape {theta.shape}; expected ({X.shape[0]}, {n_topics_of(model)})."
         )
+    if not np.all(np.isfinite(theta)) or np.any(theta < 0):
+        raise ValueError("model.transform(X) returned " + ("NaN or infinite values" if not np.all(np.isfinite(theta))
+                         else "negative values") + "; topic proportions must be non-negative and finite.")
     totals = theta.sum(axis=1, keepdims=True)
     out = theta / np.where(totals > 0, totals, 1.0)
     out[totals[:, 0] <= 0] = 1.0 / theta.shape[1]

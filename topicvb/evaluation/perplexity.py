@@ -334,6 +334,8 @@ class FixedTopicModel:
 
     def __init__(self, topic_word, *, doc_topic_prior=None, max_iter: int = 100, tol: float = 1e-3):
         try:
+            if np.iscomplexobj(topic_word):
+                raise TypeError
             phi = np.array(topic_word, dtype=np.float64)
         except (TypeError, ValueError):
             raise TypeError(
@@ -342,8 +344,8 @@ class FixedTopicModel:
         if phi.ndim != 2 or phi.shape[0] < 1 or phi.shape[1] < 1:
             raise ValueError(f"topic_word must be a 2-D (n_topics, n_terms) array, got shape {phi.shape}.")
         totals = phi.sum(axis=1, keepdims=True)
-        if not np.all(np.isfinite(phi)) or np.any(phi < 0) or np.any(totals <= 0):
-            raise ValueError("topic_word must be non-negative and finite with a positive sum in every row.")
+        if not np.all(np.isfinite(phi)) or np.any(phi < 0) or not np.all((totals > 0) & np.isfinite(totals)):
+            raise ValueError("topic_word must be non-negative and finite with a positive, finite sum in every row.")
         self.components_ = phi / totals
         K = phi.shape[0]
         a = check_positive_prior(doc_topic_prior, "doc_topic_prior", length=K)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import logging
 import numbers
 import time
+from collections.abc import Mapping
 import warnings
 
 import numpy as np
@@ -177,6 +178,9 @@ def _make_estimator(model, n_topics, random_state, n_jobs, model_params):
 
 
 def _check_candidates(candidates) -> list[int]:
+    if isinstance(candidates, (str, bytes, Mapping)):
+        raise TypeError(f"candidates must be a sequence of positive ints, got {type(candidates).__name__} "
+                        f"{candidates!r:.60}.")
     try:
         values = list(candidates)
     except TypeError:
@@ -266,6 +270,8 @@ def select_n_topics(X, candidates, model=None, criterion: str | None = None, X_t
         criterion = "heldout"
     ks, n_top_words, X = _check_options(X, candidates, criterion, reference, coherence_measure, n_top_words)
     criterion, X, X_test = _split(X, X_test, criterion, auto, test_size, random_state)
+    if criterion == "elbo":
+        _check_has_bound(_make_estimator(model, ks[0], random_state, n_jobs, model_params))
     ref, vocabulary = _coherence_reference(reference, vocabulary, X.shape[1])
     rows, best_k, best_model, name = _fit_candidates(
         ks, criterion, make=lambda k: _make_estimator(model, k, random_state, n_jobs, model_params),
@@ -276,6 +282,14 @@ def select_n_topics(X, candidates, model=None, criterion: str | None = None, X_t
     _warn_at_edge(best_k, ks)
     return SelectionResult(rows, criterion, best_k, best_model, name,
                            coherence_measure if ref is not None else None)
+
+
+def _check_has_bound(est) -> None:
+    """criterion='elbo' reads each model's training bound (:func:`_final_bound`): a TypeError, before any fit, for a
+    model without one (scikit-learn's NMF)."""
+    if not (callable(getattr(est, "bound", None)) or callable(getattr(est, "score", None))):
+        raise TypeError(f"criterion='elbo' compares the models' training bounds, but {type(est).__name__} has none "
+                        "(no bound or score method); use criterion='heldout' or 'coherence'.")
 
 
 def _warn_at_edge(best_k, ks):
@@ -368,7 +382,10 @@ def _final_bound(est, X) -> float:
     history = getattr(est, "bound_history_", None)
     if hasattr(est, "n_batch_iter_") or history is None or not len(history):
         bound = getattr(est, "bound", None)
-        return float(bound(X) if callable(bound) else est.score(X))
+        if callable(bound):
+            return float(bound(X))
+        score = getattr(est, "score", None)  # (scikit-learn's LDA: its bound; NMF has none)
+        return float(score(X)) if callable(score) else float("nan")
     return float(history[-1])
 
 

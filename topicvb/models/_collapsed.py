@@ -59,7 +59,9 @@ def infer_doc_counts(X, n_wk, alpha, eta, max_iter, tol):
     sweep_documents(indptr, indices, data, gamma, n_dk, n_wk, n_k, empty, empty, np.zeros(K, dtype=dtype),
                     np.asarray(alpha, dtype=np.float64), eta if isinstance(eta, np.ndarray) else float(eta), False,
                     True, int(max_iter), float(tol))
-    return n_dk
+    # (the sweeps add each cell's change in place: with counts of about 1e12 a cell and more, the rounding can leave
+    # a count of a topic the document does not use slightly below 0, which would make its proportion negative)
+    return np.maximum(n_dk, 0, out=n_dk)
 
 
 class CollapsedInferenceMixin:
