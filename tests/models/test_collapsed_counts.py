@@ -209,3 +209,17 @@ def test_the_rebuild_is_damped_when_priors_are_learned(corpus, monkeypatch, lear
     monkeypatch.setattr(_collapsed_sweeps, "counts_sweep", spy)
     _fit(corpus[0][:200], learn_priors=learn, max_iter=3, tol=0, moves=False)
     assert seen and set(seen) == {expected}
+
+
+def test_counts_storage_refuses_totals_its_fixed_point_sums_cannot_hold():
+    # (before, a corpus of 3e17 tokens in all gave a positive "log-likelihood" and then NaN, silently: the int64
+    # fixed-point sums overflowed)
+    X = make_lda_corpus(30, 20, 3, random_state=0).corpus.X.astype(np.float64)
+    big = X * (2.0 ** 53 / X.sum())
+    model = CollapsedLDA(3, storage="counts", moves=False, max_iter=3, random_state=0)
+    with pytest.raises(ValueError, match=r"storage='counts' keeps the counts as 64-bit fixed-point sums, for at most "
+                                         r"2\*\*52 .*Use storage='responsibilities' or rescale X"):
+        model.fit(big)
+    assert not hasattr(model, "components_")
+    ok = CollapsedLDA(3, storage="responsibilities", moves=False, max_iter=3, random_state=0).fit(big)
+    assert np.all(np.isfinite(ok.bound_history_))

@@ -62,6 +62,9 @@ from numba.extending import intrinsic
 from .workers import n_workers, run_claimed
 
 
+COUNTS_STORAGE_LIMIT = 2.0 ** 52  # the most tokens the fixed-point sums hold with at least 8 bits after the point
+
+
 def fixed_point_shift(total_count: float) -> int:
     """Bits after the binary point of the fixed-point sums: as many as leave room for ``total_count``
     tokens (plus a factor of 4 of headroom) in an int64, at most 52 (a float64's precision)."""

@@ -12,7 +12,8 @@ import numpy as np
 
 from .._config import return_free_memory
 from .._kernels.cvb0 import document_counts, prior_arrays, sweep, sweep_documents, term_counts
-from .._kernels.cvb0_counts import SweepBuffers, counts_log_likelihood, counts_sweep, fixed_point_shift
+from .._kernels.cvb0_counts import (COUNTS_STORAGE_LIMIT, SweepBuffers, counts_log_likelihood, counts_sweep,
+                                     fixed_point_shift)
 from .._kernels.plsa import log_likelihood
 from .._kernels.priors import cell_variances
 from .._kernels.sparse import column_index
@@ -284,7 +285,12 @@ class CountSweeps(CVBSweeps):
         learning = learn_alpha or learn_eta
         self.refine, self.damping = ((self.LEARNED_REFINE, self.LEARNED_DAMPING) if learning
                                      else (self.REFINE, self.DAMPING))
-        self.shift = fixed_point_shift(float(self.data.sum()))
+        total = float(self.data.sum())
+        if total > COUNTS_STORAGE_LIMIT:  # (beyond it the fixed-point sums overflow their int64: NaN, silently)
+            raise ValueError(f"storage='counts' keeps the counts as 64-bit fixed-point sums, for at most 2**52 "
+                             f"({COUNTS_STORAGE_LIMIT:.3g}) tokens in all; X's counts sum to {total:.3g}. Use "
+                             "storage='responsibilities' or rescale X.")
+        self.shift = fixed_point_shift(total)
         self.max_cells = int(np.max(np.diff(self.indptr))) if self.indptr.shape[0] > 1 else 0
         self.buffers = SweepBuffers()  # (the sweeps' accumulators, allocated once: see counts_sweep)
         self.max_workers = None  # (a move's trial sweeps: one thread, see try_move)
