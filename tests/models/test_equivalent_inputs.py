@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import sklearn
+from sklearn.exceptions import ConvergenceWarning
 
 from topicvb import make_lda_corpus
 from topicvb.models._registry import ENTRIES
@@ -124,3 +125,17 @@ def test_counts_a_float32_model_cannot_hold_are_refused(cls, counts):
     with pytest.raises(ValueError, match=r"transform got counts summing to"):
         model.transform(huge)
 
+
+
+@pytest.mark.parametrize("cls", [c for c in CLASSES if c.__name__ in ("BatchLDA", "OnlineLDA", "CollapsedLDA")],
+                         ids=lambda c: c.__name__)
+def test_weights_negligible_next_to_the_prior_call_no_topic_dead(cls, counts):
+    # (before: "3 of 3 topics carry less than 0.2/K of the tokens", impossible since the shares sum to 1: the
+    # expected counts of weights of 1e-150 round to nothing next to the prior)
+    from topicvb.exceptions import DeadTopicWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.simplefilter("error", DeadTopicWarning)
+        model = _model(cls).fit(counts * 1e-150)
+    assert np.all(np.isfinite(model.components_))

@@ -261,7 +261,9 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         shares = self._topic_shares(fitted, X)
         K = shares.shape[0]
         dead = np.flatnonzero(shares < DEAD_SHARE / K)
-        if dead.size and np.all(np.isfinite(shares)):
+        # (no share at all: the counts are negligible next to the prior, as with weights of 1e-150, and no topic is
+        # deader than another)
+        if dead.size and np.all(np.isfinite(shares)) and shares.sum() > 0:
             listed = ", ".join(str(k) for k in dead[:10]) + (", ..." if dead.size > 10 else "")
             warnings.warn(
                 f"{type(self).__name__}: {dead.size} of {K} topics carry less than {DEAD_SHARE:g}/K of the tokens "
