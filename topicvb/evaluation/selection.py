@@ -270,8 +270,6 @@ def select_n_topics(X, candidates, model=None, criterion: str | None = None, X_t
         criterion = "heldout"
     ks, n_top_words, X = _check_options(X, candidates, criterion, reference, coherence_measure, n_top_words)
     criterion, X, X_test = _split(X, X_test, criterion, auto, test_size, random_state)
-    if criterion == "elbo":
-        _check_has_bound(_make_estimator(model, ks[0], random_state, n_jobs, model_params))
     ref, vocabulary = _coherence_reference(reference, vocabulary, X.shape[1])
     rows, best_k, best_model, name = _fit_candidates(
         ks, criterion, make=lambda k: _make_estimator(model, k, random_state, n_jobs, model_params),
@@ -418,6 +416,8 @@ def _fit_candidates(ks, criterion: str, make, measure):
     for k in ks:
         est = make(k)
         name = type(est).__name__
+        if criterion == "elbo":  # (before the first fit)
+            _check_has_bound(est)
         row = {"n_topics": k, **measure(est)}
         rows.append(row)
         logger.info("select_n_topics %s K=%d: %s", name, k, row)
