@@ -60,18 +60,9 @@ def n_topics_of(model) -> int:
 
 
 def _dense(value, what: str) -> np.ndarray:
-    """A model's array output (a sparse matrix too) as a float64 ndarray; a TypeError naming ``what`` otherwise."""
-    if sp.issparse(value):
-        value = value.toarray()
-    try:
-        arr = np.asarray(value)
-        if arr.dtype.kind == "O":
-            arr = arr.astype(np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(f"{what} must be an array of real numbers, got {type(value).__name__}.") from None
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"{what} must hold real numbers, got dtype {arr.dtype}.")
-    return arr.astype(np.float64)
+    """A model's array output (a sparse matrix too) as a new float64 ndarray (:func:`numeric_array`)."""
+    arr = numeric_array(value.toarray() if sp.issparse(value) else value, what, "", "an array of real numbers")
+    return np.array(arr, dtype=np.float64)  # (a copy: never the model's own array)
 
 
 def topic_word(model) -> np.ndarray:
@@ -219,7 +210,7 @@ def numeric_array(value, name: str, caller: str, expected: str) -> np.ndarray:
         arr = None
     if arr is None or arr.dtype.kind not in "biuf":
         what = type(value).__name__ if arr is None else f"an array of dtype {arr.dtype}"
-        raise TypeError(f"{caller}: {name} must be {expected}, got {what}.")
+        raise TypeError(f"{caller + ': ' if caller else ''}{name} must be {expected}, got {what}.")
     return arr.astype(np.float64, copy=False)
 
 
