@@ -90,9 +90,11 @@ def fingerprint(estimator, X) -> str:
 
     Returns a :class:`Fingerprint`: the hex digest, with what a checkpoint must match attached.
     """
-    given = {k: (_array_param_token(v) if _is_array_param(v) else v) for k, v in estimator.get_params().items()
+    all_params = estimator.get_params()
+    arrays = {k for k, v in all_params.items() if _is_array_param(v)}
+    given = {k: (_array_param_token(v) if k in arrays else v) for k, v in all_params.items()
              if k not in ("verbose", "n_jobs", "max_iter", "tol", "checkpoint_path", "checkpoint_every")}
-    params = {k: v if _is_array_param(estimator.get_params()[k]) else _plain_param(v) for k, v in given.items()}
+    params = {k: v if k in arrays else _plain_param(v) for k, v in given.items()}
 
     def digest(values):
         h = hashlib.sha256()
@@ -108,8 +110,7 @@ def fingerprint(estimator, X) -> str:
     # parameters as given: still the same fit (learning_offset=10.0 is now digested as 10)
     fp.legacy = fp if repr(sorted(given.items())) == repr(sorted(params.items())) else digest(given)
     fp.expected = expected_state(estimator, X)
-    fp.params = {k: v if isinstance(v, str) and v.startswith("<array ") and _is_array_param(estimator.get_params()[k])
-                 else repr(v) for k, v in sorted(params.items())}
+    fp.params = {k: v if k in arrays else repr(v) for k, v in sorted(params.items())}
     return fp
 
 
