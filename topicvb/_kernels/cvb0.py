@@ -33,9 +33,12 @@ One kernel serves both kinds of prior (:func:`prior_rows`): the prior comes as r
 prior's term rows eta_t (V, K) and its column sums eta_sum, or a scalar prior's single row (1, K) filled with
 eta and totals filled with V eta (computed as V * eta, so the arithmetic is that of a scalar eta); a cell of
 term w reads row w * step (step 1 for a matrix, 0 for a scalar), so the topic loop has no branch on the kind
-of prior. Counts below one token (fractional weights) can make n^- slightly negative; it is clamped at
-zero. Updates are in place and sequential within a document, so the totals sum_k n_k always equal the
-total count of X.
+of prior. Counts below one token (fractional weights) can make n^- negative (CVB0 takes g out of a cell of
+weight c < 1, which holds only c g); it is clamped at zero. CVB takes out min(c, 1) tokens, c g from such a
+cell (:func:`_second_order_counts`): its variance correction exp(v / (2 (n^- + prior)^2)) cannot take a count
+clamped at zero whose variance stays positive (with tiny priors it overflowed, and the cell went NaN).
+Updates are in place and sequential within a document, so the totals sum_k n_k always equal the total count
+of X.
 """
 
 import numpy as np
@@ -106,7 +109,7 @@ def _update_cell(p, d, w, c, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta
     n_topics = alpha.shape[0]
     row = w * step
     if second_order:
-        _second_order_weights(p, d, w, row, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta_t, eta_sum, new,
+        _second_order_weights(p, d, w, row, c, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta_t, eta_sum, new,
                               exclude)
     elif exclude:
         for k in range(n_topics):
@@ -155,32 +158,85 @@ def _update_cell(p, d, w, c, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _second_order_weights(p, d, w, row, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta_t, eta_sum, new, exclude):
-    """CVB's unnormalised weights of cell p into ``new`` (:func:`_update_cell`)."""
+def _second_order_weights(p, d, w, row, c, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta_t, eta_sum, new,
+                          exclude):
+    """CVB's unnormalised weights of cell p (count ``c``) into ``new`` (:func:`_update_cell`), from the counts
+    less the token updated (:func:`_second_order_counts`). Where they overflow (tiny priors and a topic of
+    almost no tokens: the correction exp(v_k / (2 (n_k + V eta)^2)) grows as 1 / prior; inf, or NaN from inf
+    times 0, would make the cell's responsibilities NaN), they are recomputed in logs
+    (:func:`_second_order_logs`)."""
+    total = 0.0
     for k in range(alpha.shape[0]):
-        g = gamma[p, k]
-        ndk = max(n_dk[d, k] - g, 0.0)
-        if exclude:
-            nwk = max(n_wk[w, k] - g, 0.0)
-            nk = max(n_k[k] - g, 0.0)
-        else:
-            nwk = n_wk[w, k]
-            nk = n_k[k]
-        a = ndk + alpha[k]
-        b = nwk + eta_t[row, k]
-        z = nk + eta_sum[k]
+        a, b, z, vd, vw, vk = _second_order_counts(p, d, w, k, row, c, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k,
+                                                   alpha, eta_t, eta_sum, exclude)
         val = a * b / z
         if b > 0.0:  # (b = 0: an excluded pair, whose weight stays 0)
-            var = g * (1.0 - g)
-            vd = max(v_dk[d, k] - var, 0.0)
-            if exclude:
-                vw = max(v_wk[w, k] - var, 0.0)
-                vk = max(v_k[k] - var, 0.0)
-            else:
-                vw = v_wk[w, k]
-                vk = v_k[k]
             val *= np.exp(-vd / (2.0 * a * a) - vw / (2.0 * b * b) + vk / (2.0 * z * z))
         new[k] = val
+        total += val
+    if not total < np.inf:
+        _second_order_logs(p, d, w, row, c, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta_t, eta_sum, new,
+                           exclude)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _second_order_counts(p, d, w, k, row, c, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta_t, eta_sum,
+                         exclude):
+    """(a, b, z, vd, vw, vk) of topic k for CVB's update of cell p, count ``c``: the counts plus their priors,
+    n_dk^- + alpha_k, n_wk^- + eta_wk, n_k^- + eta_sum_k, and the variances v^-, less the token updated
+    (the topic counts only when ``exclude``).
+
+    The cell's c tokens share q(z) = g, so it holds c g of each count and c g (1 - g) of each variance. One
+    token out leaves its other c - 1 tokens: n - g, v - g (1 - g), for c >= 1. A fractional cell (c < 1)
+    holds less than a token, and the token updated is all of it: n - c g, v - c g (1 - g) (so min(c, 1)
+    tokens out in both cases). Taking a whole token out of such a cell drove its counts below zero (clamped
+    to 0) while their variances stayed positive, and with tiny priors exp(v / (2 (n + prior)^2)) overflowed:
+    NaN. Each count is clamped at 0 and, for a fractional cell, each variance within [0, its count] (a sum of
+    c g (1 - g) <= c g; only rounding drift breaks it). A cell of c >= 1 keeps the arithmetic it always had
+    (variances clamped at 0 only), so that fits of integer counts are unchanged to the bit."""
+    g = gamma[p, k]
+    var = g * (1.0 - g)
+    if c >= 1.0:
+        ndk = max(n_dk[d, k] - g, 0.0)
+        vd = max(v_dk[d, k] - var, 0.0)
+        if exclude:
+            nwk, vw = max(n_wk[w, k] - g, 0.0), max(v_wk[w, k] - var, 0.0)
+            nk, vk = max(n_k[k] - g, 0.0), max(v_k[k] - var, 0.0)
+        else:  # (new documents: the topic counts do not hold the cell)
+            nwk, vw, nk, vk = n_wk[w, k], v_wk[w, k], n_k[k], v_k[k]
+    else:
+        x, var = c * g, c * var
+        ndk = max(n_dk[d, k] - x, 0.0)
+        vd = min(max(v_dk[d, k] - var, 0.0), ndk)
+        if exclude:
+            nwk, nk = max(n_wk[w, k] - x, 0.0), max(n_k[k] - x, 0.0)
+            vw, vk = min(max(v_wk[w, k] - var, 0.0), nwk), min(max(v_k[k] - var, 0.0), nk)
+        else:
+            nwk, nk = n_wk[w, k], n_k[k]
+            vw, vk = min(v_wk[w, k], nwk), min(v_k[k], nk)
+    return ndk + alpha[k], nwk + eta_t[row, k], nk + eta_sum[k], vd, vw, vk
+
+
+@njit(cache=True, nogil=True, error_model="numpy")  # (not inlined: it runs only where the weights overflow)
+def _second_order_logs(p, d, w, row, c, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta_t, eta_sum, new,
+                       exclude):
+    """:func:`_second_order_weights`'s weights where they overflowed: each weight's log less the largest, then
+    exp (the same weights up to a common factor, hence the same normalised update; finite, the largest 1).
+    The logs are finite for positive priors: a variance over its (count + prior) squared is at most
+    1 / (4 prior) where the variance is within its count, and rounding drift beyond it is small."""
+    n_topics = alpha.shape[0]
+    top = -np.inf
+    for k in range(n_topics):
+        a, b, z, vd, vw, vk = _second_order_counts(p, d, w, k, row, c, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k,
+                                                   alpha, eta_t, eta_sum, exclude)
+        log = -np.inf  # (b = 0: an excluded pair)
+        if b > 0.0:
+            log = (np.log(a) + np.log(b) - np.log(z) - vd / (2.0 * a * a) - vw / (2.0 * b * b)
+                   + vk / (2.0 * z * z))
+        new[k] = log
+        top = max(top, log)
+    for k in range(n_topics):
+        new[k] = np.exp(new[k] - top) if new[k] > -np.inf else 0.0
 
 
 def sweep(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta, second_order):

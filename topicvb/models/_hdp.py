@@ -54,6 +54,14 @@ from ._priors import _gain_sums
 V_MIN = 1e-10  # the sticks stay in [V_MIN, 1 - V_MIN]
 GAMMA_MIN = 1.0  # the stick concentration stays >= 1 (see the module docstring)
 INNER_ROUNDS = 5  # coordinate rounds (sticks, then gamma) on the minoriser per global step
+# the priors alpha0 beta_k the global step and objective read are at least this. beta is a product of up to T
+# sticks: on a corpus of negligible weights (say 1e-20 a cell) the tables t_k are as small, the sticks go to
+# their bounds and beta_k underflowed to 0 (or a subnormal), whose E[psi(n + a)] - psi(a) (a series in 1 / a)
+# and lnG(a) are infinite: alpha0 went NaN, then every count. t_k = a E[psi(n + a) - psi(a)] tends to P(n > 0)
+# as a -> 0, so the floor changes the step by a negligible amount where it applies. Fits of real counts do not
+# come near it (their results are unchanged to the bit); it is above 1 / (the largest float) by a margin for
+# the sums of the gains of many documents (each below P(n > 0) / a).
+MIN_ALPHA = 1e-250
 
 
 def stick_weights(v):
@@ -63,6 +71,12 @@ def stick_weights(v):
     beta = rest * v
     beta[-1] = rest[-1]
     return beta
+
+
+def topic_priors(alpha0, v):
+    """alpha_k = alpha0 beta_k (T,) of sticks v, at least MIN_ALPHA (see there): the priors the global step and
+    objective evaluate their expectations at."""
+    return np.maximum(alpha0 * stick_weights(v), MIN_ALPHA)
 
 
 def sticks(beta):
@@ -97,7 +111,7 @@ def global_step(alpha0, v, gamma, counts, variances, lengths, *, learn_alpha0=Tr
     shape, rate : the Gamma hyperprior on alpha0 and gamma
     """
     v = np.array(v, dtype=np.float64)
-    alpha = alpha0 * stick_weights(v)
+    alpha = topic_priors(alpha0, v)
     t = expected_tables(alpha, counts, variances)
     if learn_alpha0:
         alpha0 = max((float(t.sum()) + shape - 1.0) / (length_term(alpha0, lengths) + rate), 1e-10)
@@ -147,7 +161,7 @@ def global_objective(alpha0, v, gamma, counts, variances, lengths, *, shape=1.0,
     from .._kernels.hdp import loggamma_gain_sums
 
     lengths = np.asarray(lengths, dtype=np.float64)
-    alpha = np.ascontiguousarray(alpha0 * stick_weights(v))
+    alpha = np.ascontiguousarray(topic_priors(alpha0, v))
     counts = np.ascontiguousarray(counts, dtype=np.float64)
     variances = np.zeros_like(counts) if variances is None else np.ascontiguousarray(variances, dtype=np.float64)
     f = float(np.sum(gammaln(alpha0) - gammaln(alpha0 + lengths)))

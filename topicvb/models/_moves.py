@@ -96,9 +96,25 @@ def _pair_eta(eta, values, a, b):
 
 
 def topic_shares(gamma, data):
-    """Each topic's share of the tokens, sum_cells c gamma_k / sum c."""
+    """Each topic's share of the tokens, sum_cells c gamma_k / sum c (:func:`shares_of`).
+
+    Where every c gamma underflows (weights near the dtype's smallest number: float32 ones of about 1e-45)
+    the totals are all 0; the shares do not depend on the scale of the weights, so they are then taken from
+    the weights over their largest."""
     totals = data @ gamma
-    return totals / max(float(totals.sum()), 1e-300)
+    if not float(totals.sum()) > 0.0 and data.shape[0] > 0:
+        totals = (data / data.max()) @ gamma
+    return shares_of(totals)
+
+
+def shares_of(totals):
+    """``totals`` (K,) over their sum. Totals that sum to 0 (all underflowed; they were divided by a floor of
+    1e-300, which is 0 in float32: 0 / 0, a RuntimeWarning and NaN shares) or to no number give equal shares:
+    no topic is measurably used more than another, so none is dead."""
+    total = float(totals.sum())
+    if not total > 0.0:
+        return np.full(totals.shape[0], 1.0 / totals.shape[0])
+    return totals / total
 
 
 class Cells:
@@ -219,7 +235,8 @@ def free_slot(gamma, slot, into):
         return
     rest = gamma.sum(axis=1)
     K = gamma.shape[1]
-    scale = np.where(rest > 0, 1.0 / np.maximum(rest, 1e-300), 0.0)
+    # (the floor in rest's dtype: 1e-300 is 0 in float32, and a row wholly on the slot divided 1 by it)
+    scale = np.where(rest > 0, 1.0 / np.maximum(rest, np.finfo(rest.dtype).tiny), 0.0)
     gamma *= scale[:, None]
     empty = rest <= 0
     if np.any(empty):
@@ -459,7 +476,7 @@ def count_proposal(cells, column, n_dk, n_wk, alpha, eta, candidate, dead_share,
     ``largest``, when given, splits only one of that many largest topics (a cheaper ranking); ``round_``
     and ``dead_only`` as in :func:`priced_proposal`."""
     round_ = Round() if round_ is None else round_
-    shares = n_dk.sum(axis=0) / max(float(n_dk.sum()), 1e-300)
+    shares = shares_of(n_dk.sum(axis=0))
     skip = () if largest is None else tuple(int(k) for k in np.argsort(-shares, kind="stable")[largest:])
 
     def build(slot, into):

@@ -302,7 +302,12 @@ class _Reseed:
         model, state = self.model, self.state
         alpha, eta = state["doc_topic_prior_"], state["topic_word_prior_"]
         eta_t = term_major(eta)
-        n_wk = np.maximum(state["components_"] - eta, 0.0).T / self.scale  # (V, K), the tokens of X
+        n_wk = np.maximum(state["components_"] - eta, 0.0).T  # (V, K), then in the tokens of X:
+        # (in float64 where the scale, total_tokens_ over the tokens of X, is beyond the counts' dtype: for a corpus
+        # of negligible weights, whose tokens sum to less than 3e-39, it exceeds float32's largest number, and
+        # float32 counts divided by it cast it to inf, a RuntimeWarning, and became 0)
+        wide = self.scale > float(np.finfo(n_wk.dtype).max)
+        n_wk = (n_wk.astype(np.float64) if wide else n_wk) / self.scale
         totals = n_wk.sum(axis=0)
         K = totals.shape[0]
         if not np.any(totals < DEAD_SHARE / K * totals.sum()):
