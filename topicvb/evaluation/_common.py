@@ -127,10 +127,9 @@ def doc_topic(model, X: sp.csr_matrix) -> np.ndarray:
     if not np.all(np.isfinite(theta)) or np.any(theta < 0):
         raise ValueError("model.transform(X) returned " + ("NaN or infinite values" if not np.all(np.isfinite(theta))
                          else "negative values") + "; topic proportions must be non-negative and finite.")
-    totals = theta.sum(axis=1, keepdims=True)
-    out = theta / np.where(totals > 0, totals, 1.0)
-    out[totals[:, 0] <= 0] = 1.0 / theta.shape[1]
-    return out
+    from ..models._base import normalised_rows  # (the models' score reads their rows through it too)
+
+    return normalised_rows(theta, theta.shape[1], np.float64)
 
 
 def prevalence_and_doc_topic(model, X: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
