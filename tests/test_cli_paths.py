@@ -1,8 +1,8 @@
 """Output paths of the command line, checked before any work; plain SciPy ``.npz`` matrices as input.
 
 Every command that writes refuses, before it reads an input or fits anything, an output that is one
-of its inputs (the same path, a hard or symbolic link to it, or the name ``fit`` turns into it by
-appending ``.npz``), an empty path, a folder, a device, a missing or unwritable folder, or two
+of its inputs (the same path, a hard or symbolic link to it, or the name ``fit`` or ``vectorize`` turns
+into it by appending ``.npz``), an empty path, a folder, a device, a missing or unwritable folder, or two
 outputs with one name: one line on stderr naming the option and the path, exit status 1, and every
 file left as it was.
 """
@@ -112,13 +112,13 @@ PATH_CASES = [
     ("fit-o-symlink", ["fit", "c.npz", "-k", "2", "-o", "symlink.npz"], "-o/--output", "symlink.npz",
      "it is the corpus"),
     ("fit-o-textdir", ["fit", "texts", "-k", "2", "-o", "texts"], "-o/--output", "texts", "folder"),
-    ("vectorize-o-document-of-input-folder", ["vectorize", "texts", "-o", "texts/a.txt"], "-o/--output",
-     "texts/a.txt", "it is a file inside the input 'texts'"),
+    ("vectorize-o-input-stem", ["vectorize", "plain.npz", "-o", "plain"], "-o/--output", "plain",
+     r"written as 'plain\.npz'.*it is the input"),
     ("report-o-document-of-input-folder", ["report", "model.npz", "texts", "-o", "texts/b.txt"], "-o/--output",
      "texts/b.txt", "it is a file inside the corpus 'texts'"),
     ("vectorize-o-input", ["vectorize", "plain.npz", "-o", "plain.npz"], "-o/--output", "plain.npz", "it is the input"),
-    ("vectorize-o-vocab", ["vectorize", "plain.npz", "--vocab", "vocab.txt", "-o", "vocab.txt"], "-o/--output",
-     "vocab.txt", "it is the --vocab file"),
+    ("vectorize-o-vocab", ["vectorize", "texts", "--vocab", "c.npz", "-o", "c.npz"], "-o/--output",
+     "c.npz", "it is the --vocab file"),
     ("report-o-model", ["report", "model.npz", "c.npz", "-o", "model.npz"], "-o/--output", "model.npz",
      "it is the model"),
     ("report-o-corpus", ["report", "model.npz", "c.npz", "-o", "c.npz"], "-o/--output", "c.npz", "it is the corpus"),
@@ -328,8 +328,8 @@ def test_vocab_of_the_wrong_length_is_a_clear_error(ws, capsys):
     before = _snapshot(ws)
     rc, err = _run(["fit", "plain.npz", "--vocab", "short.txt", "-k", "2", "-o", "m.npz"], capsys)
     assert rc == 1 and len(err.strip().splitlines()) == 1
-    assert ("vocab_path 'short.txt' has 3 terms, but the matrix in 'plain.npz' has 10 columns; give one term per "
-            "line, one line per column.") in err
+    assert ("--vocab 'short.txt' has 3 terms, but the matrix in 'plain.npz' has 10 columns; give one term per "
+            "line, one line per column.") in err  # (the reader's vocab_path, named as the option)
     assert _snapshot(ws) == before
 
 

@@ -9,16 +9,19 @@ and refusing a corpus whose columns are not the model's terms.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import logging
+import re
 import time
+import warnings
 from pathlib import Path
 
-from ._cli_inputs import TextCounter, new_vectorizer, npz_kind, read_corpus, text_options_of
+from ._cli_inputs import TextCounter, new_vectorizer, npz_kind, read_corpus, text_option, text_options_of
 from ._cli_seeds import read_seed_topics
-from ._cli_models import _model
-from ._cli_output import plot_file, write_bytes, write_text
+from ._cli_models import _model, has_fixed_k
+from ._cli_output import npz_file, plot_file, write_bytes, write_text
 from ._cli_progress import Progress
 from .datasets._builtin import DOCSTRING_STOP_WORDS
 
@@ -125,6 +128,54 @@ def _topics_text(model, vocabulary, n):
     return "\n".join(lines)
 
 
+def _fitted_topics(model, k) -> str:
+    """"N topics" of a fitted model: the number it holds (HDP infers it, up to its truncation level ``--k``)."""
+    n = model.components_.shape[0]
+    text = f"{n} topic{'' if n == 1 else 's'}"
+    if "n_components" not in model.get_params(deep=False):
+        text += f" (of at most {k}, the truncation level --k)"
+    return text
+
+
+def _removed_words(args) -> str:
+    """What the demo's vectorizer drops (see :func:`topicvb._cli_inputs.new_vectorizer`): the docstring
+    boilerplate words always, the English stop words unless ``--stop-words none``."""
+    if text_option(args, "stop_words") == "none":
+        return "docstring boilerplate words removed, English stop words kept"
+    return "English and docstring boilerplate words removed"
+
+
+# Advice in an estimator's warning that names a Python parameter the command line has no option for (HDP's
+# merges=False and refit_kept=False, CollapsedLDA's moves=False), and what the command line says instead.
+_CLI_ADVICE = (
+    (re.compile(r"raise max_iter, or pass (\w+=\w+)\."),
+     r"raise --max-iter (or, in Python, pass \1; the command line has no option for it)."),
+    (re.compile(r"raise max_iter or tol \(or pass (\w+=\w+)\)\."),
+     r"raise --max-iter or --tol (or, in Python, pass \1; the command line has no option for it)."),
+)
+
+
+@contextlib.contextmanager
+def _cli_advice():
+    """Within the block: the warnings shown (by the command line's :class:`Progress`) with the advice of
+    :data:`_CLI_ADVICE` in the command line's terms."""
+    show = warnings.showwarning
+
+    def cli_show(message, category, filename, lineno, file=None, line=None):
+        text = str(message)
+        for python, cli in _CLI_ADVICE:
+            text = python.sub(cli, text)
+        if text != str(message):
+            message = category(text)
+        show(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = cli_show
+    try:
+        yield
+    finally:
+        warnings.showwarning = show
+
+
 def cmd_demo(args):
     from topicvb.datasets import load_builtin_corpus
 
@@ -135,14 +186,14 @@ def cmd_demo(args):
         vectorizer = new_vectorizer(args, DOCSTRING_STOP_WORDS, verbose=progress.vectorizer_verbose)
         corpus = load_builtin_corpus(vectorizer=TextCounter(vectorizer, fitted=False, before=end_status))
     t1 = time.perf_counter()
-    print("Built-in corpus (docstrings of the standard library and installed scientific packages; English and "
-          "docstring boilerplate words removed):")
+    print(f"Built-in corpus (docstrings of the standard library and installed scientific packages; "
+          f"{_removed_words(args)}):")
     print(f"  {corpus.n_docs} documents, {corpus.n_terms} terms, {corpus.n_tokens} tokens, read and vectorised "
           f"in {t1 - t0:.1f} s")
     model = _model(args.model, args.k, args)
-    with progress.fitting(model) as timer:
+    with progress.fitting(model) as timer, _cli_advice():
         model.fit(corpus.X)
-    print(f"{type(model).__name__} with {args.k} topics: {timer.describe(model.n_iter_)} "
+    print(f"{type(model).__name__} with {_fitted_topics(model, args.k)}: {timer.describe(model.n_iter_)} "
           f"(final bound {model.bound_history_[-1]:.6g}, document-completion perplexity of the training documents "
           f"{model.perplexity(corpus.X):.1f})")
     print()
@@ -155,12 +206,13 @@ def cmd_vectorize(args):
     corpus = _read_corpus(args.input, args, documents=False)
     if getattr(args, "fitted_vectorizer", None) is not None:  # (counted from text: say how, for --vocab CORPUS)
         corpus = dataclasses.replace(corpus, text_options=text_options_of(args.fitted_vectorizer))
-    out = corpus.save(args.output)
+    out = npz_file(args.output)  # as 'fit -o' names a model: the next command knows the file by its name
+    corpus.save(out)
     over = ""
     if args.vocab is not None and str(args.vocab).lower().endswith(".npz"):
         over = f" over the vocabulary of {args.vocab}"
     _progress(args).status(f"{corpus.n_docs} documents x {corpus.n_terms} terms ({corpus.n_tokens} tokens){over} "
-                           f"written to {out or args.output} in {time.perf_counter() - t0:.1f} s")
+                           f"written to {out} in {time.perf_counter() - t0:.1f} s")
     return 0
 
 
@@ -194,10 +246,10 @@ def cmd_fit(args):
     progress = _progress(args)
     seeds = None
     if getattr(args, "seed_topics", None) is not None:  # checked before the corpus is read
-        from topicvb.models._registry import ENTRIES
+        from topicvb.models._registry import entry
 
-        cls = next(e.cls for e in ENTRIES if e.cli_name == args.model)
-        if "n_components" not in cls().get_params(deep=False):
+        if not has_fixed_k(args.model):
+            cls = entry(args.model).cls
             raise ValueError(f"--seed-topics needs a model with a fixed number of topics; --model {args.model} "
                              f"({cls.__name__}) chooses its own. Use --model collapsed (or batch, online, scvb0, plsa).")
         seeds = read_seed_topics(args.seed_topics, args)
@@ -211,7 +263,7 @@ def cmd_fit(args):
     model = _model(args.model, args.k, args)
     if seeds is not None:
         model.set_params(topic_word_prior=_seeded_prior(args, seeds, corpus, model))
-    with progress.fitting(model) as timer:
+    with progress.fitting(model) as timer, _cli_advice():
         model.fit(corpus.X)
     vec = args.fitted_vectorizer
     if vec is not None:  # raw text: keep the vectorizer, so the saved model reads new text
@@ -223,7 +275,7 @@ def cmd_fit(args):
         progress.write(f"topicvb: interrupted (Ctrl-C) after iteration {model.n_iter_} of {model.max_iter}; the "
                        f"model of that iteration was saved to {path}.")
         return INTERRUPTED
-    progress.status(f"{type(model).__name__} with {args.k} topics on {corpus.n_docs} documents: "
+    progress.status(f"{type(model).__name__} with {_fitted_topics(model, args.k)} on {corpus.n_docs} documents: "
                     f"{timer.describe(model.n_iter_)}; saved to {path}"
                     + (" (with its vectorizer)" if vec is not None else ""))
     return 0
@@ -349,7 +401,7 @@ def cmd_select_k(args):
                          "coherence.")
     model = None if args.model == RECOMMENDED else args.model  # None: the recommended configuration
     prototype = _model(args.model, args.k[0], args)  # what the bars show (the class, its max_iter)
-    with progress.fitting(prototype, fits=len(set(args.k)), label="candidates"):
+    with progress.fitting(prototype, fits=len(set(args.k)), label="candidates"), _cli_advice():
         result = select_n_topics(corpus.X, args.k, model=model, criterion=args.criterion, reference=corpus,
                                  vocabulary=corpus.vocabulary, random_state=args.seed, n_jobs=args.n_jobs, **params)
     print(result)

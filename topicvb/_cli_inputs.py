@@ -22,7 +22,9 @@ import csv
 import dataclasses
 import json
 import logging
+import re
 import sys
+from numbers import Integral
 from pathlib import Path
 from typing import NamedTuple
 
@@ -67,6 +69,24 @@ def _shown(path) -> str:
 def encoding_hint(message: str) -> str:
     """A reader's message with the command-line option in place of the Python parameter."""
     return message.replace("pass the right encoding=.", "pass the right --encoding (for example --encoding latin-1).")
+
+
+def option_names(message: str) -> str:
+    """A reader's message with the command-line options in place of the Python parameters: ``--encoding``, and
+    ``--vocab`` for ``vocab_path`` (the file given as ``--vocab``)."""
+    return re.sub(r"\bvocab_path\b(?!=)", "--vocab", encoding_hint(message))
+
+
+def _check_df_bounds(args) -> None:
+    """``--min-df`` not above ``--max-df`` (as given, else the command line's defaults) when both are counts or
+    both fractions, named as options (the Vectorizer checks the same, naming its parameters)."""
+    low, high = text_option(args, "min_df"), text_option(args, "max_df")
+    if isinstance(low, Integral) == isinstance(high, Integral) and low > high:
+        def shown(dest, value):
+            return f"{flag(dest)} {value!r}" + ("" if given(args, dest) else " (the default)")
+
+        raise ValueError(f"{shown('min_df', low)} must not be above {shown('max_df', high)}; lower --min-df or "
+                         "raise --max-df.")
 
 
 # ----------------------------------------------------------------------------- formats
@@ -383,7 +403,8 @@ class TextCounter:
 
 
 def new_vectorizer(args, extra_stop_words=(), *, vocabulary=None, verbose: int = 0):
-    """A Vectorizer with the command line's text options (and its defaults, :data:`TEXT_DEFAULTS`)."""
+    """A Vectorizer with the command line's text options (and its defaults, :data:`TEXT_DEFAULTS`). Over a fixed
+    ``vocabulary`` nothing is pruned, so the pruning options (ignored there, with a warning) are left out."""
     from topicvb.text import ENGLISH_STOP_WORDS, Tokenizer, Vectorizer
 
     stop_words = text_option(args, "stop_words")
@@ -392,8 +413,11 @@ def new_vectorizer(args, extra_stop_words=(), *, vocabulary=None, verbose: int =
         stop_words = sorted(set(extra_stop_words) | (ENGLISH_STOP_WORDS if stop_words == "english" else set()))
     tokenizer = Tokenizer(stop_words=stop_words, stemmer=text_option(args, "stem"),
                           clean="email" if text_option(args, "clean_email") else None)
-    return Vectorizer(tokenizer=tokenizer, phrases=text_option(args, "phrases"), min_df=text_option(args, "min_df"),
-                      max_df=text_option(args, "max_df"), max_features=text_option(args, "max_features"),
+    pruning = {}
+    if vocabulary is None:
+        _check_df_bounds(args)
+        pruning = {dest: text_option(args, dest) for dest in PRUNING_OPTIONS}
+    return Vectorizer(tokenizer=tokenizer, phrases=text_option(args, "phrases"), **pruning,
                       vocabulary=vocabulary, n_jobs=getattr(args, "n_jobs", None), verbose=verbose)
 
 
@@ -493,7 +517,7 @@ def read_any(path: str, args, vectorizer=None, *, progress, before_counting=None
                 if target is not None:
                     check_same_text_options(target, fixed)
     except ValueError as exc:
-        message = encoding_hint(str(exc))
+        message = option_names(str(exc))
         if message != str(exc):
             raise ValueError(message) from None
         raise

@@ -97,18 +97,31 @@ def check_numeric_options(args) -> None:
             check(value, f"{option} ({_flag(option)})", [c for c in table[option] if not isinstance(c, PriorMatrix)])
 
 
-def _model_names() -> list[str]:
-    """The command-line names of the estimators, from the estimator registry."""
+def has_fixed_k(name: str) -> bool:
+    """Whether the estimator ``name`` (a registry name) is fitted with a given number of topics (an
+    ``n_components`` parameter); HDP infers its own (``--k`` is its truncation level)."""
+    from topicvb.models._registry import entry
+
+    return "n_components" in entry(name).cls().get_params(deep=False)
+
+
+def _model_names(fixed_k: bool = False) -> list[str]:
+    """The command-line names of the estimators, from the estimator registry; with ``fixed_k``, only those
+    fitted with a given number of topics (what ``select-k`` compares)."""
     from topicvb.models._registry import cli_names
 
-    return cli_names()
+    return [name for name in cli_names() if not fixed_k or has_fixed_k(name)]
 
 
-def _model_help() -> str:
+def _model_help(fixed_k: bool = False) -> str:
     from topicvb.models._registry import ENTRIES
 
-    names = "; ".join(f"{e.cli_name}: {e.summary}" for e in ENTRIES)
-    return (f"algorithm (default: {DEFAULT_MODEL}, the recommended one, with learned priors). {names}"
+    offered = _model_names(fixed_k)
+    names = "; ".join(f"{e.cli_name}: {e.summary}" for e in ENTRIES if e.cli_name in offered)
+    left_out = [e.cli_name for e in ENTRIES if e.cli_name not in offered]
+    note = (f" ({', '.join(left_out)} infers its own number of topics: fit it with 'topicvb fit --model "
+            f"{left_out[0]}')" if left_out else "")
+    return (f"algorithm (default: {DEFAULT_MODEL}, the recommended one, with learned priors). {names}{note}"
             .replace("%", "%%"))  # argparse formats help with %
 
 

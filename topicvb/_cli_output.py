@@ -31,8 +31,10 @@ def write_text(path, text: str) -> None:
 
 
 # ----------------------------------------------------------------------------- output paths
-def model_file(value: str) -> str:
-    """The file ``topicvb.persistence.save`` writes for ``value`` (it appends ``.npz`` to other names)."""
+def npz_file(value: str) -> str:
+    """The ``.npz`` file written for the output name ``value``: ``value`` itself when it ends with ``.npz``,
+    else ``value + ".npz"``, as ``topicvb.persistence.save`` names a model (``fit -o``) and ``vectorize -o``
+    names a corpus, so that the inputs of the next commands are recognised by their name."""
     return value if Path(value).suffix == ".npz" else value + ".npz"
 
 

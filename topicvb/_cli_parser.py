@@ -25,7 +25,7 @@ from ._cli_commands import (
 )
 from ._cli_inputs import DEFAULT_ENCODING, DEFAULT_SUBSET, FORMATS, TEXT_DEFAULTS
 from ._cli_models import DEFAULT_MODEL, _model_help, _model_names, model_defaults
-from ._cli_output import model_file, plot_file_name
+from ._cli_output import npz_file, plot_file_name
 from .guided import DEFAULT_SEED_CONFIDENCE
 
 
@@ -187,12 +187,12 @@ def _add_vectorize(sub):
                  "  topicvb vectorize docword.kos.txt --vocab vocab.kos.txt -o kos.npz\n"
                  "  topicvb vectorize test_texts/ --vocab model.npz -o test.npz   # held out, the model's terms")
     p.add_argument("input", help="a text folder, CSV, JSON lines, UCI docword, LDA-C, MatrixMarket, .npz, or '20ng'")
-    p.add_argument("-o", "--output", required=True, help="the corpus file to write (.npz)")
+    p.add_argument("-o", "--output", required=True, help="the corpus file to write (.npz is appended if missing)")
     p.add_argument("--n-jobs", type=int, default=None, metavar="N", help="processes for tokenising (default: 1)")
     _add_input_options(p)
     _add_text_options(p)
     _add_output_options(p)
-    p.set_defaults(func=cmd_vectorize, outputs=(("-o/--output", "output", None),),
+    p.set_defaults(func=cmd_vectorize, outputs=(("-o/--output", "output", npz_file),),
                    inputs=(("the input", "input"), ("the --vocab file", "vocab")))
 
 
@@ -222,7 +222,7 @@ def _add_fit(sub):
     _add_input_options(p)
     _add_text_options(p)
     _add_output_options(p)
-    p.set_defaults(func=cmd_fit, outputs=(("-o/--output", "output", model_file),),
+    p.set_defaults(func=cmd_fit, outputs=(("-o/--output", "output", npz_file),),
                    inputs=(("the corpus", "corpus"), ("the --vocab file", "vocab"),
                            ("the --seed-topics file", "seed_topics")),
                    on_interrupt="no model was saved")
@@ -230,8 +230,8 @@ def _add_fit(sub):
 
 def _add_topics(sub):
     p = _command(sub, "topics", "print the top words of a saved model's topics",
-                 "Print each topic's top words (with its share of the tokens); with --corpus, its prevalence and "
-                 "coherence in that corpus. --html and --csv also write the table.")
+                 "Print each topic's top words; with --corpus, also its prevalence (its share of that corpus's "
+                 "tokens) and its NPMI coherence in that corpus. --html and --csv also write the table.")
     p.add_argument("model", help="a model file written by 'topicvb fit'")
     p.add_argument("--n", type=int, default=10, help="words per topic")
     p.add_argument("--corpus", default=None, help="a corpus for prevalence and coherence (default: none)")
@@ -307,7 +307,8 @@ def _add_select_k(sub):
                  epilog="example:\n  topicvb select-k corpus.npz --k 10 20 50 --plot k.png")
     p.add_argument("corpus", help="a corpus (.npz from 'topicvb vectorize') or any input it reads")
     p.add_argument("--k", type=int, nargs="+", required=True, help="candidate numbers of topics")
-    p.add_argument("--model", choices=_model_names(), default=DEFAULT_MODEL, help=_model_help())
+    p.add_argument("--model", choices=_model_names(fixed_k=True), default=DEFAULT_MODEL,
+                   help=_model_help(fixed_k=True))
     p.add_argument("--criterion", choices=["elbo", "heldout", "coherence"], default="heldout",
                    help="how to choose: largest final bound, smallest held-out perplexity, largest coherence "
                    "(default: heldout)")

@@ -104,8 +104,9 @@ def plot_bound_history(models, *, ax=None, labels=None, relative: bool | None = 
     labels : list of str, default=None
         Legend labels; default the class names (or the dict keys).
     relative : bool, default=None
-        Plot bound / |final bound| - 1 instead, to compare runs of different sizes or kinds of
-        bound. None means True when the final bounds differ by more than a factor of 10 in
+        Plot (bound - final bound) / |final bound| instead, each trace's relative distance to its own
+        final bound (0 at the end, negative below it whatever the bound's sign), to compare runs of
+        different sizes or kinds of bound. None means True when the final bounds differ by more than a factor of 10 in
         magnitude (``StochasticCollapsedLDA`` records a per-token value, the others one for the
         whole corpus), else False.
     smooth : bool or int, default=None
@@ -360,8 +361,8 @@ def plot_selection(result, *, ax=None, metric: str | None = None):
     ----------
     result : SelectionResult
     ax : matplotlib Axes, default=None
-    metric : {"bound", "perplexity", "coherence", "diversity"}, default=None
-        Which column to draw; None means the one the criterion used.
+    metric : {"bound", "perplexity", "coherence", "diversity", "fit_time"}, default=None
+        Which column to draw (``fit_time``: seconds per fit); None means the one the criterion used.
 
     Returns
     -------

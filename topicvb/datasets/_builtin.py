@@ -375,8 +375,11 @@ def load_builtin_corpus(
     --------
     >>> from topicvb.datasets import load_builtin_corpus
     >>> corpus = load_builtin_corpus()  # doctest: +SKIP
-    >>> corpus.doc_ids[0]  # doctest: +SKIP
-    'numpy'
+    >>> corpus.name  # doctest: +SKIP
+    'builtin-docstrings'
+    >>> small = load_builtin_corpus(packages=["json"], cache=False)  # doctest: +SKIP
+    >>> small.doc_ids[:3], small.label_names  # doctest: +SKIP
+    (['json', 'json.dump', 'json.dumps'], ['json'])
     """
     texts, labels, doc_ids = collect_docstrings(
         packages, min_words=min_words, max_docs=max_docs, time_limit=time_limit, cache=cache

@@ -158,6 +158,11 @@ class BatchLDA(VBLDAMixin, TopicModelBase):
         Number of terms seen in fit.
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Column names, when X had string column names.
+    topic_labels_ : ndarray of str (dtype object) of shape (n_components,)
+        The topics' names, set by every fit: with guided topics (``topic_word_prior`` a
+        :class:`topicvb.SeededPrior`) the seed labels first and ``topic_k`` for the free topics, else
+        ``topic_0``, ``topic_1``, ...; ``top_words``, ``summary``, the report and the command line show
+        them, and a saved model keeps them.
 
     References
     ----------

@@ -165,8 +165,9 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         Expected topic-term counts plus the prior eta (0 where a matrix prior excludes a term).
     topic_word_prior_ : float or ndarray of shape (n_components, n_features)
         The prior eta: a float, or the matrix (times its learned scale with ``learn_priors``).
-    doc_topic_prior_, bound_history_, n_iter_, n_features_in_
-        As in :class:`topicvb.BatchLDA`.
+    doc_topic_prior_, bound_history_, n_iter_, n_features_in_, topic_labels_
+        As in :class:`topicvb.BatchLDA` (``topic_labels_``: the topics' names, the seed labels of guided
+        topics first, else ``topic_0``, ``topic_1``, ...).
 
     References
     ----------

@@ -117,6 +117,8 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
         Documents processed so far.
     random_state_ : numpy.random.RandomState
         The random stream, continued by successive calls.
+    doc_topic_prior_, topic_word_prior_, n_features_in_, topic_labels_
+        As in :class:`topicvb.BatchLDA`.
 
     References
     ----------

@@ -151,11 +151,17 @@ class PLSA(TopicModelBase):
         The expected number of training tokens each topic explains, sum_d N_d P(z | d) (what the
         seed-word check of a guided fit, :func:`topicvb.guided.seed_holding`, weighs P(w | z) by).
     bound_history_ : ndarray of shape (n_iter_,)
-        Log-likelihood (log-posterior with priors) of the training data after each iteration.
+        Log-likelihood (log-posterior with priors) of the training data after each iteration, up to the
+        kept model's.
     validation_history_ : ndarray or None
-        Held-out log-likelihood per iteration when ``early_stopping`` is True.
+        Held-out log-likelihood per iteration when ``early_stopping`` is True: one value for every
+        iteration run, so it may be longer than ``bound_history_``.
     n_iter_ : int
-        Iterations run.
+        The iteration of the kept model: the iterations run, or with ``early_stopping`` the iteration
+        of the best model on the held-out cells (the fit ran ``len(validation_history_)`` iterations).
+    n_features_in_, topic_labels_
+        As in :class:`topicvb.BatchLDA` (``topic_labels_``: the topics' names, the seed labels of guided
+        topics first, else ``topic_0``, ``topic_1``, ...).
 
     References
     ----------

@@ -116,6 +116,8 @@ class StochasticCollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         The corpus token count C used for scaling.
     n_iter_, n_batch_iter_, n_docs_seen_, random_state_
         As in :class:`OnlineLDA`.
+    doc_topic_prior_, n_features_in_, topic_labels_
+        As in :class:`topicvb.BatchLDA`.
 
     References
     ----------
