@@ -175,3 +175,60 @@ def test_unit_starts_cut_the_items_into_consecutive_units(n_items, n_threads, wo
     n_units = starts.shape[0] - 1
     assert starts[0] == 0 and starts[-1] == n_items and np.all(np.diff(starts) >= 1)  # no empty unit
     assert min(n_items, n_threads) <= n_units <= max(n_threads, unit_count(n_items, n_threads, work))
+
+
+def test_a_pool_taken_by_one_call_still_runs_after_another_call_replaced_it(monkeypatch):
+    """A call that needs more threads replaces the shared pool; a call in another thread that had just taken the
+    old one must still be able to submit to it (it was shut down: concurrent transforms on machines of three or
+    more cores raised "cannot schedule new futures after shutdown")."""
+    from topicvb._kernels import workers
+
+    monkeypatch.setattr(workers, "_pool", None)
+    monkeypatch.setattr(workers, "_pool_size", 0)
+    small = workers._helpers(1)
+    large = workers._helpers(4)
+    assert large is not small
+    assert small.submit(lambda: 42).result(timeout=10) == 42
+    assert workers._helpers(2) is large  # (large enough: kept)
+
+
+def test_calls_from_many_threads_with_different_thread_counts_all_run():
+    """Concurrent run_items / run_claimed calls asking for 2 to 8 threads, the shared pool replaced as they grow:
+    every item of every call runs once, no call fails."""
+    import sys
+
+    from topicvb._kernels import workers
+
+    errors, results = [], {}
+
+    def kernel(worker, n, out):
+        out[worker::n] += 1
+
+    def unit(slot, first, stop, out):
+        out[first:stop] += 1
+
+    def call(i):
+        try:
+            for rep in range(20):
+                n = 2 + (i + rep) % 7
+                a, b = np.zeros(50), np.zeros(30)
+                workers.run_items(kernel, 50, a, workers=n)
+                workers.run_claimed(unit, 30, b, workers=n)
+                results[i, rep] = bool(np.all(a == 1) and np.all(b == 1))
+        except BaseException as exc:  # noqa: BLE001 - collected for the assertion below
+            errors.append(repr(exc))
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # (thread switches between taking the pool and submitting to it)
+    try:
+        for _ in range(3):
+            workers._pool, workers._pool_size = None, 0  # (each round grows the pool again from nothing)
+            threads_ = [threading.Thread(target=call, args=(i,)) for i in range(8)]
+            for t in threads_:
+                t.start()
+            for t in threads_:
+                t.join(timeout=60)
+    finally:
+        sys.setswitchinterval(interval)
+    assert not errors, errors[:3]
+    assert len(results) == 8 * 20 and all(results.values())

@@ -73,8 +73,9 @@ def _helpers(n: int) -> ThreadPoolExecutor:
     global _pool, _pool_size, _pool_pid
     with _lock:
         if _pool is None or _pool_size < n or _pool_pid != os.getpid():
-            if _pool is not None and _pool_pid == os.getpid():
-                _pool.shutdown(wait=False)  # (its queued calls still run; new ones go to the new pool)
+            # The pool it replaces is not shut down: a call in another thread may just have taken it and not yet
+            # submitted its work, which a shut-down pool refuses ("cannot schedule new futures after shutdown":
+            # concurrent transforms crashed). Unreferenced, its idle threads end when it is garbage-collected.
             _pool = ThreadPoolExecutor(max_workers=n, thread_name_prefix="topicvb-kernel")
             _pool_size, _pool_pid = n, os.getpid()
         return _pool
@@ -95,9 +96,10 @@ def run_items(kernel, n_items: int, *args, workers: int | None = None, work: flo
         return
     if not getattr(kernel, "overloads", True):  # first use in this process: compile (or load) it here, not in
         kernel.compile(tuple(kernel.typeof_pyval(a) for a in (0, n, *args)))  # a worker (NUMBA_DISABLE_JIT: no)
-    pool = _helpers(n - 1)
-    futures = [pool.submit(kernel, worker, n, *args) for worker in range(1, n)]
-    try:
+    pool, futures = _helpers(n - 1), []
+    try:  # (submitted inside: if a submission fails, those already made are waited for, not left running)
+        for worker in range(1, n):
+            futures.append(pool.submit(kernel, worker, n, *args))
         kernel(0, n, *args)
     finally:
         for f in futures:
@@ -131,10 +133,14 @@ def run_claimed(kernel, n_units: int, *args, workers: int) -> None:
             stop.append(True)
             raise
 
-    pool = _helpers(n - 1)
-    futures = [pool.submit(take, slot) for slot in range(1, n)]
+    pool, futures = _helpers(n - 1), []
     try:
+        for slot in range(1, n):
+            futures.append(pool.submit(take, slot))
         take(0)
+    except BaseException:
+        stop.append(True)  # (the threads already started take no further unit)
+        raise
     finally:
         for f in futures:
             f.result()
