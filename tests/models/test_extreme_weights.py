@@ -136,3 +136,22 @@ def test_free_slot_float32_row_wholly_on_the_slot():
         warnings.simplefilter("error", RuntimeWarning)
         free_slot(gamma, 0, -1)
     np.testing.assert_allclose(gamma, [[0.0, 0.5, 0.5], [0.0, 0.5, 0.5]])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", ["BatchLDA", "OnlineLDA", "PLSA", "CollapsedLDA", "StochasticCollapsedLDA", "HDP"])
+def test_fits_and_transforms_under_numpy_errors_raised(name, dtype):
+    """A program (or test suite) running under np.seterr(all="raise") can fit and use every estimator: PLSA in
+    float32 raised FloatingPointError, underflow in the cast of its rows' proportions to float32."""
+    import warnings as _warnings
+
+    import topicvb
+    from topicvb.datasets import make_lda_corpus
+
+    X = make_lda_corpus(200, 80, 4, random_state=0).corpus.X
+    with np.errstate(all="raise"), _warnings.catch_warnings():
+        _warnings.simplefilter("ignore")
+        model = getattr(topicvb, name)(max_iter=5, random_state=0, dtype=dtype).fit(X)
+        theta = model.transform(X)
+        model.score(X)
+    assert np.all(np.isfinite(theta))

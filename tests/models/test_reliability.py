@@ -113,3 +113,47 @@ def test_resume_errors(tmp_path, block_corpus):
         BatchLDA(3, max_iter=4, checkpoint_path=ckpt).fit(block_corpus, resume=True)
     with pytest.raises(ValueError, match=r"checkpoint_every must be an int in \[1, 2147483647\], got 0\."):
         BatchLDA(3, checkpoint_every=0, checkpoint_path=ckpt).fit(block_corpus)
+
+
+@pytest.mark.parametrize("kind", ["ignored", "own handler"])
+def test_a_fit_leaves_a_programs_own_sigint_handling_alone(kind):
+    """Where the program ignores Ctrl-C or handles SIGINT itself, a fit does not take the signal from it (it had
+    replaced the handler for the fit: a first Ctrl-C stopped an ignoring program's fit early, and never reached a
+    program's own handler)."""
+    import threading
+
+    from topicvb.models._checkpoint import interruptible
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers are set from the main thread only")
+    seen = []
+    own = signal.SIG_IGN if kind == "ignored" else (lambda signum, frame: seen.append(signum))
+    before = signal.signal(signal.SIGINT, own)
+    try:
+        with interruptible("BatchLDA") as flag:
+            assert signal.getsignal(signal.SIGINT) is own
+            signal.raise_signal(signal.SIGINT)
+        assert not flag.requested
+        assert seen == ([] if kind == "ignored" else [signal.SIGINT])
+        assert signal.getsignal(signal.SIGINT) is own
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+def test_with_pythons_own_handler_a_fit_takes_the_first_ctrl_c_and_gives_it_back():
+    import threading
+
+    from topicvb.models._checkpoint import interruptible
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers are set from the main thread only")
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.warns(RuntimeWarning, match="was interrupted"):
+            with interruptible("BatchLDA") as flag:
+                assert signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+                signal.raise_signal(signal.SIGINT)  # (the first: only asks the fit to stop)
+                assert flag.requested
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, before)

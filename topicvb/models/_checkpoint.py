@@ -477,12 +477,17 @@ class _Interrupt:
 @contextlib.contextmanager
 def interruptible(owner: str):
     """Within the block, a first Ctrl-C only sets ``.requested`` (the fit stops after the current
-    iteration); a second one interrupts at once. Outside the main thread it changes nothing."""
+    iteration); a second one interrupts at once. Outside the main thread it changes nothing, nor where the
+    program handles SIGINT itself (ignores it, or has a handler of its own): that handler stays in charge (a
+    fit had taken the first Ctrl-C from it, and stopped early where the program ignored Ctrl-C)."""
     flag = _Interrupt()
     if threading.current_thread() is not threading.main_thread():
         yield flag
         return
     previous = signal.getsignal(signal.SIGINT)
+    if previous is not signal.default_int_handler:
+        yield flag
+        return
 
     def handler(signum, frame):
         if flag.requested:
