@@ -114,12 +114,15 @@ def _names(model, n_topics):
     return [f" {name}" if name != f"topic_{k}" else "" for k, name in enumerate(names)]
 
 
-def _topics_text(model, vocabulary, n):
+def _topics_text(model, vocabulary, n, X=None):
+    """One line per topic: its number, its name (a guided topic's), its share of the tokens of ``X`` when given
+    (:func:`topicvb.inspection.topic_prevalence`, the prevalence every other display shows; the rows of
+    ``components_`` are no measure of it: probabilities for PLSA, pseudo-counts with the prior for the others) and
+    its ``n`` top words."""
+    from topicvb.inspection import topic_prevalence
+
     lines = []
-    prevalence = None
-    if hasattr(model, "components_"):
-        comp = model.components_.sum(axis=1)
-        prevalence = comp / comp.sum()
+    prevalence = None if X is None else topic_prevalence(model, X)
     words = model.top_words(n, vocabulary)
     names = _names(model, len(words))
     for k, topic in enumerate(words):
@@ -197,7 +200,7 @@ def cmd_demo(args):
           f"(final bound {model.bound_history_[-1]:.6g}, document-completion perplexity of the training documents "
           f"{model.perplexity(corpus.X):.1f})")
     print()
-    print(_topics_text(model, corpus.vocabulary, args.n))
+    print(_topics_text(model, corpus.vocabulary, args.n, corpus.X))
     return 0
 
 

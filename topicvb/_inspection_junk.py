@@ -12,7 +12,7 @@ import unicodedata
 
 import numpy as np
 
-from ._inspection_words import top_words
+from ._inspection_words import as_model, top_words
 from .evaluation._common import check_counts, check_model, resolve_vocabulary
 from .evaluation._common import doc_topic as _doc_topic
 
@@ -93,7 +93,9 @@ def junk_topics(model, X=None, vocabulary=None, *, doc_topic=None) -> list[list[
 
     Parameters
     ----------
-    model : fitted topic model
+    model : fitted topic model or TopicPipeline
+        A :class:`~topicvb.TopicPipeline` stands for its model (and its vectorizer's terms for
+        ``vocabulary``).
     X : {array-like, sparse matrix} of shape (n_docs, n_terms), default=None
         Corpus counts, for the document rule.
     vocabulary : sequence of str or Vocabulary, default=None
@@ -114,6 +116,7 @@ def junk_topics(model, X=None, vocabulary=None, *, doc_topic=None) -> list[list[
     ValueError
         If ``X`` or the vocabulary does not fit the model.
     """
+    model, vocabulary = as_model(model, vocabulary)
     check_model(model, "junk_topics")
     n_topics = int(np.shape(model.components_)[0])
     flags: list[list[str]] = [[] for _ in range(n_topics)]

@@ -22,6 +22,35 @@ from .evaluation._common import (
 )
 
 
+def as_model(model, vocabulary=None):
+    """``(model, vocabulary)`` with a fitted scikit-learn Pipeline whose last step is the topic model (a
+    :class:`~topicvb.TopicPipeline`, what :func:`topicvb.load` returns for a model saved with its vectorizer) taken
+    apart: its model, and, when ``vocabulary`` is None, its vectorizer's terms (a topicvb Vectorizer's vocabulary,
+    with the training term frequencies that relevance uses; else ``get_feature_names_out()`` of the steps before
+    the model). Anything else is returned as it is."""
+    from sklearn.pipeline import Pipeline
+
+    if not isinstance(model, Pipeline) or not model.steps:
+        return model, vocabulary
+    inner = model.steps[-1][1]
+    if vocabulary is None and len(model.steps) > 1:
+        vocabulary = _pipeline_terms(model, inner)
+    return inner, vocabulary
+
+
+def _pipeline_terms(pipeline, inner):
+    """The terms of the steps before the model (None while the model is unfitted: its check says so first)."""
+    if getattr(inner, "components_", None) is None:
+        return None
+    own = getattr(pipeline, "_vocabulary", None)  # TopicPipeline: the Vectorizer's Vocabulary (with term_freq)
+    if callable(own):
+        return own()
+    try:
+        return pipeline[:-1].get_feature_names_out()
+    except AttributeError:  # (a step without feature names: the model's own, or column numbers)
+        return None
+
+
 def default_labels(n_topics: int) -> list[str]:
     """The names of topics without names of their own: ``topic_0``, ``topic_1``, ..."""
     return [f"topic_{k}" for k in range(n_topics)]
@@ -139,12 +168,15 @@ def top_words(model, vocabulary=None, n: int = 10, relevance: float | None = Non
 
     Parameters
     ----------
-    model : fitted topic model
-        Anything with ``components_`` of shape (n_topics, n_terms).
+    model : fitted topic model or TopicPipeline
+        Anything with ``components_`` of shape (n_topics, n_terms), or a fitted
+        :class:`~topicvb.TopicPipeline` (what :func:`topicvb.load` returns for a model saved with
+        its vectorizer): its model, in its vectorizer's terms.
     vocabulary : sequence of str, Vocabulary or dict, default=None
         The term of each column, in column order. A dict ``{term: column}`` (scikit-learn's
         ``CountVectorizer.vocabulary_``) is ordered by column; a set is refused (its order is
-        arbitrary). None means the model's ``feature_names_in_`` or the column indices as strings.
+        arbitrary). None means the pipeline's terms, the model's ``feature_names_in_`` or the
+        column indices as strings.
     n : int, default=10
         Terms per topic; a value larger than the vocabulary is clipped to the vocabulary size.
     relevance : float in [0, 1], default=None
@@ -186,6 +218,7 @@ def top_words(model, vocabulary=None, n: int = 10, relevance: float | None = Non
     >>> len(top_words(model, corpus.vocabulary, n=5)[0])
     5
     """
+    model, vocabulary = as_model(model, vocabulary)
     check_model(model, "top_words")
     n = check_positive_int(n, "n")
     terms = resolve_vocabulary(model, vocabulary, caller="top_words")

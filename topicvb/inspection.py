@@ -17,11 +17,12 @@ import numbers
 from collections.abc import Sequence
 
 import numpy as np
+import scipy.sparse as sp
 
 from . import _inspection_junk as _junk
 from ._inspection_junk import is_non_word, junk_topics
 from ._inspection_table import TopicTable
-from ._inspection_words import TopicWords, top_words
+from ._inspection_words import TopicWords, as_model, top_words
 from ._validation import check_bool
 from .evaluation._common import doc_topic as _doc_topic
 from .evaluation._common import (
@@ -32,7 +33,7 @@ from .evaluation._common import (
     resolve_vocabulary,
     topic_word,
 )
-from .evaluation.coherence import CoherenceScores, as_reference
+from .evaluation.coherence import MEASURES, CoherenceScores, ReferenceCorpus, as_reference
 from .evaluation.coherence import coherence as _coherence
 
 logger = logging.getLogger(__name__)
@@ -65,9 +66,11 @@ def topic_prevalence(model, X) -> np.ndarray:
 
     Parameters
     ----------
-    model : fitted topic model
+    model : fitted topic model or TopicPipeline
+        A :class:`~topicvb.TopicPipeline` (what :func:`topicvb.load` returns for a model saved with
+        its vectorizer) stands for its model.
     X : {array-like, sparse matrix} of shape (n_docs, n_terms)
-        Term counts over the model's vocabulary.
+        Term counts over the model's vocabulary (for a pipeline: ``pipe.vectorizer.transform(texts)``).
 
     Returns
     -------
@@ -79,6 +82,7 @@ def topic_prevalence(model, X) -> np.ndarray:
     ValueError
         If ``X`` has the wrong width, negative counts or no token at all.
     """
+    model, _ = as_model(model)
     check_model(model, "topic_prevalence")
     X = check_counts(X, model, name="X", caller="topic_prevalence")
     return prevalence_and_doc_topic(model, X)[0]
@@ -89,7 +93,8 @@ def representative_documents(model, X, n: int = 5, *, doc_topic=None) -> list[li
 
     Parameters
     ----------
-    model : fitted topic model
+    model : fitted topic model or TopicPipeline
+        A :class:`~topicvb.TopicPipeline` stands for its model.
     X : {array-like, sparse matrix} of shape (n_docs, n_terms)
         Term counts; empty documents are never returned (their proportions are the prior mean).
     n : int, default=5
@@ -103,6 +108,7 @@ def representative_documents(model, X, n: int = 5, *, doc_topic=None) -> list[li
         For each topic, (row index in X, theta_dk) pairs, largest share first; ties go to the
         longer document, then the lower index.
     """
+    model, _ = as_model(model)
     check_model(model, "representative_documents")
     n = check_positive_int(n, "n")
     X = check_counts(X, model, name="X", caller="representative_documents")
@@ -135,7 +141,9 @@ def summary(model, X=None, vocabulary=None, n: int = 10, coherence=None, *, rele
 
     Parameters
     ----------
-    model : fitted topic model
+    model : fitted topic model or TopicPipeline
+        A :class:`~topicvb.TopicPipeline` (what :func:`topicvb.load` returns for a model saved
+        with its vectorizer) stands for its model, and its vectorizer's terms for ``vocabulary``.
     X : {array-like, sparse matrix} of shape (n_docs, n_terms), default=None
         Corpus counts; when given, the table has each topic's prevalence (:func:`topic_prevalence`),
         and relevance can use its term frequencies.
@@ -144,20 +152,28 @@ def summary(model, X=None, vocabulary=None, n: int = 10, coherence=None, *, rele
     n : int, default=10
         Top words per topic (clipped to the vocabulary size).
     coherence : array-like, CoherenceScores or reference corpus, default=None
-        Coherence per topic: precomputed values (an array of length n_topics or a
-        :class:`~topicvb.evaluation.CoherenceScores`), or a reference corpus (anything
-        :func:`topicvb.evaluation.coherence` accepts) to compute ``coherence_measure`` of the
-        top ``n`` words in.
+        Coherence per topic: precomputed values (a :class:`~topicvb.evaluation.CoherenceScores`,
+        or any 1-D array-like of n_topics numbers: a list, tuple, NumPy array, pandas Series),
+        or a reference corpus (anything :func:`topicvb.evaluation.coherence` accepts) to compute
+        ``coherence_measure`` of the top ``n`` words in.
     relevance : float in [0, 1], default=None
         Rank words by relevance instead of probability (see :func:`top_words`).
     term_frequency : array-like of shape (n_terms,), default=None
         Term frequencies for relevance when X is not given.
     coherence_measure : {"u_mass", "c_uci", "c_npmi", "c_v"}, default="c_npmi"
-        Measure computed when ``coherence`` is a reference corpus.
+        Measure computed when ``coherence`` is a reference corpus (checked in any case).
 
     Returns
     -------
     TopicTable
+
+    Raises
+    ------
+    ValueError
+        If ``coherence_measure`` is unknown, precomputed ``coherence`` has the wrong number of
+        values, or ``X`` does not fit the model or has no token.
+    TypeError
+        If ``coherence`` is neither numbers nor a reference corpus.
 
     Examples
     --------
@@ -170,26 +186,95 @@ def summary(model, X=None, vocabulary=None, n: int = 10, coherence=None, *, rele
     >>> buf = io.StringIO(); table.to_csv(buf); buf.getvalue().splitlines()[0]
     'topic,rank,word,weight,prevalence,coherence,junk'
     """
+    model, vocabulary = as_model(model, vocabulary)
     check_model(model, "summary")
+    check_coherence_measure(coherence_measure, "summary")
     words = top_words(model, vocabulary, n, relevance, term_frequency=term_frequency, X=X)
+    scores, measure, reference = None, None, None
+    if coherence is not None:
+        given = _coherence_values(coherence, len(words), "summary")
+        if given is not None:
+            scores, measure = given
+        else:
+            reference = _reference(coherence, "summary")
     prevalence, theta = None, None
     if X is not None:
         X = check_counts(X, model, name="X", caller="summary")
-        prevalence, theta = prevalence_and_doc_topic(model, X)
+        prevalence, theta = prevalence_and_doc_topic(model, X, "summary")
     junk = _with_lost_seeds(model, junk_topics(model, X, vocabulary, doc_topic=theta))
-    scores, measure = None, None
-    if coherence is not None:
-        if isinstance(coherence, CoherenceScores):
-            scores, measure = coherence.per_topic, coherence.measure
-        elif isinstance(coherence, np.ndarray) or (
-            isinstance(coherence, Sequence) and len(coherence) and isinstance(coherence[0], numbers.Real)
-        ):
-            scores = np.asarray(coherence, dtype=np.float64)
-            measure = "coherence"
-        else:
-            result = _coherence(words, as_reference(coherence), measure=coherence_measure)
-            scores, measure = result.per_topic, result.measure
+    if reference is not None:
+        result = _coherence(words, reference, measure=coherence_measure)
+        scores, measure = result.per_topic, result.measure
     return TopicTable(words, prevalence, scores, measure, title=type(model).__name__, junk=junk, labels=words.labels)
+
+
+_MEASURE_NAMES = "{" + ", ".join(repr(m) for m in sorted(MEASURES)) + "}"
+
+
+def check_coherence_measure(measure, caller: str) -> str:
+    """``measure`` when it is one of the coherence measures, else ``ValueError`` naming ``coherence_measure``."""
+    if not (isinstance(measure, str) and measure in MEASURES):
+        raise ValueError(f"{caller}: coherence_measure must be one of {_MEASURE_NAMES}, got {measure!r}.")
+    return measure
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _coherence_values(coherence, n_topics: int, caller: str, name: str = "coherence"):
+    """``(values, measure name)`` when ``coherence`` holds precomputed values (a CoherenceScores, or a 1-D array-like
+    of numbers: list, tuple, ndarray, pandas Series), None when it is (or may be) a reference corpus; errors name
+    the parameter, ``name``."""
+    if isinstance(coherence, CoherenceScores):
+        values, measure = coherence.per_topic, coherence.measure
+    elif (isinstance(coherence, (str, bytes, ReferenceCorpus)) or sp.issparse(coherence)
+          or (hasattr(coherence, "X") and hasattr(coherence, "vocabulary"))):
+        return None
+    elif hasattr(coherence, "__array__"):  # an ndarray, a pandas Series, ...
+        try:
+            arr = np.asarray(coherence)
+        except (TypeError, ValueError):
+            return None
+        if arr.dtype.kind == "O":
+            try:
+                arr = arr.astype(np.float64)
+            except (TypeError, ValueError):
+                return None  # token lists in an object array: a reference corpus
+        if arr.dtype.kind not in "iuf":
+            if arr.ndim >= 2 and arr.dtype.kind in "US":
+                return None  # tokenised documents of equal length
+            raise TypeError(f"{caller}: {name} must be per-topic values (numbers) or a reference corpus, got an "
+                            f"array of dtype {arr.dtype}.")
+        values, measure = arr, "coherence"
+    elif isinstance(coherence, Sequence):
+        items = list(coherence)
+        if items and not all(_is_number(v) for v in items):
+            return None  # token lists, an (X, vocabulary) pair: a reference corpus
+        values, measure = items, "coherence"
+    else:
+        return None
+    values = np.asarray(values, dtype=np.float64)
+    if values.size == 0:
+        raise ValueError(f"{caller}: {name} is empty; give one value per topic ({n_topics}) or a reference corpus.")
+    if values.ndim != 1:
+        raise ValueError(f"{caller}: {name} must be 1-D, one value per topic ({n_topics}), got shape "
+                         f"{values.shape}.")
+    if values.shape[0] != n_topics:
+        raise ValueError(f"{caller}: {name} has {values.shape[0]} values, but the model has {n_topics} topics; give "
+                         "one value per topic (or a reference corpus).")
+    return values, measure
+
+
+def _reference(coherence, caller: str, name: str = "coherence"):
+    """``coherence`` as a reference corpus (:func:`topicvb.evaluation.coherence`'s ``as_reference``); its errors
+    name the parameter, ``name``."""
+    try:
+        return as_reference(coherence)
+    except (TypeError, ValueError) as exc:
+        kind = TypeError if isinstance(exc, TypeError) else ValueError
+        raise kind(f"{caller}: {name} must be per-topic values (one number per topic) or a reference corpus: "
+                   f"{exc}") from None
 
 
 def _with_lost_seeds(model, junk):
@@ -215,7 +300,12 @@ def to_pyldavis(model, X, vocabulary=None, *, drop_unused_terms: bool = True,
                 min_probability: float = PYLDAVIS_MIN_PROBABILITY) -> dict:
     """The arguments of ``pyLDAvis.prepare`` for the model on corpus ``X``.
 
-    Use as ``pyLDAvis.prepare(**to_pyldavis(model, X, vocab))``; pyLDAvis itself is not needed here.
+    Use as ``pyLDAvis.prepare(**to_pyldavis(model, X, vocab), sort_topics=False)``; pyLDAvis itself
+    is not needed here. By default (``sort_topics=True``) pyLDAvis renumbers the topics by
+    prevalence, from 1, so its "Topic 1" is the most prevalent topic, not topicvb's topic 0; with
+    ``sort_topics=False`` its topic k + 1 is topicvb's topic k. pyLDAvis shows numbers only: topic
+    names (a guided topic's label, ``topic_labels_``) are not carried over. pyLDAvis needs at least
+    2 topics (its inter-topic map fails on one), so a model of one topic is refused here.
 
     pyLDAvis takes logarithms of the topic-word probabilities and of their averages (the
     Jensen-Shannon distances of its map, the relevance of its bars), so an exact zero, or a value
@@ -226,9 +316,16 @@ def to_pyldavis(model, X, vocabulary=None, *, drop_unused_terms: bool = True,
     ``n_terms * min_probability`` at most (below 1e-7 for a million terms with the default), far
     below anything pyLDAvis shows.
 
+    A topic with no probability left on the terms kept (with ``drop_unused_terms``, when none of
+    its terms occurs in ``X``, e.g. held-out documents) gets a uniform row over them, whatever
+    ``min_probability`` (it is what the floor makes of such a row), and a warning in the log: rows
+    always sum to 1.
+
     Parameters
     ----------
-    model : fitted topic model
+    model : fitted topic model or TopicPipeline
+        A :class:`~topicvb.TopicPipeline` stands for its model (and its vectorizer's terms for
+        ``vocabulary``).
     X : {array-like, sparse matrix} of shape (n_docs, n_terms)
         The corpus (usually the training corpus).
     vocabulary : sequence of str or Vocabulary, default=None
@@ -243,20 +340,25 @@ def to_pyldavis(model, X, vocabulary=None, *, drop_unused_terms: bool = True,
     Returns
     -------
     dict
-        ``topic_term_dists`` (n_topics, n_terms) rows summing to 1, no entry below about
-        ``min_probability``; ``doc_topic_dists`` (n_docs, n_topics) rows summing to 1;
+        ``topic_term_dists`` (n_topics, n_terms) rows summing to 1, in topicvb's topic order, no
+        entry below about ``min_probability``; ``doc_topic_dists`` (n_docs, n_topics) rows summing to 1;
         ``doc_lengths`` (n_docs,) token counts; ``vocab`` list of str; ``term_frequency``
         (n_terms,) corpus counts.
 
     Raises
     ------
     ValueError
-        If ``X`` does not fit the model or has no tokens, or ``min_probability`` is not a number
-        in [0, 1 / n_terms].
+        If the model has only one topic (pyLDAvis needs at least 2 topics), ``X`` does not fit the
+        model or has no tokens, or ``min_probability`` is not a number in [0, 1 / n_terms].
     TypeError
         If ``drop_unused_terms`` is not a bool.
     """
+    model, vocabulary = as_model(model, vocabulary)
     check_model(model, "to_pyldavis")
+    n_topics = int(np.shape(model.components_)[0])
+    if n_topics < 2:
+        raise ValueError(f"to_pyldavis: pyLDAvis needs at least 2 topics (its inter-topic map fails on one); this "
+                         f"{type(model).__name__} has {n_topics}.")
     drop_unused_terms = check_bool(drop_unused_terms, "drop_unused_terms")
     terms = resolve_vocabulary(model, vocabulary, caller="to_pyldavis")
     X = check_counts(X, model, name="X", caller="to_pyldavis")
@@ -273,6 +375,11 @@ def to_pyldavis(model, X, vocabulary=None, *, drop_unused_terms: bool = True,
             phi = phi[:, keep]
             tf = tf[keep]
             terms = [t for t, k in zip(terms, keep) if k]
+            empty = ~(phi.sum(axis=1) > np.finfo(np.float64).tiny)
+            if np.any(empty):  # no probability left on the terms X uses: uniform over them, as the floor makes it
+                logger.warning("to_pyldavis: topic(s) %s have no probability on the terms of X; their rows are "
+                               "uniform over those terms.", np.flatnonzero(empty).tolist())
+                phi[empty] = 1.0 / phi.shape[1]
     n_terms = phi.shape[1]
     if (isinstance(min_probability, bool) or not isinstance(min_probability, numbers.Real)
             or not 0.0 <= float(min_probability) <= 1.0 / n_terms):

@@ -212,15 +212,17 @@ def plot_top_words(model_or_topics, vocabulary=None, *, n: int = 10, topics=None
 
     Parameters
     ----------
-    model_or_topics : fitted model, TopicTable, or list of list of (str, float)
-        What to draw.
+    model_or_topics : fitted model, TopicPipeline, TopicTable, or list of list of (str, float)
+        What to draw. A :class:`~topicvb.TopicPipeline` (what :func:`topicvb.load` returns for a
+        model saved with its vectorizer) is drawn in its vectorizer's terms.
     vocabulary : sequence of str, default=None
         Column names, when a model is given.
     n : positive int, default=10
-        Words per topic (clipped to the vocabulary, or to the words a TopicTable or list holds).
+        Words per topic (clipped to the vocabulary, or to the words a TopicTable or list holds); a
+        new figure's height follows the words drawn.
     topics : sequence of int, default=None
         Which topics to draw (int indices); None means all.
-    ncols : int, default=4
+    ncols : positive int, default=4
         Panels per row of a new figure.
     axes : array of matplotlib Axes, default=None
         Where to draw, one per topic drawn.
@@ -233,14 +235,16 @@ def plot_top_words(model_or_topics, vocabulary=None, *, n: int = 10, topics=None
         One Axes per topic drawn, titled ``topic k``, and ``topic k: label`` for a topic with a name
         of its own (a guided topic: the model's ``topic_labels_``, a TopicTable's or top_words' labels).
     """
-    from ._inspection_words import custom_labels
+    from ._inspection_words import as_model, custom_labels
     from .evaluation._common import check_positive_int
 
     plt = _pyplot()
-    if hasattr(model_or_topics, "components_"):
+    ncols = check_positive_int(ncols, "ncols")
+    model, vocabulary = as_model(model_or_topics, vocabulary)
+    if hasattr(model, "components_") or model is not model_or_topics:  # (an unfitted pipeline: top_words says so)
         from .inspection import top_words
 
-        words = top_words(model_or_topics, vocabulary, n, relevance, X=X)
+        words = top_words(model, vocabulary, n, relevance, X=X)
         names = words.labels
     elif hasattr(model_or_topics, "topics") and hasattr(model_or_topics, "to_dict"):
         n = check_positive_int(n, "n")
@@ -255,11 +259,13 @@ def plot_top_words(model_or_topics, vocabulary=None, *, n: int = 10, topics=None
     if not chosen:
         raise ValueError("plot_top_words has no topic to draw.")
     if axes is None:
-        ncols = max(1, min(int(ncols), len(chosen)))
+        ncols = min(ncols, len(chosen))
         nrows = math.ceil(len(chosen) / ncols)
+        # sized for the words drawn (n is clipped to the vocabulary or to what a table holds): the most of a topic
+        n_drawn = max(len(words[k]) for k in chosen)
         # constrained layout makes room for every title, axis label and word at draw time (tight_layout
         # before the bars exist cannot: titles then ran into the axis labels of the panels above)
-        fig, axes = plt.subplots(nrows, ncols, figsize=(3.4 * ncols, (0.24 * max(n, 3) + 1.2) * nrows),
+        fig, axes = plt.subplots(nrows, ncols, figsize=(3.4 * ncols, (0.24 * max(n_drawn, 3) + 1.2) * nrows),
                                  squeeze=False, layout="constrained")
         flat = np.asarray(axes).ravel()
         for extra in flat[len(chosen):]:
@@ -299,8 +305,9 @@ def plot_doc_topic_heatmap(doc_topic, *, ax=None, X=None, max_docs: int | None =
 
     Parameters
     ----------
-    doc_topic : ndarray of shape (n_docs, n_topics) or fitted model
-        Proportions; a model is applied to ``X`` with ``transform``.
+    doc_topic : ndarray of shape (n_docs, n_topics), fitted model or TopicPipeline
+        Proportions; a model (a :class:`~topicvb.TopicPipeline`'s model) is applied to ``X`` with
+        ``transform``.
     ax : matplotlib Axes, default=None
     X : {array-like, sparse matrix}, default=None
         Counts to transform when a model is given.
@@ -315,21 +322,24 @@ def plot_doc_topic_heatmap(doc_topic, *, ax=None, X=None, max_docs: int | None =
     matplotlib.axes.Axes
         The topic axis names the topics (``k: label``) when a model with guided topics is given.
     """
-    from ._inspection_words import custom_labels, model_labels
+    from ._inspection_words import as_model, custom_labels, model_labels
     from .evaluation._common import check_positive_int
 
     _pyplot()
+    model, _ = as_model(doc_topic)
+    is_model = hasattr(model, "components_") or model is not doc_topic  # (an unfitted pipeline: check_model says so)
+    doc_topic = model
     sort = check_bool(sort, "sort")
     if max_docs is not None:
         max_docs = check_positive_int(max_docs, "max_docs")
     names = None
-    if hasattr(doc_topic, "components_"):
-        names = custom_labels(model_labels(doc_topic))
-        if X is None:
-            raise ValueError("plot_doc_topic_heatmap needs X when given a model (to compute its transform).")
+    if is_model:
         from .evaluation._common import check_counts, check_model, doc_topic as _doc_topic
 
         check_model(doc_topic, "plot_doc_topic_heatmap")
+        names = custom_labels(model_labels(doc_topic))
+        if X is None:
+            raise ValueError("plot_doc_topic_heatmap needs X when given a model (to compute its transform).")
         theta = _doc_topic(doc_topic, check_counts(X, doc_topic, name="X", caller="plot_doc_topic_heatmap"))
     else:
         theta = np.asarray(doc_topic, dtype=np.float64)

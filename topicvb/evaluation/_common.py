@@ -28,6 +28,14 @@ def check_model(model, caller: str) -> None:
             f"{caller} expects a fitted topic model (with components_ and transform), got "
             f"{type(model).__name__}. Wrap a bare topic-word matrix in topicvb.evaluation.FixedTopicModel."
         )
+    from sklearn.pipeline import Pipeline
+
+    if isinstance(model, Pipeline):
+        raise TypeError(
+            f"{caller} expects a fitted topic model, got a {type(model).__name__} (a vectorizer and a model, such as "
+            f"topicvb.load returns for a model saved with its vectorizer); pass its model, pipe.model, with counts "
+            f"from its vectorizer, pipe.vectorizer.transform(texts) (or use pipe.summary(), pipe.top_words())."
+        )
     if not callable(getattr(model, "transform", None)):
         raise TypeError(
             f"{caller} expects a topic model with a transform method, got {type(model).__name__}. "
@@ -132,15 +140,17 @@ def doc_topic(model, X: sp.csr_matrix) -> np.ndarray:
     return normalised_rows(theta, theta.shape[1], np.float64)
 
 
-def prevalence_and_doc_topic(model, X: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
+def prevalence_and_doc_topic(model, X: sp.csr_matrix,
+                             caller: str = "topic_prevalence") -> tuple[np.ndarray, np.ndarray]:
     """Each topic's share of the tokens of X (sum_d N_d theta_dk / N), and theta = :func:`doc_topic`.
 
-    Shared by :func:`topicvb.inspection.topic_prevalence` and the report, which also needs theta.
+    Shared by :func:`topicvb.inspection.topic_prevalence`, :func:`topicvb.inspection.summary` and the report (which
+    also need theta); ``caller`` names the function in the error for an X without tokens.
     """
     lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
     total = lengths.sum()
     if total <= 0:
-        raise ValueError("topic_prevalence needs at least one token in X; every document is empty.")
+        raise ValueError(f"{caller} needs at least one token in X; every document is empty.")
     theta = doc_topic(model, X)
     return lengths @ theta / total, theta
 

@@ -356,7 +356,7 @@ def coherence(topics, reference, *, measure: str = "c_npmi", window_size: int | 
     array([1., 1.])
     """
     if measure not in MEASURES:
-        raise ValueError(f"measure must be one of {set(MEASURES)!r}, got {measure!r}.")
+        raise ValueError(f"measure must be one of {{{', '.join(map(repr, sorted(MEASURES)))}}}, got {measure!r}.")
     words_per_topic = _topic_words(topics)
     ref = as_reference(reference)
     window_size, epsilon = _check_window_and_epsilon(measure, window_size, epsilon, ref)

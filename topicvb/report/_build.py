@@ -26,8 +26,9 @@ from ..evaluation._common import (
     resolve_vocabulary,
     topic_word,
 )
-from .._inspection_words import custom_labels
-from ..inspection import junk_topics, representative_documents, summary, top_words
+from .._inspection_words import as_model, custom_labels
+from ..inspection import _coherence_values, _reference
+from ..inspection import check_coherence_measure, junk_topics, representative_documents, summary, top_words
 from ._template import CSS, JS
 
 logger = logging.getLogger(__name__)
@@ -224,7 +225,12 @@ def _topic_entries(phi, cands, compact, prevalence, n_tokens, coh, table, reps, 
 def build_data(model, X, vocabulary=None, *, texts=None, doc_ids=None, n_words: int = 30, n_docs: int = 3,
                coherence_reference=None, coherence_measure: str = "c_npmi", title: str = "topicvb report") -> dict:
     """The JSON-serialisable data of the report (see :func:`report` for the parameters)."""
+    model, vocabulary = as_model(model, vocabulary)
     check_model(model, "report")
+    check_coherence_measure(coherence_measure, "report")  # (before the work, not when the coherence is computed)
+    if coherence_reference is not None and _coherence_values(coherence_reference, int(np.shape(model.components_)[0]),
+                                                             "report", "coherence_reference") is None:
+        coherence_reference = _reference(coherence_reference, "report", "coherence_reference")  # (checked first too)
     X, vocabulary, texts, doc_ids = _unpack_corpus(X, vocabulary, texts, doc_ids)
     n_words = check_positive_int(n_words, "n_words")
     n_docs = check_positive_int(n_docs, "n_docs")
@@ -237,7 +243,7 @@ def build_data(model, X, vocabulary=None, *, texts=None, doc_ids=None, n_words: 
     doc_ids = _as_strings(doc_ids, "doc_ids", D)
 
     phi = topic_word(model)
-    prevalence, theta = prevalence_and_doc_topic(model, X)
+    prevalence, theta = prevalence_and_doc_topic(model, X, "report")
     tf = np.asarray(X.sum(axis=0), dtype=np.float64).ravel()
     n_tokens = float(tf.sum())
     n_cand = min(n_words, V)
@@ -388,8 +394,10 @@ def report(model, X, vocabulary=None, *, texts=None, doc_ids=None, n_words: int 
 
     Parameters
     ----------
-    model : fitted topic model
-        Any topicvb estimator (or anything :func:`topicvb.inspection.top_words` accepts).
+    model : fitted topic model or TopicPipeline
+        Any topicvb estimator (or anything :func:`topicvb.inspection.top_words` accepts); a
+        :class:`~topicvb.TopicPipeline` (what :func:`topicvb.load` returns for a model saved with
+        its vectorizer) stands for its model, and its vectorizer's terms for ``vocabulary``.
     X : {array-like, sparse matrix} of shape (n_docs, n_terms), or Corpus
         Term counts over the model's vocabulary, usually the training corpus; a Corpus also
         supplies the vocabulary, texts and document ids (explicit arguments win).
@@ -424,7 +432,8 @@ def report(model, X, vocabulary=None, *, texts=None, doc_ids=None, n_words: int 
         If the model is not fitted.
     ValueError
         If ``X`` has the wrong width, negative counts or no tokens, the vocabulary, texts or
-        doc_ids have the wrong length, or ``n_words``/``n_docs`` is not positive.
+        doc_ids have the wrong length, ``n_words``/``n_docs`` is not positive, or
+        ``coherence_measure`` is unknown.
     TypeError
         If the model, ``title`` or ``texts`` has the wrong type.
 
