@@ -80,12 +80,12 @@ class _TermCounting:
             Number of kept tokens of each document.
         """
         c = self.__dict__.get("_compiled") or self._compile()
-        self._limit_cache(c)
+        type_maps = self._limit_cache(c)  # (this chunk's containers, whatever other threads do: see _Compiled)
         types, ids, raw_lengths = self._raw_type_ids(texts, c)
         n_docs, n_types = len(raw_lengths), len(types)
         if not n_types:
             return [], np.zeros(0, dtype=np.int32), np.zeros(n_docs, dtype=np.int64)
-        terms, type_term = self._type_terms(types, c)
+        terms, type_term = self._type_terms(types, c, type_maps)
         token_terms = type_term[np.asarray(ids, dtype=np.int32)]
         kept = token_terms >= 0
         if kept.all():
@@ -125,29 +125,31 @@ class _TermCounting:
             raw_lengths.append(len(ids) - before)
         return types, ids, raw_lengths
 
-    def _type_terms(self, types, c) -> tuple[list[str], np.ndarray]:
+    def _type_terms(self, types, c, type_maps) -> tuple[list[str], np.ndarray]:
         """The terms of a chunk's types and the term id of each type id (-1: the type is dropped).
 
         The new types are classified first (Python, once per type and Tokenizer); then every type is
-        mapped to a term id with set operations and maps (C).
+        mapped to a term id with set operations and maps (C). ``type_maps`` are the containers of
+        ``c.type_maps`` to classify into and look up in (fetched once for the chunk, see ``_Compiled``).
         """
         n_types, ascii_fast = len(types), c.ascii_fast
+        cache, drop_types, remap_types = type_maps
         keys = types.keys()
         one_char = keys & _ASCII_WORD_CHARS if ascii_fast else ()  # one-character runs: not tokens
         # (not ``keys - cache.keys()``: a set difference with a view iterates the whole cache)
-        new = set(itertools.filterfalse(c.type_cache.__contains__, keys))
+        new = set(itertools.filterfalse(cache.__contains__, keys))
         if new:
-            self._map_types(c, new - one_char if one_char else new)
+            self._map_types(c, new - one_char if one_char else new, type_maps)
         type_list = list(keys)
-        drop = np.fromiter(map(c.drop_types.__contains__, type_list), dtype=bool, count=n_types)
+        drop = np.fromiter(map(drop_types.__contains__, type_list), dtype=bool, count=n_types)
         if one_char:
             drop[[types[t] for t in one_char]] = True
         kept_types = (~drop).tolist()
         type_term = np.full(n_types, -1, dtype=np.int32)
-        if keys & c.remap_types.keys():  # some types become another term (stemming, "<num>")
+        if keys & remap_types.keys():  # some types become another term (stemming, "<num>")
             term_index = defaultdict()
             term_index.default_factory = term_index.__len__
-            remapped = map(c.remap_types.get, type_list, type_list)
+            remapped = map(remap_types.get, type_list, type_list)
             type_term[~drop] = np.fromiter(map(term_index.__getitem__, itertools.compress(remapped, kept_types)),
                                            dtype=np.int32)
             terms = list(term_index)
@@ -192,15 +194,16 @@ class _TermCounting:
             if extra:
                 counts.update(extra)
         if c.needs_type_map:
-            # classify new token types once; afterwards set operations (in C) do the work
-            self._limit_cache(c)
+            # classify new token types once; afterwards set operations (in C) do the work, all with the
+            # containers fetched here (whatever other threads do: see _Compiled)
+            type_maps = self._limit_cache(c)
+            cache, drop_types, remap = type_maps
             keys = counts.keys()
-            new = set(itertools.filterfalse(c.type_cache.__contains__, keys))  # not keys - cache.keys()
+            new = set(itertools.filterfalse(cache.__contains__, keys))  # not keys - cache.keys()
             if new:
-                self._map_types(c, new)
-            for w in c.drop_types.intersection(keys):
+                self._map_types(c, new, type_maps)
+            for w in drop_types.intersection(keys):
                 delete(counts, w)
-            remap = c.remap_types
             moved = [(remap[w], counts.pop(w)) for w in remap.keys() & keys]
             for term, n in moved:
                 counts[term] = counts.get(term, 0) + n

@@ -245,6 +245,15 @@ def _can_fork() -> bool:
     return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
 
 
+def _worker_context():
+    """The multiprocessing context of the worker processes, of :func:`run_split` and :func:`run_parallel` alike:
+    ``"fork"`` where forking is safe (:func:`_can_fork`), whatever start method the program set (``"spawn"``, or
+    ``"forkserver"``, Linux's default from Python 3.14), so that the workers inherit the compiled tokenizer and
+    its classified token types, and a tokenizer that cannot be pickled (a lambda, a local function) works;
+    elsewhere the default context."""
+    return multiprocessing.get_context("fork" if _can_fork() else None)
+
+
 class WorkerTraceback(Exception):
     """The traceback of an exception raised in a worker process (the ``__cause__`` of the one raised here)."""
 
@@ -340,7 +349,7 @@ def run_split(chunk_range, job, n_jobs: int, sizes):
     if first is None:
         return
     yield _process_chunk(first, job)
-    context = multiprocessing.get_context("fork")
+    context = _worker_context()  # (fork: count_chunks calls this only where _can_fork)
     claims = context.RawArray("q", [b for w in range(1, n_procs) for b in (bounds[w], bounds[w + 1])])
     lock = context.Lock()
     workers = []
@@ -426,9 +435,10 @@ def run_parallel(source, job, n_jobs: int):
     """Yield the chunk results of ``source`` in order, counted by this process and
     ``n_jobs - 1`` workers.
 
-    The first chunk is counted here before the workers start, so that they inherit (by fork)
-    the compiled tokenizer and the classification of the commonest token types. Then a chunk
-    goes to a worker while fewer than ``_CHUNKS_PER_WORKER`` per worker are queued or running;
+    The first chunk is counted here before the workers start, so that they inherit (by fork, on
+    Linux whatever the global start method: :func:`_worker_context`) the compiled tokenizer and
+    the classification of the commonest token types. Then a chunk goes to a worker while fewer
+    than ``_CHUNKS_PER_WORKER`` per worker are queued or running;
     otherwise this process counts it, unless it has already counted its share
     (``_MAIN_SHARE / n_jobs`` of the chunks: it also merges the results and builds the
     matrix at the end), in which case it waits for the oldest worker result. At most twice
@@ -441,7 +451,8 @@ def run_parallel(source, job, n_jobs: int):
     window = _CHUNKS_PER_WORKER * (n_jobs - 1)
     share = _MAIN_SHARE / n_jobs
     n_chunks, n_here = 1, 1
-    with cf.ProcessPoolExecutor(max_workers=n_jobs - 1, initializer=_init_worker, initargs=(job,)) as pool:
+    with cf.ProcessPoolExecutor(max_workers=n_jobs - 1, mp_context=_worker_context(), initializer=_init_worker,
+                                initargs=(job,)) as pool:
         pending = deque()  # futures and chunks counted here, in input order
         busy = 0  # futures in pending that are not known to be done
         for chunk in source:

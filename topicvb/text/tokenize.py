@@ -114,14 +114,59 @@ def decode_bytes(data: bytes, encoding: str = "utf-8") -> str:
     return text
 
 
+def _new_type_maps() -> tuple[dict, set, dict]:
+    """An empty ``(type_cache, drop_types, remap_types)`` (see :class:`_Compiled`)."""
+    return {}, set(), {}
+
+
 class _Compiled:
-    """Everything a Tokenizer derives from its parameters, built once (not pickled)."""
+    """Everything a Tokenizer derives from its parameters, built once (not pickled).
+
+    ``type_maps`` holds the per-type cache as one tuple ``(type_cache, drop_types, remap_types)``: the
+    term (or ``_DROP``) of every raw token type met, the dropped types, and the types that become another
+    term. One Tokenizer may be used from several threads at once, so:
+
+    * a type's classification is added to ``drop_types`` / ``remap_types`` before the type is added to
+      ``type_cache`` (:meth:`Tokenizer._map_type`, :meth:`Tokenizer._map_types`): a thread that finds a type
+      cached, and so does not classify it, finds its classification too;
+    * a reader fetches the tuple once per document or chunk and uses those three containers throughout,
+      and :meth:`Tokenizer._limit_cache` replaces the tuple instead of clearing the containers, so that a
+      reset by another thread never empties them between a reader's lookups.
+
+    No lock is needed (nor held across a fork of the Vectorizer's workers): every step is one operation
+    on a dict or set. ``type_cache``, ``drop_types`` and ``remap_types`` read (and replace) the current
+    containers one at a time.
+    """
 
     __slots__ = (
         "token_re", "word_re", "special_re", "special_kinds", "steps", "needs_type_map", "stop",
-        "stop_needs_lower", "min_length", "max_length", "numbers", "stem", "type_cache", "encoding", "ascii_fast",
-        "fast_drop", "drop_types", "remap_types", "lowercased", "alphabetic",
+        "stop_needs_lower", "min_length", "max_length", "numbers", "stem", "type_maps", "encoding", "ascii_fast",
+        "fast_drop", "lowercased", "alphabetic",
     )
+
+    @property
+    def type_cache(self) -> dict:
+        return self.type_maps[0]
+
+    @type_cache.setter
+    def type_cache(self, value: dict) -> None:
+        self.type_maps = (value, *self.type_maps[1:])
+
+    @property
+    def drop_types(self) -> set:
+        return self.type_maps[1]
+
+    @drop_types.setter
+    def drop_types(self, value: set) -> None:
+        self.type_maps = (self.type_maps[0], value, self.type_maps[2])
+
+    @property
+    def remap_types(self) -> dict:
+        return self.type_maps[2]
+
+    @remap_types.setter
+    def remap_types(self, value: dict) -> None:
+        self.type_maps = (*self.type_maps[:2], value)
 
 
 
@@ -360,8 +405,7 @@ class Tokenizer(_TermCounting, BaseEstimator):
         c.alphabetic = bool(self.alphabetic)
         c.needs_type_map = (check_length or self.numbers != "keep" or stem is not None or c.stop_needs_lower
                             or c.alphabetic)
-        c.type_cache = {}
-        c.drop_types, c.remap_types = set(), {}
+        c.type_maps = _new_type_maps()
         c.lowercased = bool(self.lowercase)
         c.ascii_fast = self.token_pattern == DEFAULT_TOKEN_PATTERN
         c.fast_drop = _ASCII_WORD_CHARS if c.needs_type_map else _ASCII_WORD_CHARS | stop
@@ -404,12 +448,14 @@ class Tokenizer(_TermCounting, BaseEstimator):
 
     # ------------------------------------------------------------------ per-type filters
     @staticmethod
-    def _map_type(c: _Compiled, token: str):
+    def _map_type(c: _Compiled, token: str, type_maps: tuple | None = None):
         """The term a raw token becomes, or ``_DROP``; the result is cached per token type.
 
         The checks, in order: placeholders are kept; numbers (``numbers``, before the length, so
         that ``"replace"`` replaces ``"13"`` too); length (``min_length``, ``max_length``); letters
-        only (``alphabetic``); stop words; stemming.
+        only (``alphabetic``); stop words; stemming. The result goes to ``type_maps`` (the caller's
+        ``c.type_maps``; by default the current one), into ``drop_types`` / ``remap_types`` first and
+        then into ``type_cache`` (see :class:`_Compiled`).
         """
         if token in _PLACEHOLDERS:
             term = token
@@ -425,22 +471,26 @@ class Tokenizer(_TermCounting, BaseEstimator):
             term = c.stem(token)
         else:
             term = token
-        c.type_cache[token] = term
+        cache, drop_types, remap_types = c.type_maps if type_maps is None else type_maps
         if term is _DROP:
-            c.drop_types.add(token)
+            drop_types.add(token)
         elif term != token:
-            c.remap_types[token] = term
+            remap_types[token] = term
+        cache[token] = term  # (last: a cached type's classification is visible to every thread)
         return term
 
     @classmethod
-    def _map_types(cls, c: _Compiled, new) -> None:
+    def _map_types(cls, c: _Compiled, new, type_maps: tuple | None = None) -> None:
         """Classify many new token types at once; the same results as :meth:`_map_type` on each.
 
         The common cases run as set operations (in C): types of letters only, when neither
         stemming nor case-insensitive stop words are needed, and ASCII types with a digit or an
-        underscore, which are all dropped with ``alphabetic=True, numbers="drop"``.
+        underscore, which are all dropped with ``alphabetic=True, numbers="drop"``. The results go to
+        ``type_maps`` (by default ``c.type_maps``), dropped types into ``drop_types`` before ``type_cache``.
         """
-        cache, drop_types = c.type_cache, c.drop_types
+        if type_maps is None:
+            type_maps = c.type_maps
+        cache, drop_types = type_maps[0], type_maps[1]
         alpha = set(filter(str.isalpha, new))
         other = new - alpha if len(alpha) != len(new) else ()
         if c.stem is None and not c.stop_needs_lower:
@@ -448,28 +498,33 @@ class Tokenizer(_TermCounting, BaseEstimator):
             dropped = alpha & c.stop
             dropped.update(t for t in alpha if not lo <= len(t) <= hi)
             kept = alpha - dropped
-            cache.update(zip(kept, kept))
+            drop_types |= dropped  # (before the cache: see _Compiled)
             cache.update(dict.fromkeys(dropped, _DROP))
-            drop_types |= dropped
+            cache.update(zip(kept, kept))
         else:
             for t in alpha:
-                cls._map_type(c, t)
+                cls._map_type(c, t, type_maps)
         if other and c.alphabetic and c.numbers == "drop":
             ascii_other = set(filter(str.isascii, other))
             ascii_other -= _PLACEHOLDERS
-            cache.update(dict.fromkeys(ascii_other, _DROP))
             drop_types |= ascii_other
+            cache.update(dict.fromkeys(ascii_other, _DROP))
             other = other - ascii_other
         for t in other:
-            cls._map_type(c, t)
+            cls._map_type(c, t, type_maps)
 
     @staticmethod
-    def _limit_cache(c: _Compiled) -> None:
-        """Forget the cached token types once there are too many (called between documents)."""
-        if len(c.type_cache) >= _MAX_CACHE:
-            c.type_cache.clear()
-            c.drop_types.clear()
-            c.remap_types.clear()
+    def _limit_cache(c: _Compiled) -> tuple[dict, set, dict]:
+        """Forget the cached token types once there are too many (called between documents); return the
+        ``type_maps`` to classify and look up the next document or chunk with.
+
+        The containers are replaced, not cleared: another thread that is between its classification of a
+        chunk and its lookups keeps the containers it fetched (see :class:`_Compiled`).
+        """
+        type_maps = c.type_maps
+        if len(type_maps[0]) >= _MAX_CACHE:
+            c.type_maps = type_maps = _new_type_maps()
+        return type_maps
 
     # ------------------------------------------------------------------ text -> tokens
     def _prepare(self, text, c: _Compiled) -> str:
@@ -552,13 +607,13 @@ class Tokenizer(_TermCounting, BaseEstimator):
         c = self.__dict__.get("_compiled") or self._compile()
         tokens = self._raw_tokens(self._prepare(text, c), c)
         if c.needs_type_map:
-            self._limit_cache(c)
-            cache, mapper, out = c.type_cache, self._map_type, []
+            type_maps = self._limit_cache(c)
+            cache, mapper, out = type_maps[0], self._map_type, []
             append = out.append
             for t in tokens:
                 term = cache.get(t)
                 if term is None:
-                    term = mapper(c, t)
+                    term = mapper(c, t, type_maps)
                 if term is not _DROP:
                     append(term)
             return out
