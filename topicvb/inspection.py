@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import logging
 import numbers
-from collections.abc import Sequence
 
 import numpy as np
-import scipy.sparse as sp
 
 from . import _inspection_junk as _junk
+from ._inspection_coherence import check_coherence_measure, coherence_values, reference_of
 from ._inspection_junk import is_non_word, junk_topics
 from ._inspection_table import TopicTable
 from ._inspection_words import TopicWords, as_model, top_words
@@ -33,7 +32,6 @@ from .evaluation._common import (
     resolve_vocabulary,
     topic_word,
 )
-from .evaluation.coherence import MEASURES, CoherenceScores, ReferenceCorpus, as_reference
 from .evaluation.coherence import coherence as _coherence
 
 logger = logging.getLogger(__name__)
@@ -192,11 +190,11 @@ def summary(model, X=None, vocabulary=None, n: int = 10, coherence=None, *, rele
     words = top_words(model, vocabulary, n, relevance, term_frequency=term_frequency, X=X)
     scores, measure, reference = None, None, None
     if coherence is not None:
-        given = _coherence_values(coherence, len(words), "summary")
+        given = coherence_values(coherence, len(words), "summary")
         if given is not None:
             scores, measure = given
         else:
-            reference = _reference(coherence, "summary")
+            reference = reference_of(coherence, "summary")
     prevalence, theta = None, None
     if X is not None:
         X = check_counts(X, model, name="X", caller="summary")
@@ -206,75 +204,6 @@ def summary(model, X=None, vocabulary=None, n: int = 10, coherence=None, *, rele
         result = _coherence(words, reference, measure=coherence_measure)
         scores, measure = result.per_topic, result.measure
     return TopicTable(words, prevalence, scores, measure, title=type(model).__name__, junk=junk, labels=words.labels)
-
-
-_MEASURE_NAMES = "{" + ", ".join(repr(m) for m in sorted(MEASURES)) + "}"
-
-
-def check_coherence_measure(measure, caller: str) -> str:
-    """``measure`` when it is one of the coherence measures, else ``ValueError`` naming ``coherence_measure``."""
-    if not (isinstance(measure, str) and measure in MEASURES):
-        raise ValueError(f"{caller}: coherence_measure must be one of {_MEASURE_NAMES}, got {measure!r}.")
-    return measure
-
-
-def _is_number(value) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
-
-
-def _coherence_values(coherence, n_topics: int, caller: str, name: str = "coherence"):
-    """``(values, measure name)`` when ``coherence`` holds precomputed values (a CoherenceScores, or a 1-D array-like
-    of numbers: list, tuple, ndarray, pandas Series), None when it is (or may be) a reference corpus; errors name
-    the parameter, ``name``."""
-    if isinstance(coherence, CoherenceScores):
-        values, measure = coherence.per_topic, coherence.measure
-    elif (isinstance(coherence, (str, bytes, ReferenceCorpus)) or sp.issparse(coherence)
-          or (hasattr(coherence, "X") and hasattr(coherence, "vocabulary"))):
-        return None
-    elif hasattr(coherence, "__array__"):  # an ndarray, a pandas Series, ...
-        try:
-            arr = np.asarray(coherence)
-        except (TypeError, ValueError):
-            return None
-        if arr.dtype.kind == "O":
-            try:
-                arr = arr.astype(np.float64)
-            except (TypeError, ValueError):
-                return None  # token lists in an object array: a reference corpus
-        if arr.dtype.kind not in "iuf":
-            if arr.ndim >= 2 and arr.dtype.kind in "US":
-                return None  # tokenised documents of equal length
-            raise TypeError(f"{caller}: {name} must be per-topic values (numbers) or a reference corpus, got an "
-                            f"array of dtype {arr.dtype}.")
-        values, measure = arr, "coherence"
-    elif isinstance(coherence, Sequence):
-        items = list(coherence)
-        if items and not all(_is_number(v) for v in items):
-            return None  # token lists, an (X, vocabulary) pair: a reference corpus
-        values, measure = items, "coherence"
-    else:
-        return None
-    values = np.asarray(values, dtype=np.float64)
-    if values.size == 0:
-        raise ValueError(f"{caller}: {name} is empty; give one value per topic ({n_topics}) or a reference corpus.")
-    if values.ndim != 1:
-        raise ValueError(f"{caller}: {name} must be 1-D, one value per topic ({n_topics}), got shape "
-                         f"{values.shape}.")
-    if values.shape[0] != n_topics:
-        raise ValueError(f"{caller}: {name} has {values.shape[0]} values, but the model has {n_topics} topics; give "
-                         "one value per topic (or a reference corpus).")
-    return values, measure
-
-
-def _reference(coherence, caller: str, name: str = "coherence"):
-    """``coherence`` as a reference corpus (:func:`topicvb.evaluation.coherence`'s ``as_reference``); its errors
-    name the parameter, ``name``."""
-    try:
-        return as_reference(coherence)
-    except (TypeError, ValueError) as exc:
-        kind = TypeError if isinstance(exc, TypeError) else ValueError
-        raise kind(f"{caller}: {name} must be per-topic values (one number per topic) or a reference corpus: "
-                   f"{exc}") from None
 
 
 def _with_lost_seeds(model, junk):

@@ -27,8 +27,8 @@ from ..evaluation._common import (
     topic_word,
 )
 from .._inspection_words import as_model, custom_labels
-from ..inspection import _coherence_values, _reference
-from ..inspection import check_coherence_measure, junk_topics, representative_documents, summary, top_words
+from .._inspection_coherence import check_coherence_measure, coherence_values, reference_of
+from ..inspection import junk_topics, representative_documents, summary, top_words
 from ._template import CSS, JS
 
 logger = logging.getLogger(__name__)
@@ -228,9 +228,9 @@ def build_data(model, X, vocabulary=None, *, texts=None, doc_ids=None, n_words: 
     model, vocabulary = as_model(model, vocabulary)
     check_model(model, "report")
     check_coherence_measure(coherence_measure, "report")  # (before the work, not when the coherence is computed)
-    if coherence_reference is not None and _coherence_values(coherence_reference, int(np.shape(model.components_)[0]),
+    if coherence_reference is not None and coherence_values(coherence_reference, int(np.shape(model.components_)[0]),
                                                              "report", "coherence_reference") is None:
-        coherence_reference = _reference(coherence_reference, "report", "coherence_reference")  # (checked first too)
+        coherence_reference = reference_of(coherence_reference, "report", "coherence_reference")  # (checked first too)
     X, vocabulary, texts, doc_ids = _unpack_corpus(X, vocabulary, texts, doc_ids)
     n_words = check_positive_int(n_words, "n_words")
     n_docs = check_positive_int(n_docs, "n_docs")
