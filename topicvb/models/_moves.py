@@ -102,8 +102,8 @@ def topic_shares(gamma, data):
     the totals are all 0; the shares do not depend on the scale of the weights, so they are then taken from
     the weights over their largest."""
     totals = data @ gamma
-    if not float(totals.sum()) > 0.0 and data.shape[0] > 0:
-        totals = (data / data.max()) @ gamma
+    if not float(totals.sum()) > 0.0 and data.shape[0] > 0:  # (in float64: NumPy 1 divided float32 subnormals by
+        totals = (np.asarray(data, dtype=np.float64) / float(data.max())) @ gamma  # their reciprocal, inf)
     return shares_of(totals)
 
 
