@@ -70,3 +70,17 @@ def completion_log_likelihoods(doc_topic, phi, X_obs: sp.csr_matrix, X_held: sp.
     with threads(n_jobs):
         out[rows] = log_likelihood(indptr, indices, np.asarray(data, dtype=np.float64), theta, phi_t)
     return out
+
+
+def normalised_rows(weights, n_topics, dtype):
+    """Rows of non-negative ``weights`` normalised to sum to 1 (a row summing to 0 becomes uniform). Proportions
+    that underflow (below float32's range, or subnormal) become 0 as meant, also under ``np.seterr(all="raise")``
+    (PLSA's rows raised FloatingPointError there)."""
+    weights = np.asarray(weights, dtype=np.float64)
+    totals = weights.sum(axis=1, keepdims=True)
+    with np.errstate(under="ignore"):
+        out = weights / np.where(totals > 0, totals, 1.0)
+        bad = totals[:, 0] <= 0
+        if np.any(bad):
+            out[bad] = 1.0 / n_topics
+        return out.astype(dtype, copy=False)

@@ -14,7 +14,7 @@ import scipy.sparse as sp
 from .._config import threads
 from .._validation import csr_arrays
 from ..models._start import initial_gamma, random_start, start_points
-from ..models._base import normalised_rows
+from .._completion import normalised_rows
 from ..models._vb import (LocalStats, add_stats, bound_step, infer, local_step, make_block, online_local_step,
                           topic_arrays)
 

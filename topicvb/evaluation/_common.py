@@ -18,6 +18,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted
 
+from .._completion import normalised_rows  # (the models' score reads their rows through it too)
 from .._validation import as_csr, check_not_single_str, drop_negligible_counts
 
 
@@ -135,8 +136,6 @@ def doc_topic(model, X: sp.csr_matrix) -> np.ndarray:
     if not np.all(np.isfinite(theta)) or np.any(theta < 0):
         raise ValueError("model.transform(X) returned " + ("NaN or infinite values" if not np.all(np.isfinite(theta))
                          else "negative values") + "; topic proportions must be non-negative and finite.")
-    from ..models._base import normalised_rows  # (the models' score reads their rows through it too)
-
     return normalised_rows(theta, theta.shape[1], np.float64)
 
 

@@ -21,7 +21,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._completion import completion_log_likelihoods, split_cells
+from .._completion import completion_log_likelihoods, normalised_rows, split_cells
 from ..exceptions import DeadTopicWarning, SeedLostWarning, SeedUnseenWarning
 from ._checkpoint import fingerprint, load_checkpoint, rng_state_arrays, save_checkpoint
 from .._validation import (MAX_INT, as_csr, check_count_range, check_int, check_matrix_type, check_n_terms,
@@ -46,20 +46,6 @@ CHECKPOINT_CONSTRAINTS = {
     "checkpoint_path": [Path(), None],
     "checkpoint_every": [Interval(Integral, 1, MAX_INT)],
 }
-
-
-def normalised_rows(weights, n_topics, dtype):
-    """Rows of non-negative ``weights`` normalised to sum to 1 (a row summing to 0 becomes uniform). Proportions
-    that underflow (below float32's range, or subnormal) become 0 as meant, also under ``np.seterr(all="raise")``
-    (PLSA's rows raised FloatingPointError there)."""
-    weights = np.asarray(weights, dtype=np.float64)
-    totals = weights.sum(axis=1, keepdims=True)
-    with np.errstate(under="ignore"):
-        out = weights / np.where(totals > 0, totals, 1.0)
-        bad = totals[:, 0] <= 0
-        if np.any(bad):
-            out[bad] = 1.0 / n_topics
-        return out.astype(dtype, copy=False)
 
 
 class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
