@@ -48,9 +48,9 @@ class _CheckingCache(dict):
         c = self.compiled
         for token, term in items:
             if term is _DROP:
-                if token not in c.drop_types:
+                if token not in c.type_maps[1]:
                     self.early.append(token)
-            elif term != token and c.remap_types.get(token) != term:
+            elif term != token and c.type_maps[2].get(token) != term:
                 self.early.append(token)
 
     def __setitem__(self, token, term):
@@ -70,7 +70,8 @@ def test_a_type_is_cached_only_after_its_classification_is_visible(kwargs):
     for classify in ("one by one", "batch", "count", "tokenize", "encode"):
         tok = Tokenizer(**kwargs)
         c = tok._compile()
-        c.type_cache = cache = _CheckingCache(c)
+        cache = _CheckingCache(c)
+        c.type_maps = (cache, *c.type_maps[1:])
         if classify == "one by one":
             for t in sorted(types):
                 Tokenizer._map_type(c, t)
@@ -113,7 +114,8 @@ def test_cache_reset_between_lookup_and_classification_changes_nothing(path, mon
     expected_chunk = Tokenizer(stop_words="english")._encode_chunk([doc, doc])
     c = tok._compile()
     tok.count(doc)  # every type of ``doc`` is cached
-    c.type_cache = cache = _ResettingCache(c, c.type_cache, monkeypatch)
+    cache = _ResettingCache(c, c.type_maps[0], monkeypatch)
+    c.type_maps = (cache, *c.type_maps[1:])
     if path == "count":
         assert tok.count(doc) == expected
     else:

@@ -134,8 +134,7 @@ class _Compiled:
       reset by another thread never empties them between a reader's lookups.
 
     No lock is needed (nor held across a fork of the Vectorizer's workers): every step is one operation
-    on a dict or set. ``type_cache``, ``drop_types`` and ``remap_types`` read (and replace) the current
-    containers one at a time.
+    on a dict or set.
     """
 
     __slots__ = (
@@ -143,31 +142,6 @@ class _Compiled:
         "stop_needs_lower", "min_length", "max_length", "numbers", "stem", "type_maps", "encoding", "ascii_fast",
         "fast_drop", "lowercased", "alphabetic",
     )
-
-    @property
-    def type_cache(self) -> dict:
-        return self.type_maps[0]
-
-    @type_cache.setter
-    def type_cache(self, value: dict) -> None:
-        self.type_maps = (value, *self.type_maps[1:])
-
-    @property
-    def drop_types(self) -> set:
-        return self.type_maps[1]
-
-    @drop_types.setter
-    def drop_types(self, value: set) -> None:
-        self.type_maps = (self.type_maps[0], value, self.type_maps[2])
-
-    @property
-    def remap_types(self) -> dict:
-        return self.type_maps[2]
-
-    @remap_types.setter
-    def remap_types(self, value: dict) -> None:
-        self.type_maps = (*self.type_maps[:2], value)
-
 
 
 def _apply(steps, text: str) -> str:
