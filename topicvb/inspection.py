@@ -22,6 +22,7 @@ from ._inspection_coherence import check_coherence_measure, coherence_values, re
 from ._inspection_junk import is_non_word, junk_topics
 from ._inspection_table import TopicTable
 from ._inspection_words import TopicWords, as_model, top_words
+from ._completion import normalised_rows
 from ._validation import check_bool
 from .evaluation._common import doc_topic as _doc_topic
 from .evaluation._common import (
@@ -296,19 +297,7 @@ def to_pyldavis(model, X, vocabulary=None, *, drop_unused_terms: bool = True,
     lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
     tf = np.asarray(X.sum(axis=0), dtype=np.float64).ravel()
     if drop_unused_terms:
-        keep = tf > 0
-        if not np.any(keep):
-            raise ValueError("to_pyldavis: X has no tokens; pass the corpus the topics describe.")
-        if not np.all(keep):
-            logger.info("to_pyldavis: dropping %d terms that never occur in X.", int(np.count_nonzero(~keep)))
-            phi = phi[:, keep]
-            tf = tf[keep]
-            terms = [t for t, k in zip(terms, keep) if k]
-            empty = ~(phi.sum(axis=1) > np.finfo(np.float64).tiny)
-            if np.any(empty):  # no probability left on the terms X uses: uniform over them, as the floor makes it
-                logger.warning("to_pyldavis: topic(s) %s have no probability on the terms of X; their rows are "
-                               "uniform over those terms.", np.flatnonzero(empty).tolist())
-                phi[empty] = 1.0 / phi.shape[1]
+        phi, tf, terms = _used_terms(phi, tf, terms)
     n_terms = phi.shape[1]
     if (isinstance(min_probability, bool) or not isinstance(min_probability, numbers.Real)
             or not 0.0 <= float(min_probability) <= 1.0 / n_terms):
@@ -320,7 +309,11 @@ def to_pyldavis(model, X, vocabulary=None, *, drop_unused_terms: bool = True,
             logger.info("to_pyldavis: raising %d topic-word probabilities below %g to it (pyLDAvis takes their logs).",
                         int(np.count_nonzero(low)), min_probability)
             phi = np.maximum(phi, float(min_probability))
-    phi = phi / np.maximum(phi.sum(axis=1, keepdims=True), 1e-300)
+    empty = ~(phi.sum(axis=1) > 0)
+    if np.any(empty):  # (no probability left on the terms X uses: normalised_rows makes such a row uniform)
+        logger.warning("to_pyldavis: topic(s) %s have no probability on the terms of X; their rows are uniform over "
+                       "those terms.", np.flatnonzero(empty).tolist())
+    phi = normalised_rows(phi, phi.shape[1], np.float64)
     return {
         "topic_term_dists": phi,
         "doc_topic_dists": theta,
@@ -328,3 +321,14 @@ def to_pyldavis(model, X, vocabulary=None, *, drop_unused_terms: bool = True,
         "vocab": list(terms),
         "term_frequency": tf,
     }
+
+
+def _used_terms(phi, tf, terms):
+    """``(phi, tf, terms)`` restricted to the terms that occur in X (``tf > 0``)."""
+    keep = tf > 0
+    if not np.any(keep):
+        raise ValueError("to_pyldavis: X has no tokens; pass the corpus the topics describe.")
+    if np.all(keep):
+        return phi, tf, terms
+    logger.info("to_pyldavis: dropping %d terms that never occur in X.", int(np.count_nonzero(~keep)))
+    return phi[:, keep], tf[keep], [t for t, k in zip(terms, keep) if k]
