@@ -16,6 +16,7 @@ import sys
 import numpy as np
 import pytest
 
+from process_helpers import ctrl_c_reaches_the_child
 import topicvb
 import topicvb._cli_progress as cli_progress
 from topicvb import load
@@ -284,7 +285,8 @@ def test_ctrl_c_during_fit_saves_says_so_and_exits_130(ws, tmp_path):
     out = tmp_path / "int.npz"
     proc = subprocess.Popen([sys.executable, "-m", "topicvb", "fit", str(big), "-k", "4", "--tol", "0",
                              "--max-iter", "1000000", "-v", "-o", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                            **ctrl_c_reaches_the_child())
     import threading
 
     guard = threading.Timer(240, proc.kill)  # never hang the suite

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 
+from process_helpers import ctrl_c_reaches_the_child
 from topicvb.datasets import make_lda_corpus
 from topicvb.models import HDP, PLSA, BatchLDA, CollapsedLDA, OnlineLDA
 
@@ -31,7 +32,7 @@ def _start(script, tmp_path):
     path.write_text(textwrap.dedent(script))
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     return subprocess.Popen([sys.executable, str(path)], stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                            env=env)
+                            env=env, **ctrl_c_reaches_the_child())
 
 
 def _wait_for_iteration(proc, n, timeout=300):
