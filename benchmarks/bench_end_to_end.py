@@ -7,6 +7,7 @@ Run from the repository root::
     python benchmarks/bench_end_to_end.py --render benchmarks/results/end_to_end.json   # rewrite the report only
     python benchmarks/bench_end_to_end.py --n-docs 25000 --systems topicvb tomotopy
     python benchmarks/bench_end_to_end.py --systems topicvb gensim --topicvb-max-iter 10   # a shorter topicvb fit
+    python benchmarks/bench_end_to_end.py --systems topicvb gensim --topicvb-estimator StochasticCollapsedLDA  # another
 
 The archive ``imdb-aclImdb/aclImdb_v1-text.tar.xz`` of the shared corpora folder is unpacked once into
 ``benchmarks/.bench_cache/imdb-text-<key>/`` (git-ignored; ``--cache`` for another folder), a folder of
@@ -240,7 +241,13 @@ def child_topicvb(spec: dict, texts_of, stage: Stages) -> dict:
                          max_df=TEXT_DEFAULTS["max_df"], n_jobs=spec.get("vectorizer_jobs"))
         X = vec.fit_transform(texts)
     del texts
-    est = recommended_estimator(n_components=spec["K"], random_state=SEED)
+    if spec.get("topicvb_estimator"):  # (--topicvb-estimator: another estimator, at its defaults unless --topicvb-params)
+        import topicvb
+
+        est = getattr(topicvb, spec["topicvb_estimator"])(n_components=spec["K"], random_state=SEED,
+                                                          **spec.get("topicvb_params", {}))
+    else:
+        est = recommended_estimator(n_components=spec["K"], random_state=SEED)
     if spec.get("topicvb_max_iter") is not None:  # (--topicvb-max-iter: a shorter fit than the default's)
         est.set_params(max_iter=spec["topicvb_max_iter"])
     with warnings.catch_warnings(record=True) as caught:
@@ -436,7 +443,10 @@ def iterations_text(name: str, info: dict) -> str:
 def system_label(name: str, args) -> str:
     jobs = "" if args.vectorizer_jobs is None else f"(n_jobs={args.vectorizer_jobs})"
     cap = "" if getattr(args, "topicvb_max_iter", None) is None else f", max_iter={args.topicvb_max_iter}"
-    return {"topicvb": f"topicvb Vectorizer{jobs} + CollapsedLDA(learn_priors=True{cap})",
+    name_of = getattr(args, "topicvb_estimator", None)
+    params = "".join(f", {k}={v!r}" for k, v in (getattr(args, "topicvb_params", None) or {}).items())
+    model = (f"{name_of}({(params + cap)[2:]})" if name_of else f"CollapsedLDA(learn_priors=True{cap})")
+    return {"topicvb": f"topicvb Vectorizer{jobs} + {model}",
             "gensim": f"gensim Dictionary + LdaMulticore(workers={args.gensim_workers})",
             "tomotopy": f"tomotopy LDAModel ({args.tomotopy_iters} sweeps, {args.tomotopy_workers} workers)"}[name]
 
@@ -488,7 +498,9 @@ def render(store: dict, args) -> str:
                  f"({met['topicvb']['perplexity']:.1f} vs {met[fastest]['perplexity']:.1f}); NPMI "
                  f"{'equal or better' if better_n else 'worse'} ({met['topicvb']['npmi']:.4f} vs "
                  f"{met[fastest]['npmi']:.4f}): **{'met' if r <= 1 / 3 and better_p and better_n else 'not met'}**"
-                 + ("." if getattr(args, "topicvb_max_iter", None) is None else
+                 + ("." if getattr(args, "topicvb_max_iter", None) is None and not getattr(args, "topicvb_estimator", None)
+                    else " with another estimator than the recommended one (`--topicvb-estimator`): the target is for "
+                    "the recommended estimator at its defaults." if getattr(args, "topicvb_estimator", None) else
                     f" with topicvb's `max_iter={args.topicvb_max_iter}`, not its default (the target is for the "
                     "defaults: run without `--topicvb-max-iter` for them).")]
     text += ["", "### Peak memory per stage (MiB)", "",
@@ -525,7 +537,10 @@ def render(store: dict, args) -> str:
              "- **topicvb**: `Vectorizer(tokenizer=Tokenizer(stop_words=\"english\"), min_df=5, max_df=0.5)` (the "
              "command line's text defaults; " + ("one process, `n_jobs` at its default" if args.vectorizer_jobs is None
                                                  else f"`n_jobs={args.vectorizer_jobs}`") + ") and "
-             f"`recommended_estimator(n_components={args.k}, random_state=0)` (CollapsedLDA, CVB0, learned priors, "
+             + (f"`recommended_estimator(n_components={args.k}, random_state=0)` (CollapsedLDA, CVB0, learned priors, "
+                if not getattr(args, "topicvb_estimator", None) else
+                f"**`{system_label('topicvb', args).split(' + ', 1)[1]}`** with n_components={args.k}, "
+                "random_state=0 instead of the recommended estimator (")
              + ("its default iterations and moves" if getattr(args, "topicvb_max_iter", None) is None else
                   f"**max_iter={args.topicvb_max_iter}** instead of its default, its default moves") + ", numba threads = "
              "all cores). The numba cache was warmed by a small "
@@ -586,6 +601,11 @@ def main(argv=None) -> int:
     p.add_argument("--topicvb-max-iter", type=int, default=None,
                    help="max_iter of topicvb's estimator (default: the estimator's own; a smaller one shows how soon "
                         "a shorter fit reaches the peers' quality)")
+    p.add_argument("--topicvb-estimator", default=None,
+                   help="a topicvb estimator class (e.g. StochasticCollapsedLDA) at its defaults instead of the "
+                        "recommended one")
+    p.add_argument("--topicvb-params", type=json.loads, default=None,
+                   help='JSON of parameters set on --topicvb-estimator, e.g. \'{"learn_priors": true}\'')
     p.add_argument("--tomotopy-iters", type=int, default=1000, help="tomotopy Gibbs sweeps (default 1000)")
     p.add_argument("--tomotopy-workers", type=int, default=2)
     p.add_argument("--repeats", type=int, default=1, help="interleaved runs of every system (median times)")
@@ -628,7 +648,8 @@ def main(argv=None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     spec = {"root": str(root), "train_files": train_files, "K": args.k, "gensim_workers": args.gensim_workers,
             "tomotopy_iters": args.tomotopy_iters, "vectorizer_jobs": args.vectorizer_jobs,
-            "topicvb_max_iter": args.topicvb_max_iter,
+            "topicvb_max_iter": args.topicvb_max_iter, "topicvb_estimator": args.topicvb_estimator,
+            "topicvb_params": args.topicvb_params or {},
             "tomotopy_workers": args.tomotopy_workers, "out_dir": str(work)}
     spec_path = work / "spec.json"
     spec_path.write_text(json.dumps(spec))
