@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
@@ -335,6 +336,45 @@ def test_a_loaded_seeded_pipeline_can_drop_its_seed_topics(tmp_path):
     loaded.set_params(seed_topics=None).fit(_ANIMALS + ["ducks geese birds"])
     assert not hasattr(loaded, "seeded_prior_") and list(loaded.model.topic_labels_) == ["topic_0", "topic_1"]
     assert loaded.model.topic_word_prior == pipe.seeded_prior_.base_prior  # (its resolved base prior)
+
+
+def test_pandas_output_set_globally_leaves_the_counts_sparse_and_the_pipeline_working():
+    # (before, with sklearn.set_config(transform_output="pandas") the Vectorizer refused to return its sparse
+    # counts, so every text pipeline failed; CountVectorizer's counts pass through such a setting unwrapped)
+    import sklearn
+
+    from topicvb import BatchLDA, make_topic_pipeline
+    from topicvb.text import Vectorizer
+
+    plain = make_topic_pipeline(Vectorizer(), BatchLDA(2, random_state=0, max_iter=5)).fit(_ANIMALS)
+    with sklearn.config_context(transform_output="pandas"):
+        counts = Vectorizer().fit_transform(_ANIMALS)
+        assert sp.issparse(counts) and counts.shape[0] == len(_ANIMALS)
+        pipe = make_topic_pipeline(Vectorizer(), BatchLDA(2, random_state=0, max_iter=5)).fit(_ANIMALS)
+        theta = pipe.transform(_ANIMALS)
+        assert list(theta.columns) == list(pipe.model.get_feature_names_out())  # (the model's output is a frame)
+    np.testing.assert_array_equal(np.asarray(theta), plain.transform(_ANIMALS))
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_a_clone_of_a_seeded_pipeline_has_the_users_prior_not_the_fitted_one():
+    # (before, sklearn's clone kept the SeededPrior the fit had written into the model: a clone set to
+    # seed_topics=None was still seeded, or failed on another vocabulary's width, and a GridSearchCV over
+    # seed_topics scored NaN for None)
+    from sklearn.base import clone
+    from sklearn.model_selection import GridSearchCV
+
+    pipe = _seeded_pipeline().fit(_FRUIT_AND_VEHICLES)
+    twin = clone(pipe)
+    assert twin.model.topic_word_prior is None and twin.seed_topics == pipe.seed_topics
+    twin.set_params(seed_topics=None).fit(_ANIMALS + ["ducks geese birds"])
+    assert list(twin.model.topic_labels_) == ["topic_0", "topic_1"] and not hasattr(twin, "seeded_prior_")
+    own = _seeded_pipeline().set_params(model__topic_word_prior=0.3).fit(_FRUIT_AND_VEHICLES)
+    assert clone(own).model.topic_word_prior == 0.3 and own.model.topic_word_prior is own.seeded_prior_
+    search = GridSearchCV(pipe, {"seed_topics": [None, pipe.seed_topics]}, cv=2, error_score="raise")
+    scores = search.fit(_FRUIT_AND_VEHICLES).cv_results_["mean_test_score"]
+    assert np.all(np.isfinite(scores))
+    assert pipe.model.topic_word_prior is pipe.seeded_prior_  # (the fitted pipeline itself is untouched)
 
 
 def test_a_bool_topic_word_prior_is_named_as_a_bool_with_seed_topics():

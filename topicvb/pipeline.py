@@ -201,6 +201,18 @@ class TopicPipeline(Pipeline):
             model.set_params(topic_word_prior=getattr(self, "_user_topic_word_prior", model.topic_word_prior.base_prior))
         del self.seeded_prior_
 
+    def __sklearn_clone__(self):
+        """``sklearn.base.clone``: a new unfitted pipeline with the same parameters, where the model's
+        ``topic_word_prior`` is the one the user gave, not the seeded prior a fit wrote into it (fitted state:
+        built over the fitted vocabulary's columns, it would otherwise go on seeding a clone set to
+        ``seed_topics=None``, or fail on another vocabulary, as in a GridSearchCV over ``seed_topics``)."""
+        new = super().__sklearn_clone__()
+        model = self.steps[-1][1]
+        if self._wrote(getattr(model, "topic_word_prior", None)):
+            new.steps[-1][1].set_params(
+                topic_word_prior=getattr(self, "_user_topic_word_prior", model.topic_word_prior.base_prior))
+        return new
+
     def _wrote(self, prior) -> bool:
         """Whether ``prior`` is the SeededPrior this pipeline's last seeded fit wrote into the model (or, for a
         pipeline loaded from a file, the one it was saved with)."""

@@ -83,7 +83,10 @@ def _check_document(doc, position: int, input: str, caller: str) -> None:
         raise TypeError(f"{caller} expects each document to be str or bytes; document {position} is {type(doc).__name__}.")
 
 
-class Vectorizer(TransformerMixin, BaseEstimator):
+# (auto_wrap_output_keys=None: its output is a sparse matrix, which scikit-learn's pandas or polars output
+# cannot hold; with transform_output="pandas" set globally, scikit-learn refused to give it back at all, as
+# CountVectorizer does not)
+class Vectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
     """Count terms of a stream of documents into a sparse document-term matrix.
 
     Parameters
