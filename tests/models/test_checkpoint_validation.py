@@ -278,6 +278,28 @@ def test_equal_parameters_of_another_type_resume_and_other_ones_are_named(tmp_pa
                      checkpoint_path=path).fit(X[:20], resume=True)
 
 
+@pytest.mark.parametrize("cls", [BatchLDA, CollapsedLDA])
+def test_a_random_state_instance_resumes_as_the_uninterrupted_fit(cls, tmp_path):
+    # (before, the fingerprint held the instance's repr, with its memory address: a fit with
+    # random_state=np.random.RandomState(0) could never be resumed, in a new process or in the same one)
+    import warnings
+
+    from topicvb import make_lda_corpus
+
+    X = make_lda_corpus(40, 20, 3, doc_length=15, random_state=0).corpus.X
+    path = tmp_path / "ck.npz"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        first = cls(3, max_iter=3, tol=0, random_state=np.random.RandomState(0), checkpoint_path=path).fit(X)
+        resumed = cls(3, max_iter=6, tol=0, random_state=np.random.RandomState(0), checkpoint_path=path).fit(
+            X, resume=True)  # (another instance: ``first`` holds its own alive, at another address)
+        straight = cls(3, max_iter=6, tol=0, random_state=np.random.RandomState(0)).fit(X)
+        assert resumed.n_iter_ == straight.n_iter_ == 6 and first.random_state is not resumed.random_state
+        np.testing.assert_array_equal(resumed.components_, straight.components_)
+        with pytest.raises(ValueError, match=r"written for other parameters \(random_state="):
+            cls(3, max_iter=6, tol=0, random_state=0, checkpoint_path=path).fit(X, resume=True)
+
+
 def test_a_checkpoint_path_that_cannot_be_a_file_is_refused_before_the_fit(tmp_path):
     # (before, a folder or a path below a file failed with a raw OSError after the first iteration)
     from topicvb import BatchLDA, make_lda_corpus

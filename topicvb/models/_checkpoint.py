@@ -45,11 +45,14 @@ class Fingerprint(str):
 
 def _plain_param(value):
     """A parameter's value as :func:`fingerprint` digests it: numpy scalars as Python numbers and an integral
-    float as an int, so that values that are equal (1 and 1.0, np.float64(0.5) and 0.5) digest alike."""
+    float as an int, so that values that are equal (1 and 1.0, np.float64(0.5) and 0.5) digest alike, and a
+    ``RandomState`` instance as that alone."""
     if isinstance(value, (list, tuple)):
         return type(value)(_plain_param(v) for v in value)
     if isinstance(value, np.generic):
         value = value.item()
+    if isinstance(value, np.random.RandomState):  # (its repr holds its address, new in every process; its state
+        return "<a numpy.random.RandomState>"    # is the checkpoint's: a resumed fit restores it from there)
     if isinstance(value, float) and value.is_integer() and abs(value) < 2.0 ** 53:
         return int(value)
     return value
