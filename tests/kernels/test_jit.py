@@ -238,13 +238,14 @@ def test_a_read_only_model_or_input_compiles_no_kernel_again(name, tmp_path):
         loaded.score(X)
         if hasattr(loaded, "partial_fit"):
             loaded.partial_fit(X)
-        read_only = sp.csr_matrix(X, copy=True)
-        for a in (read_only.data, read_only.indices, read_only.indptr):
-            a.flags.writeable = False
-        getattr(topicvb, name)(3, max_iter=3, random_state=0).fit(read_only).transform(read_only)
-        dense = X.toarray()
-        dense.flags.writeable = False
-        getattr(topicvb, name)(3, max_iter=3, random_state=0).fit(dense).transform(dense)
+        for dtype in (X.dtype, np.float64):  # (float64 counts are used as they are, not copied: the seeded start
+            read_only = sp.csr_matrix(X, dtype=dtype, copy=True)  # compiled its kernels for read-only data again)
+            for a in (read_only.data, read_only.indices, read_only.indptr):
+                a.flags.writeable = False
+            getattr(topicvb, name)(3, max_iter=3, random_state=0).fit(read_only).transform(read_only)
+            dense = X.toarray().astype(dtype)
+            dense.flags.writeable = False
+            getattr(topicvb, name)(3, max_iter=3, random_state=0).fit(dense).transform(dense)
     assert _read_only_signatures() - before == set()
 
 

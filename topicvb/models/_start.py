@@ -13,7 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._kernels.seeding import candidate_distances, cluster_means, nearest_centre
-from .._validation import csr_arrays
+from .._validation import csr_arrays, writable
 
 _HALF_WIDTH = 0.1 * math.sqrt(3.0)
 _BLOCK = 1 << 17  # numbers a blocked step of the seeding handles at a time (1 MiB of float64)
@@ -89,7 +89,7 @@ def seeded_topics(X, n_topics, rng, dtype, n_refine=2, centre_weight=0.5):
     # the plain NumPy/SciPy computation (tests/models/test_start_memory.py).
     X = sp.csr_matrix(X)
     indptr, indices, _ = csr_arrays(X)
-    data = np.asarray(X.data, dtype=np.float64)
+    data = writable(np.asarray(X.data, dtype=np.float64))  # (a read-only one would compile the kernels again)
     divisors = np.maximum(lengths, 1.0)  # term frequencies: data_dw / divisors[d]
     seeds = _greedy_seeds(X, indptr, indices, data, divisors, lengths, nonempty, n_topics, rng)
     centres = np.empty((n_topics, n_terms))  # the seeds' term frequencies
