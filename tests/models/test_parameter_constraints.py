@@ -364,6 +364,30 @@ def test_the_fitted_topics_not_n_components_set_after_fit_shape_transform_and_sc
 
 
 @pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
+def test_a_dtype_set_after_fit_waits_for_the_next_fit(cls):
+    # (before, transform, score and bound ran counts of the new dtype against the fitted arrays of the old one, and
+    # a later partial_fit mixed the two in the fitted model: float64 topics beside float32 state, after compiling
+    # every kernel it reached for the pair)
+    X = make_lda_corpus(40, 20, 3, random_state=0).corpus.X
+    model = cls(**({} if cls.__name__ == "HDP" else {"n_components": 3}), max_iter=3, random_state=0).fit(X)
+    expected, score, bound = model.transform(X[:4]), model.score(X[:4]), model.bound(X[:4])
+    model.set_params(dtype="float32")
+    got = model.transform(X[:4])
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got, expected)
+    assert model.score(X[:4]) == score and model.bound(X[:4]) == bound
+    if hasattr(model, "partial_fit"):
+        before = model.components_.copy()
+        with pytest.raises(ValueError, match=r"dtype='float32', but the model was fitted in float64; partial_fit "
+                                             r"continues that fit, so set dtype back to 'float64'"):
+            model.partial_fit(X)
+        np.testing.assert_array_equal(model.components_, before)
+    model.fit(X)  # (the next fit takes it)
+    assert model.components_.dtype == np.float32 and model.transform(X[:4]).dtype == np.float32
+
+
+@pytest.mark.filterwarnings("ignore")
 @pytest.mark.parametrize("cls", [c for c in CLASSES if hasattr(c, "partial_fit")], ids=lambda c: c.__name__)
 def test_partial_fit_refuses_n_components_changed_after_the_first_call(cls):
     # (before, OnlineLDA ran its kernels with the new K on the fitted (3, V) topics: NaN topics kept, or a

@@ -136,24 +136,32 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
     def _float(self):
         return _DTYPES[self.dtype]
 
+    @property
+    def _fitted_float(self):
+        """The float type the model was fitted in (its ``components_``'), in which the methods of a fitted model
+        compute, whatever ``dtype`` says since (a new ``dtype`` takes effect at the next ``fit``)."""
+        return self.components_.dtype.type
+
     def _validate_counts(self, X, *, reset: bool, caller: str):
-        """Validate a count matrix and return it as canonical CSR in the model's dtype."""
+        """Validate a count matrix and return it as canonical CSR in the model's dtype (``dtype`` for a new fit,
+        the fitted one's for the others: :attr:`_fitted_float`)."""
         check_matrix_type(X, f"{type(self).__name__}.{caller}")
         if not reset:
             check_n_terms(X, self.n_features_in_, type(self).__name__)
         check_sparse_structure(X, f"{type(self).__name__}.{caller}")
+        dtype = self._float if reset else self._fitted_float
         X = validate_data(
             self,
             X,
             reset=reset,
             accept_sparse=("csr", "csc", "coo", "lil", "dok", "bsr", "dia"),
-            dtype=self._float,
+            dtype=dtype,
             ensure_min_samples=1,
             ensure_min_features=1,
         )
-        X = as_csr(X, dtype=self._float)
+        X = as_csr(X, dtype=dtype)
         check_nonnegative_counts(X, f"{type(self).__name__}.{caller}")
-        check_count_range(X, f"{type(self).__name__}.{caller}", self._float)
+        check_count_range(X, f"{type(self).__name__}.{caller}", dtype)
         return drop_negligible_counts(X)
 
     def _resolve_priors(self, n_features=None):
@@ -339,13 +347,21 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
 
     def _check_same_topics(self, caller: str):
         """A call that continues a fit (a later ``partial_fit``) keeps the fitted topics: ``n_components`` set to
-        another number after the first call is refused (the kernels would index the fitted topic arrays with it)."""
+        another number after the first call is refused (the kernels would index the fitted topic arrays with it),
+        and so is another ``dtype`` (the fitted arrays would meet counts of another type: a model of two dtypes,
+        and a compilation of every kernel for the pair)."""
         fitted = self.components_.shape[0]
         if self.n_components != fitted:
             raise ValueError(
                 f"{type(self).__name__}.{caller}: n_components={self.n_components!r}, but the model was fitted with "
                 f"{fitted} topics; {caller} continues that fit, so set n_components back to {fitted}, or call fit to "
                 "start a new one."
+            )
+        fitted_dtype = np.dtype(self._fitted_float).name
+        if np.dtype(self._float).name != fitted_dtype:
+            raise ValueError(
+                f"{type(self).__name__}.{caller}: dtype={self.dtype!r}, but the model was fitted in {fitted_dtype}; "
+                f"{caller} continues that fit, so set dtype back to {fitted_dtype!r}, or call fit to start a new one."
             )
 
     def transform(self, X):
@@ -369,7 +385,7 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
     def _doc_topic_rows(self, X):
         """``transform`` of an ``X`` already checked (``score``'s observed half): a plain array whatever
         ``set_output`` asks of ``transform``, and no second check of X's feature names (the half has none)."""
-        return normalised_rows(self._doc_topic(X), self.components_.shape[0], self._float)
+        return normalised_rows(self._doc_topic(X), self.components_.shape[0], self._fitted_float)
 
     def _check_params_after_fit(self):
         """Each parameter against its table entry, for the methods of a fitted model (``transform``, ``score``,
@@ -428,7 +444,7 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         if not float(Xc.sum()) > 0:
             raise ValueError(f"{name} needs at least one token in X; every document is empty.")
         X_obs, X_held = split_cells(Xc, self._SCORE_OBSERVED_FRACTION, self._SCORE_SEED)
-        X_obs = drop_negligible_counts(as_csr(X_obs, dtype=self._float))  # (as transform would have it)
+        X_obs = drop_negligible_counts(as_csr(X_obs, dtype=self._fitted_float))  # (as transform would have it)
         n_held = float(X_held.sum())
         if not n_held > 0:
             raise ValueError(

@@ -75,7 +75,7 @@ class CollapsedInferenceMixin:
 
     def _infer(self, X):
         """CVB0 updates of new documents' cells with the fitted topic counts fixed; returns n_dk."""
-        n_wk = np.ascontiguousarray((self.components_ - self.topic_word_prior_).T, dtype=self._float)
+        n_wk = np.ascontiguousarray((self.components_ - self.topic_word_prior_).T, dtype=self._fitted_float)
         with threads(self.n_jobs):
             return infer_doc_counts(X, n_wk, writable(self.doc_topic_prior_), term_major(self.topic_word_prior_),
                                     self.transform_max_iter, self.mean_change_tol)

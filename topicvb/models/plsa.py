@@ -417,7 +417,7 @@ class PLSA(TopicModelBase):
         k = self.components_.shape[0]  # (the fitted topics: n_components may have been set since fit)
         a1 = self._doc_prior_minus_one(k)
         prior = np.zeros(k) if a1 is None else kernel_array(a1, (k,))
-        theta0 = np.tile(self._doc_fallback(k), (X.shape[0], 1)).astype(self._float)
+        theta0 = np.tile(self._doc_fallback(k), (X.shape[0], 1)).astype(self._fitted_float)
         phi_t = np.ascontiguousarray(self.components_.T)
         indptr, indices, data = csr_arrays(X)
         with threads(self.n_jobs):
