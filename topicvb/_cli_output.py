@@ -7,6 +7,8 @@ import logging
 import os
 from pathlib import Path
 
+from ._validation import encodable
+
 logger = logging.getLogger("topicvb.cli")
 
 
@@ -26,8 +28,9 @@ def write_bytes(path, data: bytes) -> None:
 
 
 def write_text(path, text: str) -> None:
-    """Write a UTF-8 text file atomically, exactly as given (no newline translation)."""
-    write_bytes(path, text.encode("utf-8"))
+    """Write a UTF-8 text file atomically, exactly as given (no newline translation; a lone surrogate, a byte
+    that was not UTF-8 in a file name, as U+FFFD: :func:`topicvb._validation.encodable`)."""
+    write_bytes(path, encodable(text).encode("utf-8"))
 
 
 # ----------------------------------------------------------------------------- output paths

@@ -14,6 +14,7 @@ import os
 import numpy as np
 
 from ._inspection_words import custom_labels, default_labels
+from ._validation import encodable
 
 
 class TopicTable:
@@ -135,16 +136,24 @@ class TopicTable:
             raise TypeError(f"to_csv expects a path or a text buffer, got {type(path_or_buffer).__name__}.")
 
     def _write_csv(self, fh) -> None:
-        writer = csv.writer(fh, lineterminator="\n")
+        # (csv quotes a field holding the line terminator, "\n", but not a bare "\r", which readers also take as
+        # a line end: a row with one is written with every field quoted. Lone surrogates, bytes that were not
+        # UTF-8, become U+FFFD, so that the file can be written as UTF-8: encodable.)
+        plain = csv.writer(fh, lineterminator="\n")
+        quoted = csv.writer(fh, lineterminator="\n", quoting=csv.QUOTE_ALL)
+
+        def write(row):
+            row = [encodable(x) if isinstance(x, str) else x for x in row]
+            (quoted if any(isinstance(x, str) and "\r" in x for x in row) else plain).writerow(row)
+
         names = self._shown_labels
-        writer.writerow(["topic", "rank", "word", "weight", "prevalence", "coherence", "junk"]
-                        + (["label"] if names else []))
+        write(["topic", "rank", "word", "weight", "prevalence", "coherence", "junk"] + (["label"] if names else []))
         for k, words in enumerate(self.topics):
             prev = "" if self.prevalence is None else repr(float(self.prevalence[k]))
             coh = "" if self.coherence is None else repr(float(self.coherence[k]))
             junk = "" if self.junk is None else ";".join(self.junk[k])
             for r, (w, v) in enumerate(words, start=1):
-                writer.writerow([k, r, w, repr(v), prev, coh, junk] + ([names[k]] if names else []))
+                write([k, r, str(w), repr(v), prev, coh, junk] + ([names[k]] if names else []))
 
     # ------------------------------------------------------------------ display
     def __str__(self) -> str:

@@ -30,6 +30,19 @@ def plain(value):
 
 
 # ---------------------------------------------------------------------------- the vectorizer and vocabulary
+def string_array(values, what: str) -> np.ndarray:
+    """``values`` as the NumPy string array a file stores, or ValueError naming ``what`` for a string that ends in
+    a NUL character: NumPy's string arrays drop trailing NULs, so it would load as another string (or as a
+    second copy of one), silently."""
+    values = [str(v) for v in values]
+    bad = next((v for v in values if v.endswith("\x00")), None)
+    if bad is not None:
+        raise ValueError(f"save: {what} holds {bad!r}, which ends in a NUL character: a saved string array drops "
+                         f"trailing NULs, so it would load as {bad.rstrip(chr(0))!r}. Remove NUL characters from the "
+                         "texts (or the vocabulary) before fitting.")
+    return np.asarray(values, dtype=str)
+
+
 def vectorizer_record(vec, n_features: int):
     """JSON metadata and arrays describing a fitted Vectorizer; TypeError for what a file cannot hold."""
     from sklearn.utils.validation import check_is_fitted
@@ -73,7 +86,7 @@ def vectorizer_record(vec, n_features: int):
         "n_docs_": int(vec.n_docs_),
         "vocab_n_docs": vec.vocab_.n_docs,
     }
-    arrays = {"vocabulary": np.asarray(vec.vocab_.terms, dtype=str)}
+    arrays = {"vocabulary": string_array(vec.vocab_.terms, "the vectorizer's vocabulary")}
     for name in ("doc_freq", "term_freq"):
         values = getattr(vec.vocab_, name)
         if values is not None:
@@ -143,7 +156,7 @@ def vocabulary_arrays(model, vocabulary) -> dict:
         return {}
     if isinstance(vocabulary, (str, bytes)):
         raise TypeError("save: vocabulary must be a sequence of terms, got a single str.")
-    vocabulary = np.asarray([str(t) for t in vocabulary], dtype=str)
+    vocabulary = string_array(vocabulary, "vocabulary")
     if vocabulary.shape[0] != model.n_features_in_:
         raise ValueError(
             f"vocabulary has {vocabulary.shape[0]} terms, but the model was fitted on {model.n_features_in_}."

@@ -9,6 +9,7 @@ from __future__ import annotations
 import codecs
 import math
 import numbers
+import re
 
 import numpy as np
 import scipy.sparse as sp
@@ -375,3 +376,13 @@ def user_stacklevel() -> int:
     while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] in ("topicvb", "sklearn"):
         frame, level = frame.f_back, level + 1
     return level
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def encodable(text: str) -> str:
+    """``text`` with each lone surrogate as U+FFFD, so that it can be written as UTF-8. Python keeps bytes that
+    were not UTF-8 as lone surrogates (a file name from ``os.listdir``, a JSON ``"\\ud800"`` escape), and a strict
+    UTF-8 writer refuses them; the text readers replace such bytes in a file's contents with U+FFFD already."""
+    return _LONE_SURROGATE.sub("\ufffd", text)

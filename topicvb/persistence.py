@@ -57,7 +57,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ._persistence_parts import (PRIOR_ARRAY, check_prior_state, check_vocabulary, plain, prior_record,
-                                 rebuild_prior, rebuild_vectorizer, vectorizer_arrays, vocabulary_arrays)
+                                 rebuild_prior, rebuild_vectorizer, string_array, vectorizer_arrays,
+                                 vocabulary_arrays)
 from .models import _registry
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "ModelRecord", "load", "read", "save"]
@@ -183,7 +184,7 @@ def _model_state(model):
         if not key.endswith("_") or key.startswith("_") or key == "random_state_":
             continue
         if key in ("topic_labels_", "feature_names_in_") and value is not None:
-            arrays["attr__" + key] = np.asarray([str(v) for v in value], dtype=str)
+            arrays["attr__" + key] = string_array(value, key)
         elif isinstance(value, np.ndarray) and value.dtype != object:
             arrays["attr__" + key] = value
         elif isinstance(value, (np.generic, int, float)) and not isinstance(value, bool):

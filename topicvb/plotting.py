@@ -279,9 +279,9 @@ def plot_top_words(model_or_topics, vocabulary=None, *, n: int = 10, topics=None
         y = np.arange(len(labels))
         ax.barh(y, values, color="#4c72b0")
         ax.set_yticks(y)
-        ax.set_yticklabels(labels)
+        ax.set_yticklabels(labels, parse_math=False)  # (words are text: "$x^2$" is not mathematics)
         ax.invert_yaxis()
-        ax.set_title(f"topic {k}: {names[k]}" if names and names[k] != f"topic_{k}" else f"topic {k}")
+        ax.set_title(f"topic {k}: {names[k]}" if names and names[k] != f"topic_{k}" else f"topic {k}", parse_math=False)
         ax.set_xlabel("P(word | topic)")
     return flat[: len(chosen)]
 
@@ -359,7 +359,7 @@ def plot_doc_topic_heatmap(doc_topic, *, ax=None, X=None, max_docs: int | None =
     ax.set_xticks(np.arange(theta.shape[1]))
     if names is not None and len(names) == theta.shape[1]:
         ax.set_xticklabels([str(k) if name == f"topic_{k}" else f"{k}: {name}" for k, name in enumerate(names)],
-                           rotation=45, ha="right")
+                           rotation=45, ha="right", parse_math=False)
     ax.set_title("Document-topic proportions")
     return ax
 

@@ -28,6 +28,7 @@ from ..evaluation._common import (
 )
 from .._inspection_words import as_model, custom_labels
 from .._inspection_coherence import check_coherence_measure, coherence_values, reference_of
+from .._validation import encodable
 from ..inspection import junk_topics, representative_documents, summary, top_words
 from ._template import CSS, JS
 
@@ -464,6 +465,7 @@ def report(model, X, vocabulary=None, *, texts=None, doc_ids=None, n_words: int 
 
 def _write_page(page: str, path) -> None:
     """Write the page to ``path`` (UTF-8, atomically: a temporary file renamed into place)."""
+    page = encodable(page)  # (a lone surrogate, a byte that was not UTF-8 in a file name or a text: U+FFFD)
     with atomic_paths([path]) as (tmp,):
         with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(page)  # the temporary file already has the mode the umask gives (create_temp_file)
