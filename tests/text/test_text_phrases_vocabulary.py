@@ -148,3 +148,10 @@ def test_save_load_roundtrip(tmp_path, name):
     assert Vocabulary.load(tmp_path / "plain.txt") == plain
     with pytest.raises(ValueError, match=r"contains a tab or newline; save the vocabulary as \.json instead"):
         Vocabulary(["a\tb"]).save(tmp_path / "bad.txt")
+    # (before, an empty term vanished on loading, shifting every later index, and a first term's byte-order mark
+    # was read as the file's; the .json format gives both back)
+    for terms, what in ((["a", "", "b"], "an empty term"), (["\ufeffa", "b"], r"the first term '\\ufeffa'")):
+        with pytest.raises(ValueError, match=rf"holds {what}.* save it as \.json instead"):
+            Vocabulary(terms).save(tmp_path / "bad.txt")
+        Vocabulary(terms).save(tmp_path / "good.json")
+        assert Vocabulary.load(tmp_path / "good.json").terms == terms
