@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from topicvb.text import Tokenizer, Vectorizer
-from topicvb.text._unicode import _combining_marks, _lower, _marked_word_pattern
+from topicvb.text._unicode import JOINERS, _combining_marks, _lower, _marked_word_pattern
 from topicvb.text.tokenize import DEFAULT_TOKEN_PATTERN
 
 FORMS = ["NFKC", "NFC", "NFKD", "NFD", None]
@@ -33,9 +33,15 @@ def _is_mark(ch):
     return unicodedata.category(ch).startswith("M")
 
 
+def _carried(ch):
+    """Whether the default pattern carries ``ch`` along in a word as a mark: a combining mark, or a joiner
+    written inside words (ZERO WIDTH NON-JOINER and JOINER, WORD JOINER)."""
+    return _is_mark(ch) or ch in JOINERS
+
+
 def _letters(text):
-    """The characters of ``text`` that are not combining marks."""
-    return [c for c in text if not _is_mark(c)]
+    """The characters of ``text`` that are not combining marks or joiners."""
+    return [c for c in text if not _carried(c)]
 
 
 def _reference_tokens(text):
@@ -44,9 +50,9 @@ def _reference_tokens(text):
     pieces with two word characters."""
     pieces, piece = [], ""
     for ch in text + " ":
-        if WORD.match(ch) or (_is_mark(ch) and piece):
+        if WORD.match(ch) or (_carried(ch) and piece):
             piece += ch
-        elif not _is_mark(ch):
+        elif not _carried(ch):
             pieces.append(piece)
             piece = ""
     return [p for p in pieces if sum(bool(WORD.match(ch)) for ch in p) >= 2]
@@ -199,12 +205,26 @@ def test_words_of_scripts_with_marks_are_whole_tokens(words):
 
 
 mixed_text = st.text(alphabet=st.sampled_from(list("ab_1 .-é\u00e9E\u0301\u0308\u093f\u094d\u0915\u0e31\u0e01"
-                                                   "\u05b4\u05d0\u20dd\u0345Σς\ufe0f\ufe20")
+                                                   "\u05b4\u05d0\u20dd\u0345Σς\ufe0f\ufe20\u200c\u200d\u2060")
                                               # above U+FFFF: marks (Brahmi, musical, variation selector),
                                               # a Brahmi and a Deseret letter, an emoji
                                               + ["\U00011001", "\U0001d165", "\U000e0100", "\U00011013",
                                                  "\U00010400", "\U0001f600"]), max_size=60)
-SIMPLE = re.compile(rf"\w[{_combining_marks()}]*\w[\w{_combining_marks()}]*")  # what _marked_word_pattern is
+SIMPLE = re.compile(rf"\w[{_combining_marks()}{JOINERS}]*\w[\w{_combining_marks()}{JOINERS}]*")  # (what
+# _marked_word_pattern is)
+
+
+def test_joiners_inside_words_keep_them_whole_and_soft_hyphens_go():
+    # (before, U+200C cut the Persian plural "کتاب‌ها" in two, U+200D cut an Indic conjunct, and a soft hyphen
+    # from a web page cut "abc\xaddef" into "abc" and "def")
+    words = ["کتاب\u200cها", "मेरा\u200dनाम", "ന്\u200dറെ", "word\u2060joined"]
+    assert Tokenizer()(" ".join(words)) == words  # (the defaults: letters, marks and joiners are alphabetic)
+    assert Tokenizer()("a soft\u00adhyphen, another\u00ad one\u00ad\u00ad") == ["softhyphen", "another", "one"]
+    assert Tokenizer().count("hy\u00adphen hyphen") == Counter({"hyphen": 2})
+    terms, ids, _ = Tokenizer()._encode_chunk(["hy\u00adphen کتاب\u200cها"])
+    assert [terms[i] for i in ids.tolist()] == ["hyphen", "کتاب\u200cها"]
+    # (a pattern of your own is used as given)
+    assert Tokenizer(token_pattern=r"[^\s\u00ad]+", **PATTERN_RULE)("ab\u00adcd") == ["ab", "cd"]
 
 
 @settings(max_examples=500, deadline=None)

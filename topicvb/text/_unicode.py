@@ -9,8 +9,18 @@ import unicodedata
 
 # The default pattern on non-ASCII text: a combining mark (Unicode categories Mn, Mc, Me) continues
 # the word it follows instead of cutting it, and a token needs two word characters (marks do not
-# count), see :func:`_marked_word_pattern`
+# count), see :func:`_marked_word_pattern`; so do the invisible format characters written inside words
+# (JOINERS)
 _MARKED_WORD_TEMPLATE = r"\w[{bmp}]*(?:{astral}[{bmp}]*)*\w[\w{bmp}]*(?:{astral}[\w{bmp}]*)*"
+
+
+# Format characters (category Cf) written inside words, which continue the word as marks do: ZERO WIDTH
+# NON-JOINER (U+200C, the standard spelling of Persian plurals and compounds, "کتاب‌ها"), ZERO WIDTH JOINER
+# (U+200D, Indic conjuncts and chillus) and WORD JOINER (U+2060). SOFT HYPHEN (U+00AD), a hyphenation hint
+# common in text from web pages, is removed from the text before the default pattern runs ("abc\xaddef" is
+# "abcdef"; Tokenizer._text_steps).
+JOINERS = "\u200c\u200d\u2060"
+SOFT_HYPHEN = "\u00ad"
 
 
 def _lower(text: str) -> str:
@@ -75,9 +85,10 @@ def _marked_word_pattern() -> re.Pattern:
     range, so the marks above U+FFFF (about a hundred ranges: Brahmi, musical symbols, variation
     selectors...) are tried only at a character above U+FFFF (a look-ahead of one range). Each
     alternative starts with a different kind of character, so a failed match backtracks linearly.
+    The format characters of JOINERS count as marks here (U+200C cut "کتاب‌ها" in two).
     """
     ranges = _mark_ranges()
-    bmp = _class_body([r for r in ranges if r[1] < 0x10000])
+    bmp = _class_body([r for r in ranges if r[1] < 0x10000]) + JOINERS
     astral = f"(?=[\\U00010000-\\U0010ffff])[{_class_body([r for r in ranges if r[0] >= 0x10000])}]"
     return re.compile(_MARKED_WORD_TEMPLATE.format(bmp=bmp, astral=astral))
 
@@ -87,7 +98,8 @@ def _is_mark(ch: str) -> bool:
 
 
 def _is_alphabetic(token: str) -> bool:
-    """Whether ``token`` is made of letters and the combining marks of its letters (no digit, no underscore).
+    """Whether ``token`` is made of letters and the combining marks of its letters, and the joiners within its
+    words (JOINERS), with no digit or underscore.
 
     Letters are what :meth:`str.isalpha` accepts (Unicode categories L*); a token of marks alone is
     not alphabetic.
@@ -100,7 +112,7 @@ def _is_alphabetic(token: str) -> bool:
     for ch in token:
         if ch.isalpha():
             has_letter = True
-        elif not _is_mark(ch):
+        elif not _is_mark(ch) and ch not in JOINERS:
             return False
     return has_letter
 

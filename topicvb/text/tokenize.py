@@ -7,8 +7,9 @@ The pipeline of :class:`Tokenizer`, in order:
 3. Unicode normalisation (``normalize="NFKC"``), lowercasing (the dotted capital ``"İ"`` becomes
    ``"i"``, see :func:`._unicode._lower`), accent stripping;
 4. URLs and e-mail addresses dropped, kept or replaced by a placeholder token;
-5. the token regex (``token_pattern``, scikit-learn's default, except that a combining mark continues
-   its word instead of cutting it, see :func:`._unicode._marked_word_pattern`);
+5. the token regex (``token_pattern``, scikit-learn's default, except that a combining mark, or a joiner
+   such as U+200C, continues its word instead of cutting it, see :func:`._unicode._marked_word_pattern`;
+   soft hyphens are removed before it, with the text-level steps of 3);
 6. per-token filters: length, numbers, letters only (``alphabetic``), stop words (matched on the
    lower-cased token), stemming.
 
@@ -45,6 +46,7 @@ from ._tokenize_counting import _ASCII_WORD_CHARS, _TermCounting
 from ._unicode import (
     _is_alphabetic,
     _lower,
+    SOFT_HYPHEN,
     _marked_word_pattern,
     _strip_accents_ascii,
     _strip_accents_unicode,
@@ -177,8 +179,10 @@ class Tokenizer(_TermCounting, BaseEstimator):
         the group is the token; more than one group is an error. The default is applied with
         combining marks (Unicode categories Mn, Mc, Me) counted as part of the word they follow,
         so accents of decomposed text and the vowel signs and viramas of scripts such as
-        Devanagari or Thai do not cut a word (``"हिन्दी"`` is one token); a token still needs two
-        word characters besides its marks. A pattern of your own is used as given (and its tokens
+        Devanagari or Thai do not cut a word (``"हिन्दी"`` is one token), and so are the joiners
+        written inside words (U+200C, U+200D, U+2060: ``"کتاب\u200cها"`` is one token), while soft
+        hyphens (U+00AD) are removed from the text first; a token still needs two word characters
+        besides its marks. A pattern of your own is used as given (and its tokens
         still pass the filters below: set ``alphabetic=False`` to keep tokens that are not words).
     min_length : int, default=3
         Shortest token kept, in characters (code points: a combining mark counts, so that words of
@@ -400,11 +404,13 @@ class Tokenizer(_TermCounting, BaseEstimator):
         return None
 
     def _text_steps(self, clean: bool = True) -> list:
-        """The text-level steps, in order: e-mail cleaning (unless ``clean`` is False), normalisation,
-        lowercasing, accent stripping."""
+        """The text-level steps, in order: e-mail cleaning (unless ``clean`` is False), soft hyphens removed
+        (the default token pattern), normalisation, lowercasing, accent stripping."""
         steps = []
         if clean and self.clean == "email":
             steps += [strip_headers, strip_signature, strip_quotes, strip_encoded]
+        if self.token_pattern == DEFAULT_TOKEN_PATTERN:  # (an invisible hyphenation hint: "abc\xaddef" is "abcdef")
+            steps.append(lambda t: t if t.isascii() or SOFT_HYPHEN not in t else t.replace(SOFT_HYPHEN, ""))
         if self.normalize is not None:
             form = self.normalize
 
