@@ -43,14 +43,8 @@ from sklearn.base import BaseEstimator
 from .._validation import check_choice, check_encoding
 from ._decode import decode_counted
 from ._tokenize_counting import _ASCII_WORD_CHARS, _TermCounting
-from ._unicode import (
-    _is_alphabetic,
-    _lower,
-    SOFT_HYPHEN,
-    _marked_word_pattern,
-    _strip_accents_ascii,
-    _strip_accents_unicode,
-)
+from ._unicode import (SOFT_HYPHEN, _is_alphabetic, _lower, _marked_word_pattern, _strip_accents_ascii,
+                       _strip_accents_unicode)
 from .clean import strip_encoded, strip_headers, strip_quotes, strip_signature
 from .stopwords import ENGLISH_STOP_WORDS
 
