@@ -10,6 +10,7 @@ file left as it was.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import re
 import sys
@@ -186,7 +187,15 @@ def _fill(value, ws):
     return value.replace("{ws}", str(ws))
 
 
-@pytest.mark.parametrize("argv,option,path,says", [pytest.param(*case[1:], id=case[0]) for case in PATH_CASES])
+_NO_MATPLOTLIB = importlib.util.find_spec("matplotlib") is None
+
+
+@pytest.mark.parametrize("argv,option,path,says", [
+    pytest.param(*case[1:], id=case[0],
+                 # (--plot needs matplotlib, which the command line checks before the output paths)
+                 marks=[pytest.mark.skipif(_NO_MATPLOTLIB, reason="--plot needs matplotlib")] if "--plot" in case[1]
+                 else [])
+    for case in PATH_CASES])
 def test_a_bad_output_path_is_refused_before_any_work(ws, no_work, capsys, argv, option, path, says):
     if path.startswith("/proc/") and not os.path.isdir("/proc"):
         pytest.skip("no /proc on this system")

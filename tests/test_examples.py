@@ -42,6 +42,7 @@ def _env(**extra):
 
 @pytest.mark.slow
 def test_newsgroups_script(tmp_path):
+    pytest.importorskip("matplotlib", reason="examples/newsgroups.py draws its figures with matplotlib")
     data_home = _newsgroups_dir()
     if data_home is None:
         pytest.skip(

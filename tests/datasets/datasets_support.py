@@ -43,5 +43,5 @@ def _write(path: Path, text: str) -> Path:
     if path.name.endswith(".gz"):
         path.write_bytes(gzip.compress(text.encode()))
     else:
-        path.write_text(text)
+        path.write_text(text, encoding="utf-8")  # (not the locale's: the readers read UTF-8)
     return path

@@ -255,17 +255,28 @@ def _refusing_tokenizer(text):
     return text.split()
 
 
-def test_split_worker_error_that_cannot_be_rebuilt_keeps_its_message_and_traceback(force_workers, monkeypatch):
+def test_split_worker_error_that_cannot_be_rebuilt_keeps_its_message_and_traceback(force_workers, monkeypatch,
+                                                                                     tmp_path):
     import time
 
     import topicvb.text._vectorize_pool as vectorize_pool  # the Vectorizer's chunk counting and process pool
     from topicvb.text._vectorize_pool import WorkerTraceback
 
     here, process_chunk = os.getpid(), vectorize_pool._process_chunk
+    started, calls_here = tmp_path / "worker-started", []
 
-    def slow_here(chunk, job=None):  # (so that the worker, not this process, counts the worker's first chunk)
-        if os.getpid() == here:
-            time.sleep(0.1)
+    def slow_here(chunk, job=None):
+        # the worker, not this process, must count the worker's first chunk: after its first chunk (counted before
+        # the fork) this process waits until the worker has claimed it (a fixed sleep here was not always enough
+        # on a loaded machine: this process then took the worker's chunks from the back, the bad one included,
+        # and raised the error itself)
+        if os.getpid() != here:
+            started.touch()
+        else:
+            calls_here.append(chunk)
+            deadline = time.monotonic() + 120
+            while len(calls_here) > 1 and not started.exists() and time.monotonic() < deadline:
+                time.sleep(0.01)
         return process_chunk(chunk, job)
 
     monkeypatch.setattr(vectorize_pool, "_process_chunk", slow_here)
