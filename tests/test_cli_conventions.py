@@ -278,6 +278,21 @@ def test_a_real_terminal_gets_bars_a_pipe_none(ws, tmp_path):
     assert not BAR.search(proc.stderr) and "\r" not in proc.stderr
 
 
+def test_words_that_stdout_cannot_encode_are_escaped_not_an_error(tmp_path):
+    # (before: "topicvb: error: 'ascii' codec can't encode character '\xdf'" and exit 1 where stdout is not UTF-8:
+    # PYTHONIOENCODING=ascii, a legacy locale, a Windows console redirected to a file)
+    from topicvb import BatchLDA, save
+
+    X = make_lda_corpus(40, 6, 2, random_state=0).corpus.X
+    save(BatchLDA(2, max_iter=3, random_state=0).fit(X), tmp_path / "m.npz",
+         vocabulary=["straße", "café", "日本", "naïve", "plain", "word"])
+    proc = subprocess.run([sys.executable, "-m", "topicvb", "topics", "m.npz"], capture_output=True, cwd=tmp_path,
+                          env=dict(os.environ, PYTHONIOENCODING="ascii"), timeout=300)
+    assert proc.returncode == 0, proc.stderr.decode("ascii", "replace")
+    out = proc.stdout.decode("ascii")
+    assert "stra\\xdfe" in out and "\\u65e5\\u672c" in out and "plain" in out
+
+
 # ----------------------------------------------------------------------------- Ctrl-C
 def test_ctrl_c_during_fit_saves_says_so_and_exits_130(ws, tmp_path):
     big = tmp_path / "big.npz"

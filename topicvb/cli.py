@@ -39,6 +39,7 @@ are still imported from here.
 
 from __future__ import annotations
 
+import codecs
 import logging
 import os
 import sys
@@ -100,6 +101,7 @@ def _stdout_closed() -> int:
 
 
 def main(argv=None) -> int:
+    restore = _escape_what_stdout_cannot_encode()
     try:
         return _main(argv)
     except BrokenPipeError:  # the reader of stdout is gone (`topicvb infer ... | head -1`)
@@ -107,6 +109,23 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:  # during start-up (imports, building the parser), before any work
         print("topicvb: interrupted (Ctrl-C).", file=sys.stderr)
         return INTERRUPTED
+    finally:
+        restore()
+
+
+def _escape_what_stdout_cannot_encode():
+    """Where stdout is not UTF-8 (``PYTHONIOENCODING=ascii``, a legacy locale, a Windows console redirected to a
+    file), print a character it cannot encode as an escape (``stra\\xdfe``), as Python does on stderr, instead of
+    failing the command on the first such word; returns what puts stdout back as it was."""
+    out = sys.stdout
+    try:
+        utf8 = codecs.lookup(out.encoding).name == "utf-8"
+    except (AttributeError, LookupError, TypeError):  # (not a text stream of a known encoding: left alone)
+        return lambda: None
+    if utf8 or getattr(out, "errors", None) != "strict" or not hasattr(out, "reconfigure"):
+        return lambda: None
+    out.reconfigure(errors="backslashreplace")
+    return lambda: out.reconfigure(errors="strict") if not out.closed else None
 
 
 def _main(argv) -> int:
