@@ -354,6 +354,13 @@ def test_pandas_output_set_globally_leaves_the_counts_sparse_and_the_pipeline_wo
         theta = pipe.transform(_ANIMALS)
         assert list(theta.columns) == list(pipe.model.get_feature_names_out())  # (the model's output is a frame)
     np.testing.assert_array_equal(np.asarray(theta), plain.transform(_ANIMALS))
+    # the same asked of the pipeline itself (set_output reaches every step), and "default" (which scikit-learn's
+    # own message suggested) still accepted by the Vectorizer
+    vec = Vectorizer()
+    assert vec.set_output(transform="default") is vec and vec.set_output(transform="pandas") is vec
+    framed = make_topic_pipeline(Vectorizer(), BatchLDA(2, random_state=0, max_iter=5)).set_output(transform="pandas")
+    assert list(framed.fit(_ANIMALS).transform(_ANIMALS).columns) == list(framed.model.get_feature_names_out())
+    assert sp.issparse(framed.vectorizer.transform(_ANIMALS))
 
 
 @pytest.mark.filterwarnings("ignore")

@@ -482,6 +482,17 @@ class Vectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         indices, data, lengths = build_csr(chunks, self.vocab_.index, grow=False)
         return self._finish_matrix(indices, data, lengths, len(self.vocab_))
 
+    def set_output(self, *, transform=None):
+        """Accepted for scikit-learn's ``set_output`` API, which a Pipeline passes to each step: the counts stay a
+        sparse matrix whatever ``transform`` asks (a pandas or polars frame cannot hold them), while the steps
+        after this one give the output asked for (a topic model's document-topic frame).
+
+        Returns
+        -------
+        self
+        """
+        return self
+
     def get_feature_names_out(self, input_features=None) -> np.ndarray:
         """Terms of the columns, in order.
 
