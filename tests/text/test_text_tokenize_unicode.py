@@ -17,7 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from topicvb.text import Tokenizer, Vectorizer
-from topicvb.text._unicode import JOINERS, _combining_marks, _lower, _marked_word_pattern
+from topicvb.text._unicode import (JOINERS, _combining_marks, _drop_loose_format_characters, _lower,
+                                   _marked_word_pattern)
 from topicvb.text.tokenize import DEFAULT_TOKEN_PATTERN
 
 FORMS = ["NFKC", "NFC", "NFKD", "NFD", None]
@@ -219,6 +220,8 @@ def test_joiners_inside_words_keep_them_whole_and_soft_hyphens_go():
     # from a web page cut "abc\xaddef" into "abc" and "def")
     words = ["کتاب\u200cها", "मेरा\u200dनाम", "ന്\u200dറെ", "word\u2060joined"]
     assert Tokenizer()(" ".join(words)) == words  # (the defaults: letters, marks and joiners are alphabetic)
+    # a joiner that joins nothing is no part of a term (else "کتاب\u200c" would be an invisible twin of "کتاب")
+    assert Tokenizer()("کتاب\u200c ها word\u200d\u200c. ab\u200c a\u200c\u200cbc") == ["کتاب", "word", "a\u200c\u200cbc"]
     assert Tokenizer()("a soft\u00adhyphen, another\u00ad one\u00ad\u00ad") == ["softhyphen", "another", "one"]
     assert Tokenizer().count("hy\u00adphen hyphen") == Counter({"hyphen": 2})
     terms, ids, _ = Tokenizer()._encode_chunk(["hy\u00adphen کتاب\u200cها"])
@@ -237,11 +240,14 @@ def test_marked_pattern_is_the_default_pattern_with_marks_carried_along(text):
     without = "".join(_letters(text))
     assert ["".join(_letters(t)) for t in marked] == re.findall(DEFAULT_TOKEN_PATTERN, without)
     assert _marked_word_pattern().findall(without) == re.findall(DEFAULT_TOKEN_PATTERN, without)
+    # the Tokenizer first drops the joiners that join nothing (at a word's end), then finds these tokens
+    prepared = _marked_word_pattern().findall(_drop_loose_format_characters(text))
+    assert prepared == [t.rstrip(JOINERS) for t in marked if sum(bool(WORD.match(c)) for c in t) >= 2]
     tok = Tokenizer(normalize=None, lowercase=False, numbers="keep", **PATTERN_RULE)
-    assert tok(text) == marked
-    assert dict(tok.count(text)) == dict(Counter(marked))
+    assert tok(text) == prepared
+    assert dict(tok.count(text)) == dict(Counter(prepared))
     terms, ids, lengths = tok._encode_chunk([text])
-    assert [terms[i] for i in ids.tolist()] == marked and lengths.tolist() == [len(marked)]
+    assert [terms[i] for i in ids.tolist()] == prepared and lengths.tolist() == [len(prepared)]
 
 
 @pytest.mark.parametrize("text", ["a" + "\u0301\U0001d165" * 50_000 + " ", "a" + "\U0001d165" * 100_000 + "!",

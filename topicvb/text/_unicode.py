@@ -16,9 +16,9 @@ _MARKED_WORD_TEMPLATE = r"\w[{bmp}]*(?:{astral}[{bmp}]*)*\w[\w{bmp}]*(?:{astral}
 
 # Format characters (category Cf) written inside words, which continue the word as marks do: ZERO WIDTH
 # NON-JOINER (U+200C, the standard spelling of Persian plurals and compounds, "کتاب‌ها"), ZERO WIDTH JOINER
-# (U+200D, Indic conjuncts and chillus) and WORD JOINER (U+2060). SOFT HYPHEN (U+00AD), a hyphenation hint
-# common in text from web pages, is removed from the text before the default pattern runs ("abc\xaddef" is
-# "abcdef"; Tokenizer._text_steps).
+# (U+200D, Indic conjuncts and chillus) and WORD JOINER (U+2060); one that joins nothing (at the end of a word)
+# is removed first. SOFT HYPHEN (U+00AD), a hyphenation hint common in text from web pages, is removed from the
+# text before the default pattern runs ("abc\xaddef" is "abcdef"; _drop_loose_format_characters).
 JOINERS = "\u200c\u200d\u2060"
 SOFT_HYPHEN = "\u00ad"
 
@@ -91,6 +91,29 @@ def _marked_word_pattern() -> re.Pattern:
     bmp = _class_body([r for r in ranges if r[1] < 0x10000]) + JOINERS
     astral = f"(?=[\\U00010000-\\U0010ffff])[{_class_body([r for r in ranges if r[0] >= 0x10000])}]"
     return re.compile(_MARKED_WORD_TEMPLATE.format(bmp=bmp, astral=astral))
+
+
+@functools.lru_cache(maxsize=None)
+def _loose_joiners() -> re.Pattern:
+    """Runs of JOINERS that join nothing: not followed by a word character, a mark or another joiner (at the end
+    of a word, or alone). Left in place, "کتاب\u200c ها" would give the term "کتاب\u200c", an invisible twin of
+    "کتاب"."""
+    ranges = _mark_ranges()
+    bmp = _class_body([r for r in ranges if r[1] < 0x10000])
+    astral = _class_body([r for r in ranges if r[0] >= 0x10000])
+    return re.compile(f"[{JOINERS}]+(?![\\w{bmp}{JOINERS}]|[{astral}])")
+
+
+def _drop_loose_format_characters(text: str) -> str:
+    """``text`` without soft hyphens and without the joiners that join nothing (:func:`_loose_joiners`): the
+    text step of the default token pattern."""
+    if text.isascii():
+        return text
+    if SOFT_HYPHEN in text:
+        text = text.replace(SOFT_HYPHEN, "")
+    if "\u200c" in text or "\u200d" in text or "\u2060" in text:
+        text = _loose_joiners().sub("", text)
+    return text
 
 
 def _is_mark(ch: str) -> bool:

@@ -43,8 +43,8 @@ from sklearn.base import BaseEstimator
 from .._validation import check_choice, check_encoding
 from ._decode import decode_counted
 from ._tokenize_counting import _ASCII_WORD_CHARS, _TermCounting
-from ._unicode import (SOFT_HYPHEN, _is_alphabetic, _lower, _marked_word_pattern, _strip_accents_ascii,
-                       _strip_accents_unicode)
+from ._unicode import (_drop_loose_format_characters, _is_alphabetic, _lower, _marked_word_pattern,
+                       _strip_accents_ascii, _strip_accents_unicode)
 from .clean import strip_encoded, strip_headers, strip_quotes, strip_signature
 from .stopwords import ENGLISH_STOP_WORDS
 
@@ -398,13 +398,13 @@ class Tokenizer(_TermCounting, BaseEstimator):
         return None
 
     def _text_steps(self, clean: bool = True) -> list:
-        """The text-level steps, in order: e-mail cleaning (unless ``clean`` is False), soft hyphens removed
-        (the default token pattern), normalisation, lowercasing, accent stripping."""
+        """The text-level steps, in order: e-mail cleaning (unless ``clean`` is False), soft hyphens and loose
+        joiners removed (the default token pattern), normalisation, lowercasing, accent stripping."""
         steps = []
         if clean and self.clean == "email":
             steps += [strip_headers, strip_signature, strip_quotes, strip_encoded]
-        if self.token_pattern == DEFAULT_TOKEN_PATTERN:  # (an invisible hyphenation hint: "abc\xaddef" is "abcdef")
-            steps.append(lambda t: t if t.isascii() or SOFT_HYPHEN not in t else t.replace(SOFT_HYPHEN, ""))
+        if self.token_pattern == DEFAULT_TOKEN_PATTERN:  # (soft hyphens, joiners that join nothing: see _unicode)
+            steps.append(_drop_loose_format_characters)
         if self.normalize is not None:
             form = self.normalize
 
