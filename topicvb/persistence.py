@@ -193,6 +193,9 @@ def _model_state(model):
             scalars[key] = None
     meta = {"format": FORMAT, "version": FORMAT_VERSION, "class": type(model).__name__, "params": params,
             "scalars": scalars}
+    fitted = getattr(model, "components_", None)
+    if isinstance(fitted, np.ndarray) and fitted.dtype.name != np.dtype(model._float).name:
+        meta["fitted_dtype"] = fitted.dtype.name  # (a dtype set after the fit: the arrays keep the fit's)
     return meta, arrays
 
 
@@ -337,7 +340,10 @@ def _fitted_state(entry, model, meta, arrays, path: Path) -> dict:
     twice = [k for k in scalars if k in stored]
     if twice:
         raise ValueError(f"{where!r} holds {', '.join(twice)} both as a scalar and as an array.")
-    float_dtype = np.dtype(model._float)
+    # the dtype of the fit: the parameter's, or the one a model saved with another dtype set since its fit records
+    # (that dtype waits for the next fit, in the saved model as in the file)
+    float_dtype = np.dtype(meta.get("fitted_dtype") if meta.get("fitted_dtype") in ("float32", "float64")
+                           else model._float)
     state = {}
     try:
         for key, value in scalars.items():

@@ -365,7 +365,7 @@ def test_the_fitted_topics_not_n_components_set_after_fit_shape_transform_and_sc
 
 @pytest.mark.filterwarnings("ignore")
 @pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
-def test_a_dtype_set_after_fit_waits_for_the_next_fit(cls):
+def test_a_dtype_set_after_fit_waits_for_the_next_fit(cls, tmp_path):
     # (before, transform, score and bound ran counts of the new dtype against the fitted arrays of the old one, and
     # a later partial_fit mixed the two in the fitted model: float64 topics beside float32 state, after compiling
     # every kernel it reached for the pair)
@@ -377,6 +377,11 @@ def test_a_dtype_set_after_fit_waits_for_the_next_fit(cls):
     assert got.dtype == np.float64
     np.testing.assert_array_equal(got, expected)
     assert model.score(X[:4]) == score and model.bound(X[:4]) == bound
+    from topicvb import load, save
+
+    loaded = load(save(model, tmp_path / "m.npz"))  # (as saved: the fitted dtype, the parameter as set)
+    assert loaded.dtype == "float32" and loaded.components_.dtype == np.float64
+    np.testing.assert_array_equal(loaded.transform(X[:4]), expected)
     if hasattr(model, "partial_fit"):
         before = model.components_.copy()
         with pytest.raises(ValueError, match=r"dtype='float32', but the model was fitted in float64; partial_fit "
