@@ -16,7 +16,7 @@ import sys
 import numpy as np
 import pytest
 
-from process_helpers import ctrl_c_reaches_the_child
+from process_helpers import ctrl_c_reaches
 import topicvb
 import topicvb._cli_progress as cli_progress
 from topicvb import load
@@ -298,10 +298,9 @@ def test_ctrl_c_during_fit_saves_says_so_and_exits_130(ws, tmp_path):
     big = tmp_path / "big.npz"
     make_lda_corpus(3000, 60, 4, random_state=0).corpus.save(big)
     out = tmp_path / "int.npz"
-    proc = subprocess.Popen([sys.executable, "-m", "topicvb", "fit", str(big), "-k", "4", "--tol", "0",
-                             "--max-iter", "1000000", "-v", "-o", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
-                            **ctrl_c_reaches_the_child())
+    proc = subprocess.Popen(ctrl_c_reaches([sys.executable, "-m", "topicvb", "fit", str(big), "-k", "4", "--tol", "0",
+                                            "--max-iter", "1000000", "-v", "-o", str(out)]),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     import threading
 
     guard = threading.Timer(240, proc.kill)  # never hang the suite

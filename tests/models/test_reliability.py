@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 
-from process_helpers import ctrl_c_reaches_the_child
+from process_helpers import ctrl_c_reaches
 from topicvb.datasets import make_lda_corpus
 from topicvb.models import HDP, PLSA, BatchLDA, CollapsedLDA, OnlineLDA
 
@@ -31,8 +31,8 @@ def _start(script, tmp_path):
     path = tmp_path / "child.py"
     path.write_text(textwrap.dedent(script))
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    return subprocess.Popen([sys.executable, str(path)], stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                            env=env, **ctrl_c_reaches_the_child())
+    return subprocess.Popen(ctrl_c_reaches([sys.executable, str(path)]), stderr=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, env=env)
 
 
 def _wait_for_iteration(proc, n, timeout=300):
