@@ -7,7 +7,7 @@ Run from the repository root::
     python benchmarks/bench_end_to_end.py --render benchmarks/results/end_to_end.json   # rewrite the report only
     python benchmarks/bench_end_to_end.py --n-docs 25000 --systems topicvb tomotopy
     python benchmarks/bench_end_to_end.py --systems topicvb gensim --topicvb-max-iter 10   # a shorter topicvb fit
-    python benchmarks/bench_end_to_end.py --systems topicvb gensim --topicvb-estimator StochasticCollapsedLDA  # another
+    python benchmarks/bench_end_to_end.py --systems topicvb gensim --topicvb-estimator StochasticCollapsedLDA
 
 The archive ``imdb-aclImdb/aclImdb_v1-text.tar.xz`` of the shared corpora folder is unpacked once into
 ``benchmarks/.bench_cache/imdb-text-<key>/`` (git-ignored; ``--cache`` for another folder), a folder of
@@ -602,8 +602,8 @@ def main(argv=None) -> int:
                    help="max_iter of topicvb's estimator (default: the estimator's own; a smaller one shows how soon "
                         "a shorter fit reaches the peers' quality)")
     p.add_argument("--topicvb-estimator", default=None,
-                   help="a topicvb estimator class (e.g. StochasticCollapsedLDA) at its defaults instead of the "
-                        "recommended one")
+                   choices=["BatchLDA", "OnlineLDA", "CollapsedLDA", "StochasticCollapsedLDA"],
+                   help="a topicvb LDA estimator at its defaults instead of the recommended one")
     p.add_argument("--topicvb-params", type=json.loads, default=None,
                    help='JSON of parameters set on --topicvb-estimator, e.g. \'{"learn_priors": true}\'')
     p.add_argument("--tomotopy-iters", type=int, default=1000, help="tomotopy Gibbs sweeps (default 1000)")
@@ -629,6 +629,8 @@ def main(argv=None) -> int:
         target = Path(args.out) if args.out else Path(args.render).with_suffix(".md")
         common.write_report(render(store, stored), target, echo=False, announce=True)
         return 0
+    if args.topicvb_params and not args.topicvb_estimator:
+        p.error("--topicvb-params needs --topicvb-estimator (the recommended estimator runs at its own settings).")
     if args.k < 1 or (args.n_docs is not None and args.n_docs < 20) or args.repeats < 1:
         p.error("--k and --repeats must be >= 1 and --n-docs >= 20.")
     common.QUIET_WAIT = args.quiet_wait
