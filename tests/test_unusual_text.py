@@ -108,3 +108,17 @@ def test_words_with_dollar_signs_are_drawn_as_text_not_mathematics(fitted):
         assert not any(t.get_parse_math() for ax in axes for t in ax.get_yticklabels())
     finally:
         plt.close(fig)
+
+
+def test_a_vocabulary_file_refuses_a_first_term_with_a_byte_order_mark(tmp_path):
+    # (before, write_uci wrote it and read_uci gave the term back without its U+FEFF, taken as the file's mark)
+    import scipy.sparse as sp
+
+    from topicvb.datasets import read_uci, write_uci
+
+    X = sp.csr_matrix(np.array([[1, 0, 2], [0, 3, 1]]))
+    with pytest.raises(ValueError, match=r"the first term '\\ufeffa' starts with U\+FEFF"):
+        write_uci(X, ["\ufeffa", "b", "c"], tmp_path / "docword.txt", tmp_path / "vocab.txt")
+    assert not (tmp_path / "docword.txt").exists() and not (tmp_path / "vocab.txt").exists()
+    write_uci(X, ["a\ufeff", "b", "c"], tmp_path / "docword.txt", tmp_path / "vocab.txt")  # (elsewhere: kept)
+    assert read_uci(tmp_path / "docword.txt", tmp_path / "vocab.txt").vocabulary == ["a\ufeff", "b", "c"]

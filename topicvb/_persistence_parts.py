@@ -38,8 +38,8 @@ def string_array(values, what: str) -> np.ndarray:
     bad = next((v for v in values if v.endswith("\x00")), None)
     if bad is not None:
         raise ValueError(f"save: {what} holds {bad!r}, which ends in a NUL character: a saved string array drops "
-                         f"trailing NULs, so it would load as {bad.rstrip(chr(0))!r}. Remove NUL characters from the "
-                         "texts (or the vocabulary) before fitting.")
+                         f"trailing NULs, so it would load as {bad.rstrip(chr(0))!r}. Remove the NUL characters (from "
+                         "the texts or the vocabulary before fitting, or from the names).")
     return np.asarray(values, dtype=str)
 
 

@@ -99,7 +99,11 @@ def check_vocab_size(vocabulary, n_terms: int, vocab_path, source: str) -> None:
 
 
 def write_vocabulary(f, vocabulary) -> None:
-    """Write one term per line to the open text file ``f``."""
+    """Write one term per line to the open text file ``f`` (ValueError for a first term that starts with U+FEFF:
+    the readers take a leading byte-order mark as the file's, so it would come back without it)."""
+    if len(vocabulary) and str(vocabulary[0]).startswith("\ufeff"):
+        raise ValueError(f"vocabulary: the first term {str(vocabulary[0])!r} starts with U+FEFF, which a vocabulary "
+                         "file cannot give back (it is read as the file's byte-order mark).")
     for start in range(0, len(vocabulary), _VOCAB_WRITE_BLOCK):
         f.write("".join(t + "\n" for t in vocabulary[start : start + _VOCAB_WRITE_BLOCK]))
 

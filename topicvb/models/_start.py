@@ -83,7 +83,7 @@ def seeded_topics(X, n_topics, rng, dtype, n_refine=2, centre_weight=0.5):
     nonempty = np.flatnonzero(lengths > 0)
     if nonempty.size == 0:
         return rng.gamma(100.0, 0.01, size=(n_topics, n_terms)).astype(dtype)
-    # Memory: besides X (and its values as float64 if they are not), the output and (D,) arrays: the term-major
+    # Memory: besides X (and its values as float64 if they are not, or are read-only), the output and (D,) arrays: the term-major
     # embedding (12 bytes a non-zero) while the seeds are chosen, then two (K, V) float64 arrays (the centres
     # and their square roots); the rows are embedded on the fly from the counts. Every number is the one of
     # the plain NumPy/SciPy computation (tests/models/test_start_memory.py).

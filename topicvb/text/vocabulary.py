@@ -296,8 +296,8 @@ class Vocabulary:
         Raises
         ------
         ValueError
-            If a term contains a newline or tab, or is empty, or the first term starts with a byte-order mark
-            (U+FEFF), which the plain-text format cannot give back.
+            If a term contains a newline or tab, or is empty (without frequencies), or the first term starts with a
+            byte-order mark (U+FEFF), which the plain-text format cannot give back.
         """
         path = os.fspath(path)
         if path.endswith(".json"):
@@ -317,8 +317,9 @@ class Vocabulary:
             raise ValueError(f"Term {bad!r} contains a tab or newline; save the vocabulary as .json instead.")
         # (load skips empty lines and reads the file as utf-8-sig: an empty term would vanish, shifting every later
         # term's index, and a first term's leading byte-order mark would be read as the file's)
-        if "" in self.terms or (self.terms and self.terms[0].startswith("\ufeff")):
-            bad = "an empty term" if "" in self.terms else f"the first term {self.terms[0]!r}, which starts with U+FEFF,"
+        empty = "" in self.terms and self.doc_freq is None  # (with frequencies its line is not empty)
+        if empty or (self.terms and self.terms[0].startswith("\ufeff")):
+            bad = "an empty term" if empty else f"the first term {self.terms[0]!r}, which starts with U+FEFF,"
             raise ValueError(f"The vocabulary holds {bad} that the plain-text format cannot give back; save it as "
                              ".json instead.")
         with open(path, "w", encoding="utf-8", newline="\n") as fh:
