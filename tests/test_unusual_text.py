@@ -61,6 +61,13 @@ def test_the_command_line_reports_and_infers_a_folder_named_with_bytes_that_were
     assert "texts\ufffd" in page and "f\ufffd0.txt" in page
     rows = list(csv.reader(io.StringIO((tmp_path / "theta.csv").read_bytes().decode("utf-8"), newline="")))
     assert len(rows) == 9 and any("f\ufffd0.txt" in row[0] for row in rows[1:])
+    # the ids printed to a strict UTF-8 stdout (as a UTF-8 locale's is): escaped, not an error (before: exit 1)
+    import subprocess
+
+    proc = subprocess.run([sys.executable, "-m", "topicvb", "infer", "m.npz", texts], capture_output=True,
+                          cwd=tmp_path, env=dict(os.environ, PYTHONIOENCODING="utf-8:strict"), timeout=300)
+    assert proc.returncode == 0, proc.stderr.decode("utf-8", "replace")
+    assert "f\\udcfe0.txt" in proc.stdout.decode("utf-8")
 
 
 def test_a_csv_table_keeps_a_word_with_a_carriage_return_in_its_row(fitted, tmp_path):

@@ -114,15 +114,16 @@ def main(argv=None) -> int:
 
 
 def _escape_what_stdout_cannot_encode():
-    """Where stdout is not UTF-8 (``PYTHONIOENCODING=ascii``, a legacy locale, a Windows console redirected to a
-    file), print a character it cannot encode as an escape (``stra\\xdfe``), as Python does on stderr, instead of
-    failing the command on the first such word; returns what puts stdout back as it was."""
+    """Print a character that stdout cannot encode as an escape (``stra\\xdfe``), as Python does on stderr, instead
+    of failing the command on the first one: a word where stdout is not UTF-8 (``PYTHONIOENCODING=ascii``, a legacy
+    locale, a Windows console redirected to a file), or a document id or path holding bytes that were not UTF-8
+    (lone surrogates, which even a strict UTF-8 stdout refuses); returns what puts stdout back as it was."""
     out = sys.stdout
     try:
-        utf8 = codecs.lookup(out.encoding).name == "utf-8"
+        codecs.lookup(out.encoding)
     except (AttributeError, LookupError, TypeError):  # (not a text stream of a known encoding: left alone)
         return lambda: None
-    if utf8 or getattr(out, "errors", None) != "strict" or not hasattr(out, "reconfigure"):
+    if getattr(out, "errors", None) != "strict" or not hasattr(out, "reconfigure"):
         return lambda: None
     out.reconfigure(errors="backslashreplace")
     return lambda: out.reconfigure(errors="strict") if not out.closed else None
