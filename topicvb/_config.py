@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import numbers
+import threading
 
 
 def available_threads() -> int:
@@ -51,6 +52,28 @@ def threads(n_jobs):
     finally:
         numba.set_num_threads(previous)
 
+
+
+_LOCAL = threading.local()
+
+
+@contextlib.contextmanager
+def quiet_convergence():
+    """In this thread, topicvb's fits do not warn that they reached ``max_iter`` (``ConvergenceWarning``): for the
+    callers that cap ``max_iter`` on purpose (``perplexity_trace``) or fit many candidates (``select_n_topics``).
+    Unlike ``warnings.catch_warnings``, which swaps the process-wide filter list, it leaves every other thread's
+    warnings, and the filters, alone."""
+    before = getattr(_LOCAL, "quiet_convergence", False)
+    _LOCAL.quiet_convergence = True
+    try:
+        yield
+    finally:
+        _LOCAL.quiet_convergence = before
+
+
+def convergence_warnings_wanted() -> bool:
+    """False inside :func:`quiet_convergence` (in this thread)."""
+    return not getattr(_LOCAL, "quiet_convergence", False)
 
 
 _DEFAULT_L2_BYTES = 1 << 20

@@ -14,11 +14,12 @@ from collections.abc import Mapping, Set
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted
 
 from .._completion import normalised_rows  # (the models' score reads their rows through it too)
+from .._config import quiet_convergence
 from .._validation import as_csr, check_not_single_str, drop_negligible_counts
 
 
@@ -124,11 +125,30 @@ def check_counts(X, model, *, name: str = "X", caller: str) -> sp.csr_matrix:
     return drop_negligible_counts(X)  # (stored zeros dropped: the held-out split is then that of model.score)
 
 
+def fit_quietly(model, X):
+    """``model.fit(X)`` without its ``ConvergenceWarning`` (a capped ``max_iter`` on purpose, or one candidate of
+    many). topicvb's estimators are quietened in this thread only (:func:`topicvb._config.quiet_convergence`);
+    for another library's, the process-wide filters are swapped for the call (``warnings.catch_warnings``, which
+    is not thread-safe: the only way to silence them)."""
+    from ..models._base import TopicModelBase
+
+    if isinstance(model, TopicModelBase):
+        with quiet_convergence():
+            return model.fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return model.fit(X)
+
+
 def doc_topic(model, X: sp.csr_matrix) -> np.ndarray:
     """``model.transform(X)`` as float64 with rows normalised to sum to 1 (for any peer model)."""
-    with warnings.catch_warnings():  # (X is CSR now: its columns were checked against feature_names_in_ before)
-        warnings.filterwarnings("ignore", message="X does not have valid feature names")
+    if getattr(model, "feature_names_in_", None) is None:
         theta = _dense(model.transform(X), "model.transform(X)")
+    else:  # (X is CSR now: its columns were checked against feature_names_in_ before; the filters are swapped only
+        # here, where the model would warn: warnings.catch_warnings is not thread-safe)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="X does not have valid feature names")
+            theta = _dense(model.transform(X), "model.transform(X)")
     if theta.shape != (X.shape[0], n_topics_of(model)):
         raise ValueError(
             f"model.transform returned shape {theta.shape}; expected ({X.shape[0]}, {n_topics_of(model)})."

@@ -138,8 +138,17 @@ class ReferenceCorpus:
                 X = X.copy()
                 X.eliminate_zeros()
             check_nonnegative_counts(X, "ReferenceCorpus")
-            self.X = X
             self.index = {t: j for j, t in enumerate(terms)}
+            if len(self.index) != len(terms):  # (a term's co-occurrences would be read from one of its columns)
+                seen, twice = set(), []
+                for t in terms:
+                    if t in seen and t not in twice:
+                        twice.append(t)
+                    seen.add(t)
+                raise ValueError(f"ReferenceCorpus: vocabulary must name each column by a term of its own; "
+                                 f"{', '.join(map(repr, twice[:5]))} name{'s' if len(twice) == 1 else ''} more than "
+                                 "one column.")
+            self.X = X
         self.texts = None
         if texts is not None:
             if isinstance(texts, (str, bytes)):

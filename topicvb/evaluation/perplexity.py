@@ -23,19 +23,17 @@ from __future__ import annotations
 import logging
 import numbers
 import time
-import warnings
 from collections.abc import Iterable
 
 import numpy as np
 from sklearn.base import clone
-from sklearn.exceptions import ConvergenceWarning
 
 from .._completion import completion_log_likelihoods, split_cells
 from .._config import threads
 from .._kernels.bounds import lda_topic_bound, prior_topic_terms, topic_expectations
 from .._kernels.estep import e_step
 from .._validation import check_bool, check_finite_real, check_int, check_positive_prior, csr_arrays, writable
-from ._common import check_counts, check_model, doc_topic, topic_word
+from ._common import check_counts, check_model, doc_topic, fit_quietly, topic_word
 
 logger = logging.getLogger(__name__)
 
@@ -274,7 +272,8 @@ def per_word_bound(model, X, *, include_topic_term: bool = True) -> float:
     n_tokens = float(Xc.sum())
     if n_tokens <= 0:
         raise ValueError("per_word_bound needs at least one token in X; every document is empty.")
-    total = float(model.bound(Xc))
+    # (a model fitted on a DataFrame gets X itself, whose columns it checks; the CSR copy has no names to check)
+    total = float(model.bound(X if getattr(model, "feature_names_in_", None) is not None else Xc))
     if not include_topic_term:
         total -= _topic_term(model)
     return total / n_tokens
@@ -427,6 +426,10 @@ def perplexity_trace(estimator, X, X_test, *, checkpoints=(1, 2, 5, 10, 20, 50),
     ValueError
         If ``checkpoints`` is empty or holds an int below 1.
     """
+    if isinstance(estimator, type) or not callable(getattr(estimator, "get_params", None)):
+        what = f"the class {estimator.__name__}" if isinstance(estimator, type) else f"{type(estimator).__name__} " \
+            f"{estimator!r}"
+        raise TypeError(f"perplexity_trace needs an estimator instance (e.g. BatchLDA(10)), got {what}.")
     if "max_iter" not in estimator.get_params():
         raise TypeError(
             f"perplexity_trace needs an estimator with a max_iter parameter, got {type(estimator).__name__}."
@@ -438,9 +441,7 @@ def perplexity_trace(estimator, X, X_test, *, checkpoints=(1, 2, 5, 10, 20, 50),
     for c in points:
         model = clone(first).set_params(max_iter=c)
         started = time.perf_counter()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            model.fit(X)
+        fit_quietly(model, X)
         elapsed = time.perf_counter() - started
         if X_obs is None:
             X_obs, X_held = split_tokens(check_counts(X_test, model, name="X_test", caller="perplexity_trace"),

@@ -34,13 +34,13 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from .._validation import check_choice, user_stacklevel
 from ..models import _registry
-from ._common import check_counts, check_positive_int, resolve_vocabulary, topic_word
-from .coherence import MEASURES, as_reference, coherence, topic_diversity
+from .._completion import split_cells
+from ._common import check_counts, check_positive_int, fit_quietly, ordered_terms, resolve_vocabulary, topic_word
+from .coherence import MEASURES, _check_window_and_epsilon, as_reference, coherence, topic_diversity
 from .perplexity import heldout_perplexity
 
 logger = logging.getLogger(__name__)
@@ -270,10 +270,13 @@ def select_n_topics(X, candidates, model=None, criterion: str | None = None, X_t
         criterion = "heldout"
     ks, n_top_words, X = _check_options(X, candidates, criterion, reference, coherence_measure, n_top_words)
     criterion, X, X_test = _split(X, X_test, criterion, auto, test_size, random_state)
-    ref, vocabulary = _coherence_reference(reference, vocabulary, X.shape[1])
+    ref, vocabulary = _coherence_reference(reference, vocabulary, X.shape[1], coherence_measure)
+    # the test documents' tokens split once, for every candidate alike (also with random_state None or a
+    # RandomState, which would draw a new split per model), as each model's score splits them (fractional counts too)
+    test = None if X_test is None else _completion_parts(X_test, random_state)
     rows, best_k, best_model, name = _fit_candidates(
         ks, criterion, make=lambda k: _make_estimator(model, k, random_state, n_jobs, model_params),
-        measure=lambda est: _measure(est, X, X_test, ref, vocabulary, coherence_measure, n_top_words, random_state))
+        measure=lambda est: _measure(est, X, test, ref, vocabulary, coherence_measure, n_top_words, n_jobs))
     if criterion == "elbo" and name in _LIKELIHOOD_BOUND:
         logger.warning("select_n_topics: criterion='elbo' compares training log-likelihoods of %s, which grow "
                        "with K; use criterion='heldout' to choose K.", name)
@@ -359,14 +362,31 @@ def _train_and_test(X, X_test, criterion: str, test_size: float, random_state):
     return X[np.sort(order[n_test:])], X[np.sort(order[:n_test])]
 
 
-def _coherence_reference(reference, vocabulary, n_terms: int):
-    """``(reference corpus or None, vocabulary)``; the reference's own terms serve when they fit X."""
+def _coherence_reference(reference, vocabulary, n_terms: int, measure: str):
+    """``(reference corpus or None, vocabulary)``; the reference's own terms serve when they fit X. What coherence
+    will need of them is checked here, before the first fit (a measure with a sliding window needs texts, the
+    vocabulary one term per column)."""
     ref = as_reference(reference) if reference is not None else None
-    if ref is not None and vocabulary is None and ref.index is not None and len(ref.index) == n_terms:
+    if ref is None:
+        return None, vocabulary
+    _check_window_and_epsilon(measure, None, None, ref)
+    if vocabulary is None and ref.index is not None and len(ref.index) == n_terms:
         vocabulary = list(ref.index)
-    if ref is not None and vocabulary is None:
+    if vocabulary is None:
         raise ValueError("select_n_topics: coherence needs the terms of the columns of X; pass vocabulary=....")
+    terms = ordered_terms(vocabulary, "vocabulary", "select_n_topics")
+    if len(terms) != n_terms:
+        raise ValueError(f"select_n_topics: vocabulary has {len(terms)} terms, but X has {n_terms} columns; pass the "
+                         "vocabulary of the vectorizer that counted X.")
     return ref, vocabulary
+
+
+def _completion_parts(X_test, random_state):
+    """The observed and held-out halves of the test documents (:func:`topicvb._completion.split_cells`, as a
+    model's ``score`` splits them), with one seed: an int ``random_state`` itself, else one drawn from it."""
+    seed = (random_state if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool)
+            else int(check_random_state(random_state).randint(np.iinfo(np.int32).max)))
+    return split_cells(X_test, 0.5, seed)
 
 
 def _final_bound(est, X) -> float:
@@ -387,17 +407,16 @@ def _final_bound(est, X) -> float:
     return float(history[-1])
 
 
-def _measure(est, X, X_test, ref, vocabulary, coherence_measure, n_top_words, random_state) -> dict:
-    """Fit ``est`` on X and measure it: one row of the selection table, without ``n_topics``."""
+def _measure(est, X, test, ref, vocabulary, coherence_measure, n_top_words, n_jobs) -> dict:
+    """Fit ``est`` on X and measure it: one row of the selection table, without ``n_topics``. ``test``: the
+    observed and held-out parts of the test documents, or None."""
     started = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        est.fit(X)
+    fit_quietly(est, X)
     fit_time = time.perf_counter() - started
     bound = _final_bound(est, X)
     perplexity = None
-    if X_test is not None:
-        perplexity = heldout_perplexity(est, X_test, random_state=random_state)
+    if test is not None:
+        perplexity = heldout_perplexity(est, test[0], X_heldout=test[1], n_jobs=n_jobs)
     terms = resolve_vocabulary(est, vocabulary, caller="select_n_topics")
     order = np.argsort(-topic_word(est), axis=1, kind="stable")[:, :n_top_words]
     words = [[terms[j] for j in row] for row in order]

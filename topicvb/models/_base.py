@@ -22,6 +22,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._completion import completion_log_likelihoods, normalised_rows, split_cells
+from .._config import convergence_warnings_wanted
 from ..exceptions import DeadTopicWarning, SeedLostWarning, SeedUnseenWarning
 from ._checkpoint import fingerprint, load_checkpoint, rng_state_arrays, save_checkpoint
 from .._validation import (MAX_INT, as_csr, check_count_range, check_int, check_matrix_type, check_n_terms,
@@ -580,7 +581,7 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         return change <= max(prev - before, _ROUNDING * scale)
 
     def _warn_not_converged(self, n_iter: int, converged: bool) -> None:
-        if not converged and self.tol > 0:
+        if not converged and self.tol > 0 and convergence_warnings_wanted():
             warnings.warn(
                 f"{type(self).__name__} reached max_iter={self.max_iter} before the relative change of the "
                 f"bound fell below tol={self.tol}; raise max_iter or tol.",

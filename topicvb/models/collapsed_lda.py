@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from .._config import threads
+from .._config import convergence_warnings_wanted, threads
 from .._validation import MAX_INT, user_stacklevel
 from .._constraints import Boolean, Interval, Options, StrOptions
 from ._base import CHECKPOINT_CONSTRAINTS, TopicModelBase
@@ -295,7 +295,7 @@ class CollapsedLDA(CollapsedInferenceMixin, TopicModelBase):
         if n_moves:
             logger.info("%s: %d move(s) accepted", type(self).__name__, n_moves)
         if not stop.requested:
-            if ever_converged and not ended_settled and n_moves and self.tol > 0:
+            if ever_converged and not ended_settled and n_moves and self.tol > 0 and convergence_warnings_wanted():
                 # (it had settled, accepted a move and reached max_iter before settling again: the HDP's case)
                 warnings.warn(f"{type(self).__name__} reached max_iter={self.max_iter} while still settling after an "
                               "accepted move (it had settled before the move); raise max_iter, or pass moves=False.",
