@@ -43,29 +43,30 @@ def warm_up_workers(client: Client, dtypes=("float64",)) -> dict:
 
 
 
-def _initial_topics(model, client, parts, rng, init_sample_size, total=None):
+def _initial_topics(model, client, parts, rng, init_sample_size, eta, total=None):
     """The model's initial topics, as its ``fit`` draws them: seeded on the whole corpus (for OnlineLDA
     in visiting order) when it has at most ``init_sample_size`` documents, else on the first rows of
-    every partition, scaled to the whole corpus."""
+    every partition, scaled to the whole corpus; with a matrix prior ``eta`` they then lean towards the terms
+    its rows favour and the words of the documents (of that sample) that use them, as in ``fit``
+    (:func:`topicvb.models._start.prior_informed_start`)."""
     K, V, dtype = model.n_components, parts.n_terms, np.dtype(model._float)
+    # (the documents: for the seeded start, and for a guided one, whose seeded topics start on the words of the
+    # documents that use their seed words: without them a distributed guided fit started elsewhere than fit)
+    X, whole = seeding_sample(client, parts, init_sample_size) if model.init != "random" or is_matrix(eta) else (
+        None, False)
     if model.init == "random":
-        return rng.gamma(100.0, 0.01, size=(K, V)).astype(dtype)
-    X, whole = seeding_sample(client, parts, init_sample_size)
-    if total is not None:  # OnlineLDA: seeds scaled to the corpus size
+        lam = rng.gamma(100.0, 0.01, size=(K, V)).astype(dtype)
+    elif total is not None:  # OnlineLDA: seeds scaled to the corpus size
         if whole:
             X = X[interleaved_order(parts.n_docs)]
-        return initial_topics("seeded", X, K, rng, dtype, scale=total / X.shape[0])
-    if whole:  # the whole corpus: exactly BatchLDA's seeding
-        return initial_topics("seeded", X, K, rng, dtype)
-    sample_tokens = float(X.sum())
-    return initial_topics("seeded", X, K, rng, dtype, scale=parts.n_tokens / sample_tokens if sample_tokens > 0
-                          else 1.0)
-
-
-def _guided_start(lam, eta):
-    """The initial topics of a fit with a matrix topic-word prior lean towards the terms its rows favour,
-    as in ``fit`` (:func:`topicvb.models._start.prior_informed_start`); unchanged with a float prior."""
-    return np.ascontiguousarray(prior_informed_start(lam, eta), dtype=lam.dtype) if is_matrix(eta) else lam
+        lam = initial_topics("seeded", X, K, rng, dtype, scale=total / X.shape[0])
+    elif whole:  # the whole corpus: exactly BatchLDA's seeding
+        lam = initial_topics("seeded", X, K, rng, dtype)
+    else:
+        sample_tokens = float(X.sum())
+        lam = initial_topics("seeded", X, K, rng, dtype, scale=parts.n_tokens / sample_tokens if sample_tokens > 0
+                             else 1.0)
+    return np.ascontiguousarray(prior_informed_start(lam, eta, X), dtype=lam.dtype) if is_matrix(eta) else lam
 
 
 def _fit_batch(model, client, parts, *, random_streams, kernel_threads, retries, max_repairs, init_sample_size,
@@ -73,7 +74,7 @@ def _fit_batch(model, client, parts, *, random_streams, kernel_threads, retries,
     """BatchLDA's loop (:func:`topicvb.models._vb_fit.batch_loop`) over a :class:`DaskCorpusMap`."""
     rng = check_random_state(model.random_state)
     alpha, eta = model._resolve_priors(parts.n_terms)
-    lam = _guided_start(_initial_topics(model, client, parts, rng, init_sample_size), eta)
+    lam = _initial_topics(model, client, parts, rng, init_sample_size, eta)
     mapper = DaskCorpusMap(model, client, parts, rng, random_streams=random_streams, kernel_threads=kernel_threads,
                            retries=retries, max_repairs=max_repairs, hook=hook)
     learn_alpha, learn_eta = learn_flags(model.learn_priors, type(model).__name__)
@@ -104,8 +105,7 @@ def _fit_online(model, client, parts, *, random_streams, kernel_threads, retries
                          "the partitions; use None or the corpus size.")
     rng = check_random_state(model.random_state)
     alpha, eta = model._resolve_priors(parts.n_terms)
-    lam = np.array(_guided_start(_initial_topics(model, client, parts, rng, init_sample_size, total), eta),
-                   order="C")
+    lam = np.array(_initial_topics(model, client, parts, rng, init_sample_size, eta, total), order="C")
     if is_matrix(eta):
         lam += prior_excess(eta)  # (as OnlineLDA's start: the seed words' extra pseudo-counts)
     mapper = DaskMiniBatchMap(model, client, parts, rng, total, random_streams=random_streams,
@@ -297,7 +297,8 @@ def transform_distributed(model, shards, client: Client | None = None, *, kernel
                              "(Client(LocalCluster()) for this machine).") from None
     check_client(client)
     validate_params({"kernel_threads": kernel_threads}, OPTION_CONSTRAINTS)
-    parts = Partitions(client, shards, model.dtype, retries=3)
+    fitted = model._fitted_float  # (as model.transform: the fitted dtype and topics, whatever was set since the fit)
+    parts = Partitions(client, shards, np.dtype(fitted).name, retries=3)
     if parts.n_terms != model.n_features_in_:
         raise ValueError(f"The partitions have {parts.n_terms} terms, but this {type(model).__name__} was fitted on "
                          f"{model.n_features_in_}. Transform with the vectorizer used for fit.")
@@ -310,8 +311,8 @@ def transform_distributed(model, shards, client: Client | None = None, *, kernel
     chunks = []
     for p, X in enumerate(parts.futures):
         opts = {"workers": [hosts[p]], "allow_other_workers": True} if hosts[p] else {}
-        f = client.submit(transform_partition, X, topics, alpha, model._doc_updates(), kernel_threads, model._float,
+        f = client.submit(transform_partition, X, topics, alpha, model._doc_updates(), kernel_threads, fitted,
                           pure=False, retries=3, **opts)
-        chunks.append(da.from_delayed(dask.delayed(f), shape=(parts.n_docs[p], model.n_components),
-                                      dtype=model._float))
+        chunks.append(da.from_delayed(dask.delayed(f), shape=(parts.n_docs[p], model.components_.shape[0]),
+                                      dtype=fitted))
     return da.concatenate(chunks, axis=0)

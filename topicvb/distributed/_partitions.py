@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import operator
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +36,8 @@ def load_shard(source, dtype="float64") -> sp.csr_matrix:
             X = _load_npz(path)
         else:
             X = read_uci(path).X
-    elif isinstance(source, (list, tuple)):  # a partition of a dask bag: a list of rows or matrices
+    elif isinstance(source, (list, tuple)) or isinstance(source, Iterator):  # a partition of a dask bag: a list of
+        source = list(source)  # rows or matrices (an iterator where a filter or map_partitions made the partition)
         X = sp.vstack([sp.csr_matrix(x) for x in source], format="csr") if len(source) else None
         if X is None:
             raise ValueError("A dask bag partition is empty; repartition the bag so every partition has rows.")
