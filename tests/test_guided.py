@@ -799,3 +799,16 @@ def test_seed_columns_are_checked_and_saved(corpus, tmp_path):
     del old.seed_columns
     model.set_params(topic_word_prior=old)
     assert persistence.load(persistence.save(model, tmp_path / "o.npz")).topic_word_prior.seed_columns == {}
+
+
+def test_a_seeded_prior_takes_a_sparse_matrix_as_a_topic_word_prior_does():
+    # (before: numpy's bare "setting an array element with a sequence")
+    import scipy.sparse as sp
+
+    from topicvb.guided import SeededPrior
+
+    dense = np.array([[0.5, 0.0, 2.0], [0.1, 0.1, 0.1]])
+    prior = SeededPrior(sp.csr_matrix(dense), ["a", "b"])
+    np.testing.assert_array_equal(prior.matrix, dense)
+    assert prior.labels == ["a", "b"]
+

@@ -384,6 +384,26 @@ def test_a_clone_of_a_seeded_pipeline_has_the_users_prior_not_the_fitted_one():
     assert pipe.model.topic_word_prior is pipe.seeded_prior_  # (the fitted pipeline itself is untouched)
 
 
+@pytest.mark.filterwarnings("ignore")
+def test_seed_topics_beside_a_seeded_prior_of_the_users_own_are_refused():
+    # (before, the user's SeededPrior, its seeds, labels and exclusions, gave way to one built from seed_topics
+    # without a word; an array prior beside seed_topics was refused already)
+    from topicvb import BatchLDA, make_topic_pipeline
+    from topicvb.guided import seed_topic_prior
+    from topicvb.text import Vectorizer
+
+    terms = list(Vectorizer().fit(_FRUIT_AND_VEHICLES).get_feature_names_out())
+    mine = seed_topic_prior(terms, {"mine": ["plums"]}, 2)
+    pipe = make_topic_pipeline(Vectorizer(), BatchLDA(2, topic_word_prior=mine, max_iter=5, random_state=0),
+                               seed_topics={"fruit": ["apples"]})
+    with pytest.raises(ValueError, match="topic_word_prior is a SeededPrior of its own, and seed_topics would "
+                                         "replace it"):
+        pipe.fit(_FRUIT_AND_VEHICLES)
+    assert pipe.model.topic_word_prior is mine and not hasattr(pipe.model, "components_")
+    pipe.set_params(seed_topics=None).fit(_FRUIT_AND_VEHICLES)  # (either one alone is fine)
+    assert list(pipe.model.topic_labels_) == ["mine", "topic_1"]
+
+
 def test_a_bool_topic_word_prior_is_named_as_a_bool_with_seed_topics():
     pipe = _seeded_pipeline()
     pipe.model.set_params(topic_word_prior=True)

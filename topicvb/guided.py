@@ -53,6 +53,7 @@ import numbers
 from collections.abc import Mapping
 
 import numpy as np
+import scipy.sparse as sp
 
 from ._seed_holding import LOST_FRACTION, MIN_SEED_TOKENS, SeedHolding, seed_holding  # (public here)
 
@@ -110,7 +111,8 @@ class SeededPrior:
                  exclude=None, seed_columns=None):
         from ._validation import check_topic_labels
 
-        arr = np.array(matrix, dtype=np.float64)  # a copy: the prior does not change under its user
+        # a copy: the prior does not change under its user (a sparse matrix made dense, as a topic_word_prior is)
+        arr = np.array(matrix.toarray() if sp.issparse(matrix) else matrix, dtype=np.float64)
         if arr.ndim != 2 or 0 in arr.shape:
             raise ValueError(f"SeededPrior: matrix must be a non-empty 2-D array (n_components, n_terms), got shape "
                              f"{arr.shape}.")

@@ -150,8 +150,11 @@ class TopicPipeline(Pipeline):
                                  f"a step as stepname__parameter, with a step name among {names}.")
             step_params[name][param] = value
         base = model.topic_word_prior
-        if isinstance(base, SeededPrior):  # the prior of an earlier fit (rebuilt on the model's own prior), or the user's
-            base = getattr(self, "_user_topic_word_prior", base.base_prior) if self._wrote(base) else base.base_prior
+        if isinstance(base, SeededPrior) and self._wrote(base):  # the prior of an earlier fit: rebuilt on the user's
+            base = getattr(self, "_user_topic_word_prior", base.base_prior)
+        elif isinstance(base, SeededPrior):  # (one of the user's own: its seeds would be dropped silently)
+            raise ValueError("TopicPipeline: the model's topic_word_prior is a SeededPrior of its own, and seed_topics "
+                             "would replace it; give either seed_topics or a SeededPrior (a matrix topic_word_prior).")
         if isinstance(base, (bool, np.bool_)):
             raise TypeError(f"TopicPipeline: the model's topic_word_prior must be a positive float or None with "
                             f"seed_topics, got {base!r} (a bool).")
