@@ -130,9 +130,7 @@ def fit_quietly(model, X):
     many). topicvb's estimators are quietened in this thread only (:func:`topicvb._config.quiet_convergence`);
     for another library's, the process-wide filters are swapped for the call (``warnings.catch_warnings``, which
     is not thread-safe: the only way to silence them)."""
-    from ..models._base import TopicModelBase
-
-    if isinstance(model, TopicModelBase):
+    if type(model).__module__.startswith("topicvb."):  # (its fit asks _config whether to warn)
         with quiet_convergence():
             return model.fit(X)
     with warnings.catch_warnings():

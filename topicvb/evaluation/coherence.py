@@ -368,7 +368,7 @@ def coherence(topics, reference, *, measure: str = "c_npmi", window_size: int | 
         raise ValueError(f"measure must be one of {{{', '.join(map(repr, sorted(MEASURES)))}}}, got {measure!r}.")
     words_per_topic = _topic_words(topics)
     ref = as_reference(reference)
-    window_size, epsilon = _check_window_and_epsilon(measure, window_size, epsilon, ref)
+    window_size, epsilon = check_window_and_epsilon(measure, window_size, epsilon, ref)
     vocab = sorted({w for ws in words_per_topic for w in ws})
     where = {w: i for i, w in enumerate(vocab)}
     counts = _unit_counts(ref, vocab, window_size)
@@ -382,7 +382,7 @@ def coherence(topics, reference, *, measure: str = "c_npmi", window_size: int | 
     return CoherenceScores(measure, scores, float(np.mean(scores)))
 
 
-def _check_window_and_epsilon(measure: str, window_size, epsilon, ref: ReferenceCorpus):
+def check_window_and_epsilon(measure: str, window_size, epsilon, ref: ReferenceCorpus):
     """``(window_size, epsilon)`` with the measure's defaults filled in, checked against the reference."""
     if window_size is None:
         window_size = _DEFAULT_WINDOW[measure]

@@ -40,7 +40,7 @@ from .._validation import check_choice, user_stacklevel
 from ..models import _registry
 from .._completion import split_cells
 from ._common import check_counts, check_positive_int, fit_quietly, ordered_terms, resolve_vocabulary, topic_word
-from .coherence import MEASURES, _check_window_and_epsilon, as_reference, coherence, topic_diversity
+from .coherence import MEASURES, as_reference, check_window_and_epsilon, coherence, topic_diversity
 from .perplexity import heldout_perplexity
 
 logger = logging.getLogger(__name__)
@@ -369,7 +369,7 @@ def _coherence_reference(reference, vocabulary, n_terms: int, measure: str):
     ref = as_reference(reference) if reference is not None else None
     if ref is None:
         return None, vocabulary
-    _check_window_and_epsilon(measure, None, None, ref)
+    check_window_and_epsilon(measure, None, None, ref)
     if vocabulary is None and ref.index is not None and len(ref.index) == n_terms:
         vocabulary = list(ref.index)
     if vocabulary is None:
