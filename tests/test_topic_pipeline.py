@@ -404,6 +404,19 @@ def test_seed_topics_beside_a_seeded_prior_of_the_users_own_are_refused():
     assert list(pipe.model.topic_labels_) == ["mine", "topic_1"]
 
 
+def test_seed_topics_in_a_pipeline_built_directly_around_hdp_are_refused_clearly():
+    # (before: HDP's AttributeError about n_components from inside the fit; make_topic_pipeline said it at once)
+    from topicvb import HDP, TopicPipeline
+    from topicvb.text import Vectorizer
+
+    pipe = TopicPipeline([("vectorizer", Vectorizer()), ("model", HDP(max_components=4))],
+                         seed_topics={"fruit": ["apples"]})
+    with pytest.raises(ValueError, match=r"TopicPipeline.fit: seed_topics need a model with a fixed number of topics "
+                                         r"\(n_components\); HDP chooses its own"):
+        pipe.fit(_FRUIT_AND_VEHICLES)
+    assert not hasattr(pipe.model, "components_")
+
+
 def test_a_bool_topic_word_prior_is_named_as_a_bool_with_seed_topics():
     pipe = _seeded_pipeline()
     pipe.model.set_params(topic_word_prior=True)

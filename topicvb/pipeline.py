@@ -141,6 +141,10 @@ class TopicPipeline(Pipeline):
         from .text import Tokenizer, Vectorizer
 
         text_steps, model = _parts(self, f"TopicPipeline.{method}")
+        if "n_components" not in model.get_params(deep=False):  # (as make_topic_pipeline says at once)
+            raise ValueError(f"TopicPipeline.{method}: seed_topics need a model with a fixed number of topics "
+                             f"(n_components); {type(model).__name__} chooses its own. Use CollapsedLDA, BatchLDA, ... "
+                             "for guided topics.")
         names = [name for name, _ in self.steps]
         step_params: dict = {name: {} for name in names}
         for key, value in params.items():
