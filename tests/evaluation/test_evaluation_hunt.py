@@ -121,3 +121,15 @@ def test_perplexity_trace_names_a_model_that_is_not_an_instance(data, given, wha
     with pytest.raises(TypeError, match=rf"perplexity_trace needs an estimator instance \(e\.g\. BatchLDA\(10\)\), "
                                         rf"got {what}"):
         perplexity_trace(given, X[:60], X[60:])
+
+
+def test_select_n_topics_scores_with_its_n_jobs(data, monkeypatch):
+    # (before, the held-out scoring of every candidate ran on all cores whatever n_jobs said)
+    import topicvb.evaluation.selection as selection
+
+    X, _ = data
+    seen, real = [], selection.heldout_perplexity
+    monkeypatch.setattr(selection, "heldout_perplexity", lambda *a, **k: seen.append(k.get("n_jobs")) or real(*a, **k))
+    select_n_topics(X, [2, 3], model="batch", max_iter=2, n_jobs=1)
+    assert seen == [1, 1]
+

@@ -155,3 +155,8 @@ def test_save_load_roundtrip(tmp_path, name):
             Vocabulary(terms).save(tmp_path / "bad.txt")
         Vocabulary(terms).save(tmp_path / "good.json")
         assert Vocabulary.load(tmp_path / "good.json").terms == terms
+    # an empty term with frequencies has a line of its own ("\t5\t3"), which loads back in place
+    counted_empty = Vocabulary(["a", "", "b"], [2, 5, 1], [3, 7, 1], 9)
+    counted_empty.save(tmp_path / "counted.txt")
+    back = Vocabulary.load(tmp_path / "counted.txt")
+    assert back.terms == ["a", "", "b"] and back.doc_freq.tolist() == [2, 5, 1] and back.term_freq.tolist() == [3, 7, 1]
