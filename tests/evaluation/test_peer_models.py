@@ -1,6 +1,7 @@
 """Models other than topicvb's own in the evaluation and inspection functions (found by an edge-case hunt, session
 14): what a peer hands back is checked, not trusted, and what it lacks is named."""
 
+import json
 import warnings
 
 import numpy as np
@@ -104,6 +105,9 @@ def test_select_n_topics_with_nmf_scores_held_out_and_refuses_elbo(X):
         warnings.simplefilter("ignore")
         result = select_n_topics(X, [2, 3], model=NMF(init="nndsvda", max_iter=50), criterion="heldout")
     assert result.best_k in (2, 3)  # (before: AttributeError: 'NMF' object has no attribute 'score')
+    assert [row["bound"] for row in result.table] == [None, None]  # not measured, as other columns (before: NaN)
+    json.dumps(result.to_dict(), allow_nan=False)  # strict JSON (before: ValueError, out of range float values)
+    assert np.isnan(result.column("bound")).all() and "bound" not in str(result).splitlines()[1]
     with pytest.raises(TypeError, match=r"criterion='elbo' compares the models' training bounds, but NMF has none"):
         select_n_topics(X, [2, 3], model=NMF(init="nndsvda"), criterion="elbo")
 

@@ -63,7 +63,7 @@ class SelectionResult:
     table : list of dict
         One row per candidate, in the order given, with keys ``n_topics``; ``bound`` (the final
         training bound: the ELBO for BatchLDA and OnlineLDA, the log-likelihood for PLSA,
-        CollapsedLDA and StochasticCollapsedLDA); ``perplexity`` (held-out, document completion;
+        CollapsedLDA and StochasticCollapsedLDA; None for a model without one, e.g. NMF); ``perplexity`` (held-out, document completion;
         None when not measured); ``coherence`` (mean over topics; None without a reference);
         ``diversity`` (topic diversity of the top words); ``fit_time`` (seconds); ``n_iter``.
     criterion : str
@@ -389,8 +389,9 @@ def _completion_parts(X_test, random_state):
     return split_cells(X_test, 0.5, seed)
 
 
-def _final_bound(est, X) -> float:
-    """The training bound of a fitted model on ``X``.
+def _final_bound(est, X):
+    """The training bound of a fitted model on ``X``; None for a model with neither ``bound`` nor ``score``
+    (scikit-learn's NMF), as for any column not measured (``to_dict`` stays strict JSON).
 
     A mini-batch model (one with ``n_batch_iter_``: OnlineLDA, StochasticCollapsedLDA) records
     mini-batch estimates in ``bound_history_``, so its bound is recomputed on ``X`` (``bound``; a
@@ -403,7 +404,7 @@ def _final_bound(est, X) -> float:
         if callable(bound):
             return float(bound(X))
         score = getattr(est, "score", None)  # (scikit-learn's LDA: its bound; NMF has none)
-        return float(score(X)) if callable(score) else float("nan")
+        return float(score(X)) if callable(score) else None
     return float(history[-1])
 
 
