@@ -102,3 +102,14 @@ def test_plot_doc_topic_heatmap_takes_a_topic_pipeline(pipeline):
     X = pipe.vectorizer.transform(texts)
     ax = plotting.plot_doc_topic_heatmap(pipe, X=X, sort=False)
     np.testing.assert_allclose(ax.get_images()[0].get_array(), pipe.model.transform(X), rtol=1e-6)
+
+
+def test_a_slice_of_top_words_keeps_the_topics_own_numbers(fitted):
+    """A slice of top_words' result was titled by position: words[1:3] drew "topic 0: topic_1", "topic 1: topic_2"."""
+    model, corpus = fitted
+    words = top_words(model, corpus.vocabulary, 5)
+    assert [ax.get_title() for ax in plotting.plot_top_words(words)] == ["topic 0", "topic 1", "topic 2"]
+    assert [ax.get_title() for ax in plotting.plot_top_words(words[1:3])] == ["topic 1", "topic 2"]
+    named = type(words)(list(words), ["fruit", "topic_1", "city"])  # a guided model's names: positions are topics
+    assert [ax.get_title() for ax in plotting.plot_top_words(named)] == ["topic 0: fruit", "topic 1", "topic 2: city"]
+    assert [ax.get_title() for ax in plotting.plot_top_words(named[1:])] == ["topic 1", "city"]

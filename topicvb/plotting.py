@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import math
 import numbers
+import re
 from collections.abc import Iterable, Mapping
 
 import numpy as np
@@ -233,7 +234,9 @@ def plot_top_words(model_or_topics, vocabulary=None, *, n: int = 10, topics=None
     -------
     ndarray of matplotlib.axes.Axes
         One Axes per topic drawn, titled ``topic k``, and ``topic k: label`` for a topic with a name
-        of its own (a guided topic: the model's ``topic_labels_``, a TopicTable's or top_words' labels).
+        of its own (a guided topic: the model's ``topic_labels_``, a TopicTable's or top_words' labels). A
+        slice of top_words' result (``words[3:6]``) keeps the topics' own numbers, and its named topics are
+        titled by their names alone.
     """
     from ._inspection_words import as_model, custom_labels
     from .evaluation._common import check_positive_int
@@ -258,6 +261,7 @@ def plot_top_words(model_or_topics, vocabulary=None, *, n: int = 10, topics=None
     chosen = list(range(len(words))) if topics is None else _topic_indices(topics, len(words))
     if not chosen:
         raise ValueError("plot_top_words has no topic to draw.")
+    titles = _panel_titles(names, len(words))
     if axes is None:
         ncols = min(ncols, len(chosen))
         nrows = math.ceil(len(chosen) / ncols)
@@ -281,9 +285,22 @@ def plot_top_words(model_or_topics, vocabulary=None, *, n: int = 10, topics=None
         ax.set_yticks(y)
         ax.set_yticklabels(labels, parse_math=False)  # (words are text: "$x^2$" is not mathematics)
         ax.invert_yaxis()
-        ax.set_title(f"topic {k}: {names[k]}" if names and names[k] != f"topic_{k}" else f"topic {k}", parse_math=False)
+        ax.set_title(titles[k], parse_math=False)
         ax.set_xlabel("P(word | topic)")
     return flat[: len(chosen)]
+
+
+def _panel_titles(names, n_topics: int) -> list[str]:
+    """The title of each topic's panel in :func:`plot_top_words`: ``topic k``, or ``topic k: name`` for a topic with a
+    name of its own. A default name ``topic_j`` at another position (a slice of :func:`top_words`' result, such as
+    ``words[3:6]``) gives the topic's own number j, and then a name of its own stands alone: the positions are not the
+    model's topic numbers."""
+    if not names:
+        return [f"topic {k}" for k in range(n_topics)]
+    numbers = [re.fullmatch(r"topic_(\d+)", name) for name in names]
+    shifted = any(m is not None and int(m[1]) != k for k, m in enumerate(numbers))
+    return [f"topic {int(m[1])}" if m is not None else name if shifted else f"topic {k}: {name}"
+            for k, (name, m) in enumerate(zip(names, numbers))]
 
 
 def _topic_indices(topics, n_topics: int) -> list[int]:
