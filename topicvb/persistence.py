@@ -193,6 +193,11 @@ def _model_state(model):
             scalars[key] = None
     meta = {"format": FORMAT, "version": FORMAT_VERSION, "class": type(model).__name__, "params": params,
             "scalars": scalars}
+    rng = getattr(model, "random_state_", None)
+    if isinstance(rng, np.random.RandomState):  # the stream partial_fit continues (OnlineLDA, SCVB0)
+        _, keys, pos, has_gauss, cached = rng.get_state()
+        meta["random_state_"] = {"keys": [int(k) for k in keys], "pos": int(pos), "has_gauss": int(has_gauss),
+                                 "cached_gaussian": float(cached)}
     fitted = getattr(model, "components_", None)
     if isinstance(fitted, np.ndarray) and fitted.dtype.name != np.dtype(model._float).name:
         meta["fitted_dtype"] = fitted.dtype.name  # (a dtype set after the fit: the arrays keep the fit's)
@@ -303,9 +308,29 @@ def _new_model(meta, path: Path, arrays=None):
         rng = check_random_state(model.random_state)  # fit checks it; none of the above does
     except (TypeError, ValueError, OverflowError) as exc:
         raise ValueError(f"{where!r} has an invalid or inconsistent parameter: {exc}") from None
-    if entry.keeps_random_state:  # partial_fit continues a random stream that a file does not hold: start one
+    if entry.keeps_random_state:  # the random stream partial_fit continues: the file's, or (older files) a new one
+        if "random_state_" in meta:
+            _restore_stream(rng, meta["random_state_"], where)
         model.random_state_ = rng
     return entry, model
+
+
+def _restore_stream(rng, record, where: str) -> None:
+    """Set ``rng`` (a RandomState) to the state a file recorded (``save``: ``meta["random_state_"]``)."""
+    try:
+        keys = record["keys"]
+        ok = (isinstance(keys, list) and len(keys) == 624
+              and all(isinstance(k, int) and not isinstance(k, bool) and 0 <= k < 2**32 for k in keys))
+        pos, has_gauss, cached = record["pos"], record["has_gauss"], record["cached_gaussian"]
+        ok = ok and all(isinstance(v, int) and not isinstance(v, bool) for v in (pos, has_gauss))
+        ok = ok and 0 <= pos <= 624 and has_gauss in (0, 1) and isinstance(cached, (int, float)) \
+            and not isinstance(cached, bool) and bool(np.isfinite(cached))
+    except (TypeError, KeyError):
+        ok = False
+    if not ok:
+        raise ValueError(f"{where!r} has an invalid random_state_ record (expected the state of a Mersenne Twister: "
+                         "624 keys, a position, and a cached Gaussian).")
+    rng.set_state(("MT19937", np.asarray(keys, dtype=np.uint32), pos, has_gauss, float(cached)))
 
 
 def _plain_number(value) -> bool:

@@ -153,7 +153,7 @@ class Entry:
     summary: str = ""
     arrays: tuple = ()
     scalars: tuple = ()
-    keeps_random_state: bool = False  # random_state_, a generator that partial_fit continues (not in files)
+    keeps_random_state: bool = False  # random_state_, a generator that partial_fit continues (its state in meta)
 
     @property
     def cls(self):

@@ -116,7 +116,8 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
     n_docs_seen_ : int
         Documents processed so far.
     random_state_ : numpy.random.RandomState
-        The random stream, continued by successive calls.
+        The random stream, continued by successive calls (and kept by :func:`topicvb.save`, so a
+        loaded model continues ``partial_fit`` as the saved one would have).
     doc_topic_prior_, topic_word_prior_, n_features_in_, topic_labels_
         As in :class:`topicvb.BatchLDA`.
 
