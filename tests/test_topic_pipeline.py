@@ -335,7 +335,26 @@ def test_a_loaded_seeded_pipeline_can_drop_its_seed_topics(tmp_path):
     loaded = load(save(pipe, tmp_path / "p.npz"))
     loaded.set_params(seed_topics=None).fit(_ANIMALS + ["ducks geese birds"])
     assert not hasattr(loaded, "seeded_prior_") and list(loaded.model.topic_labels_) == ["topic_0", "topic_1"]
-    assert loaded.model.topic_word_prior == pipe.seeded_prior_.base_prior  # (its resolved base prior)
+    assert loaded.model.topic_word_prior is None  # the user's, as the unsaved pipeline's (before: 1 / K of the fit)
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("base", [None, 0.3])
+def test_a_loaded_seeded_pipeline_refits_as_the_saved_one(base, tmp_path):
+    """A hunt: a loaded seeded pipeline refitted with another K took the saved fit's 1 / K as its base prior (0.5 for
+    K = 2, where the unsaved pipeline takes 1 / 3), so the refits differed."""
+    from topicvb import load, save
+
+    pipe = _seeded_pipeline().set_params(model__topic_word_prior=base).fit(_FRUIT_AND_VEHICLES)
+    loaded = load(save(pipe, tmp_path / "p.npz"))
+    assert loaded.model.topic_word_prior.base_prior_default is (base is None)
+    for p in (pipe, loaded):
+        p.set_params(model__n_components=3).fit(_FRUIT_AND_VEHICLES)
+    assert loaded.model.topic_word_prior.base_prior == pipe.model.topic_word_prior.base_prior == (base or 1 / 3)
+    np.testing.assert_array_equal(loaded.model.components_, pipe.model.components_)
+    for p in (pipe, loaded):
+        p.set_params(seed_topics=None).fit(_FRUIT_AND_VEHICLES)
+    assert loaded.model.topic_word_prior == pipe.model.topic_word_prior == base
 
 
 def test_pandas_output_set_globally_leaves_the_counts_sparse_and_the_pipeline_working():

@@ -200,7 +200,8 @@ def prior_record(value):
     if isinstance(value, SeededPrior):
         record = {"array": PRIOR_ARRAY, "type": "SeededPrior", "labels": list(value.labels),
                   "seed_topics": value.seed_topics, "seed_confidence": value.seed_confidence,
-                  "base_prior": value.base_prior, "missing": value.missing, "exclude": value.exclude,
+                  "base_prior": value.base_prior, "base_prior_default": value.base_prior_default,
+                  "missing": value.missing, "exclude": value.exclude,
                   "seed_columns": {label: [int(c) for c in cols]
                                    for label, cols in (getattr(value, "seed_columns", None) or {}).items()}}
         return record, np.array(value.matrix, dtype=np.float64)
@@ -253,7 +254,11 @@ def rebuild_prior(record, arrays, n_components, where: str):
         columns = record.get("seed_columns", {})  # (files of before seed_columns have none)
         if not isinstance(columns, dict) or not all(isinstance(v, list) for v in columns.values()):
             raise ValueError("its seed_columns must map labels to lists of column indices")
-        return SeededPrior(matrix, record.get("labels"), **words, **numbers_, seed_columns=columns)
+        default = record.get("base_prior_default", False)  # (files of before it: the base prior as given)
+        if not isinstance(default, bool):
+            raise ValueError(f"its base_prior_default must be true or false, got {_registry._show(default)}")
+        return SeededPrior(matrix, record.get("labels"), **words, **numbers_, seed_columns=columns,
+                           base_prior_default=default)
     except (TypeError, ValueError) as exc:
         raise bad(f"is not a valid SeededPrior ({exc})") from None
 

@@ -87,6 +87,10 @@ class SeededPrior:
         The share of a seed word's pseudo-counts in its seed topics (set by :func:`seed_topic_prior`).
     base_prior : float, default=None
         The weight of every entry that is neither a seed nor excluded (set by :func:`seed_topic_prior`).
+    base_prior_default : bool, default=False
+        Whether ``base_prior`` is :func:`seed_topic_prior`'s default, 1 / K, rather than a value its caller gave:
+        a :class:`topicvb.TopicPipeline` loaded from a file refits with the default for its new K (set by
+        :func:`seed_topic_prior`).
     missing : dict of str to list of str, default=None
         Seed words that are not in the vocabulary, by label (only labels with some).
     exclude : dict of str to list of str, default=None
@@ -103,12 +107,13 @@ class SeededPrior:
     seed_topics, missing, exclude : dict of str to list of str
     seed_columns : dict of str to list of int
     seed_confidence, base_prior : float or None
+    base_prior_default : bool
     shape : tuple
         ``matrix.shape``.
     """
 
     def __init__(self, matrix, labels, *, seed_topics=None, seed_confidence=None, base_prior=None, missing=None,
-                 exclude=None, seed_columns=None):
+                 exclude=None, seed_columns=None, base_prior_default=False):
         from ._validation import check_topic_labels
 
         # a copy: the prior does not change under its user (a sparse matrix made dense, as a topic_word_prior is)
@@ -123,6 +128,9 @@ class SeededPrior:
         self.seed_topics = {k: list(v) for k, v in (seed_topics or {}).items()}
         self.seed_confidence = None if seed_confidence is None else float(seed_confidence)
         self.base_prior = None if base_prior is None else float(base_prior)
+        if not isinstance(base_prior_default, (bool, np.bool_)):
+            raise TypeError(f"SeededPrior: base_prior_default must be a bool, got {type(base_prior_default).__name__}.")
+        self.base_prior_default = bool(base_prior_default)
         self.missing = {k: list(v) for k, v in (missing or {}).items()}
         self.exclude = {k: list(v) for k, v in (exclude or {}).items()}
         self.seed_columns = _check_seed_columns(seed_columns, self.seed_topics, arr, self.labels)
@@ -424,7 +432,8 @@ def seed_topic_prior(vocabulary, seed_topics, n_components: int, *,
     excluded = {} if exclude is None else _exclude(matrix, exclude, labels, index, tokenizer, seeded_by, terms)
     _set_seed_weights(matrix, seeded_by, base, c, terms)
     return SeededPrior(matrix, labels, seed_topics=found, seed_confidence=c, base_prior=base, missing=missing,
-                       exclude=excluded or None, seed_columns={k: [index[t] for t in ws] for k, ws in found.items()})
+                       exclude=excluded or None, seed_columns={k: [index[t] for t in ws] for k, ws in found.items()},
+                       base_prior_default=base_prior is None)
 
 
 def _topic_names(seeds, K: int) -> list[str]:

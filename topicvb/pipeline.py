@@ -452,7 +452,11 @@ def load(path, *, return_vocabulary: bool = False):
         seeds = _seeds_of(record.model)
         result = make_topic_pipeline(record.vectorizer, record.model, **seeds)
         if seeds:  # (the prior a seeded fit wrote: a refit with seed_topics=None gives the model its base back)
-            result.seeded_prior_ = record.model.topic_word_prior
+            prior = record.model.topic_word_prior
+            result.seeded_prior_ = prior
+            # the user's topic_word_prior before seeding: None where the base was seed_topic_prior's 1 / K (a refit
+            # with another K then takes its own 1 / K, as the saved pipeline would)
+            result._user_topic_word_prior = None if prior.base_prior_default else prior.base_prior
     return (result, record.vocabulary) if return_vocabulary else result
 
 
