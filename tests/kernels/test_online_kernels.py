@@ -177,11 +177,14 @@ def test_online_fused_path_matches_numpy_step_and_elbo(learn_priors):
                                       expectations=expectations))
         rho = ref_model._rho(t)
         lam = ref.svi_lambda_step(lam, eta, sstats_t.T, rho, 140 / batch.shape[0])
-        if learn_priors:  # a step rho towards the batch's optimal priors (Hoffman et al. 2013)
+        if learn_priors:  # eta: a step rho towards the optimum for lam (Hoffman et al. 2013); alpha: the optimum
+            # of the running average of the documents' mean E[log theta_d], the previous average being the one the
+            # previous alpha is the optimum of
             mean_elog_theta = (digamma(gamma) - digamma(gamma.sum(axis=1, keepdims=True))).mean(axis=0)
-            new_alpha = dirichlet_from_mean_log(alpha, mean_elog_theta)
+            average = (1.0 - rho) * (digamma(alpha) - digamma(alpha.sum())) + rho * mean_elog_theta
+            new_alpha = dirichlet_from_mean_log(alpha, average)
             new_eta = symmetric_dirichlet_from_mean_log(eta, float(np.mean(_expectations(lam)[0])), 150)
-            alpha, eta = (1.0 - rho) * alpha + rho * new_alpha, (1.0 - rho) * eta + rho * new_eta
+            alpha, eta = new_alpha, (1.0 - rho) * eta + rho * new_eta
     np.testing.assert_allclose(model.components_, lam, rtol=1e-10)
     np.testing.assert_allclose(model.bound_history_, bounds, rtol=1e-11)
     np.testing.assert_allclose(model.doc_topic_prior_, alpha, rtol=1e-10)

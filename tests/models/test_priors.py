@@ -196,3 +196,45 @@ def test_learned_priors_stay_sane_and_do_not_hurt(lda_data, variant):
     assert 0.03 < learned.doc_topic_prior_.mean() < 0.3
     assert 0.005 < learned.topic_word_prior_ < 0.06
     assert heldout_perplexity(learned, X_test) <= 1.005 * heldout_perplexity(fixed, X_test)
+
+
+def _dirichlet_objective(a, s):
+    """The Dirichlet log-likelihood per document given the mean log statistic s (what the VB alpha step maximises)."""
+    return gammaln(a.sum()) - gammaln(a).sum() + ((a - 1.0) * s).sum()
+
+
+@pytest.mark.parametrize("rho", [1.0, 0.6, 0.05])
+def test_the_online_alpha_maximises_the_averaged_statistic(rho):
+    """svi_alpha: the new alpha maximises the Dirichlet likelihood of (1 - rho) s_prev + rho s_batch, s_prev the
+    statistic whose optimum the previous alpha is (checked with a generic optimiser on log alpha)."""
+    from topicvb.models._vb import svi_alpha
+
+    rng = np.random.default_rng(0)
+    alpha = rng.uniform(0.05, 2.0, 5)
+    theta = rng.dirichlet(rng.uniform(0.1, 1.0, 5), size=7)  # a batch of 7 documents' proportions
+    batch = np.log(theta).mean(axis=0)
+    s = (1.0 - rho) * (digamma(alpha) - digamma(alpha.sum())) + rho * batch
+    result = minimize(lambda x: -_dirichlet_objective(np.exp(x), s), np.log(alpha), method="BFGS",
+                      options={"gtol": 1e-12, "maxiter": 10_000})
+    new = svi_alpha(alpha, batch, rho)
+    np.testing.assert_allclose(new, np.exp(result.x), rtol=1e-5)
+    assert _dirichlet_objective(new, s) >= _dirichlet_objective(np.exp(result.x), s) - 1e-12
+    np.testing.assert_allclose(svi_alpha(alpha, digamma(alpha) - digamma(alpha.sum()), rho), alpha, rtol=1e-9)
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("batch_size", [1, 5])
+def test_online_alpha_learned_from_small_batches_is_the_corpus_alpha(batch_size):
+    """A hunt: OnlineLDA(learn_priors=True) moved alpha towards each batch's own optimum, which for one document is
+    about its gamma: batch_size=1 learned alpha near 150 (the batch fit learns about 0.1 here) and held-out
+    perplexity rose from 4.25 to 11.1."""
+    from topicvb import BatchLDA, OnlineLDA
+
+    X = make_lda_corpus(600, 100, 5, doc_length=60, random_state=3).corpus.X.tocsr()
+    train, test = X[:500], X[500:]
+    batch = BatchLDA(5, learn_priors=True, random_state=0).fit(train)
+    fixed = OnlineLDA(5, batch_size=batch_size, max_iter=2, random_state=0).fit(train)
+    learned = OnlineLDA(5, batch_size=batch_size, max_iter=2, learn_priors=True, random_state=0).fit(train)
+    ratio = learned.doc_topic_prior_.mean() / batch.doc_topic_prior_.mean()
+    assert 0.5 < ratio < 2.0, (learned.doc_topic_prior_, batch.doc_topic_prior_)
+    assert learned.perplexity(test) <= 1.01 * fixed.perplexity(test)

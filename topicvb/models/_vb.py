@@ -359,14 +359,33 @@ def learned_priors(alpha, eta, mean_elog_theta, mean_log_beta, n_terms, learn_al
     return alpha, eta
 
 
+def svi_alpha(alpha, batch_mean_elog_theta, rho):
+    """The learned alpha after a mini-batch: the maximiser of the Dirichlet likelihood given the running average of
+    the statistic s = mean over documents of E[log theta_d] (Robbins-Monro, step ``rho``).
+
+    The optimum alpha of a statistic s solves psi(alpha_k) - psi(sum alpha) = s_k, so the previous alpha gives back
+    the previous average, and no state beyond alpha is kept:
+
+        s <- (1 - rho) [psi(alpha) - psi(sum alpha)] + rho * batch mean,   alpha <- argmax given s.
+
+    Averaging the statistic, not the batch optima, matters for small batches: the optimum for one document is
+    about its own gamma (tens or hundreds of tokens), so moving alpha towards it blew alpha up; the average of
+    single documents' statistics tends to the corpus's, whose optimum is the batch fit's. With rho = 1 it is the
+    batch optimum."""
+    a = np.asarray(alpha, dtype=np.float64)
+    implied = digamma(a) - digamma(a.sum())
+    return dirichlet_from_mean_log(a, (1.0 - rho) * implied + rho * np.asarray(batch_mean_elog_theta))
+
+
 def svi_step(lam, alpha, eta, stats: LocalStats, rho, scale, out: TopicArrays, learn_alpha, learn_eta, shape=None):
     """One stochastic variational step from a mini-batch's statistics, in place on ``lam``:
 
         lam <- (1 - rho) lam + rho (eta + scale * sstats),   scale = D / |B|
 
     made by one fused kernel that also writes the new lam's ``ebeta_t`` and ``log_scale`` into
-    ``out``'s arrays; learned priors move with the same step towards the values that maximise the
-    ELBO for the batch and the new lam (Hoffman et al. 2013). With a matrix ``eta`` the step is made
+    ``out``'s arrays; a learned eta moves with the same step towards the value that maximises the
+    ELBO for the new lam (Hoffman et al. 2013), a learned alpha is the optimum of the documents' statistic
+    averaged with the same step (:func:`svi_alpha`). With a matrix ``eta`` the step is made
     with the matrix (its zeros stay zeros in lam) and a learned eta is its scale (``shape``, its
     :class:`PriorShape`, kept by the caller). Returns (alpha, eta, TopicArrays of the new lam, shape):
     shape is None for a float eta.
@@ -378,16 +397,15 @@ def svi_step(lam, alpha, eta, stats: LocalStats, rho, scale, out: TopicArrays, l
         lam[...] = blend
         topics = topic_arrays(lam, out, eta)
         if learn_alpha and stats.elog_theta is not None:
-            alpha = (1.0 - rho) * alpha + rho * dirichlet_from_mean_log(alpha, stats.elog_theta / stats.n_docs)
+            alpha = svi_alpha(alpha, stats.elog_theta / stats.n_docs, rho)
         if learn_eta:
             eta, shape = prior_scale_step(eta, shape, topics, rho)
         return alpha, eta, topics, shape
     elog_sum, rest = svi_topic_update(lam, stats.sstats_t, rho, float(eta), scale, out.ebeta_t, out.log_scale)
     topics = TopicArrays(out.ebeta_t, out.log_scale, elog_sum, rest)
-    if learn_alpha or learn_eta:
-        mean_theta = stats.elog_theta / stats.n_docs if learn_alpha and stats.elog_theta is not None else None
-        new_alpha, new_eta = learned_priors(alpha, eta, mean_theta, mean_elog_beta(topics, n_terms) if learn_eta
-                                            else 0.0, n_terms, learn_alpha, learn_eta)
-        alpha = (1.0 - rho) * alpha + rho * new_alpha
+    if learn_alpha and stats.elog_theta is not None:
+        alpha = svi_alpha(alpha, stats.elog_theta / stats.n_docs, rho)
+    if learn_eta:
+        _, new_eta = learned_priors(alpha, eta, None, mean_elog_beta(topics, n_terms), n_terms, False, True)
         eta = (1.0 - rho) * eta + rho * new_eta
     return alpha, eta, topics, None

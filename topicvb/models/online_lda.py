@@ -77,8 +77,10 @@ class OnlineLDA(VBLDAMixin, TopicModelBase):
         re-seed, not an accepted move; at most three per pass, and a fit that re-seeded does not stop
         on that pass. Not in ``partial_fit`` nor :func:`topicvb.distributed.fit_distributed`.
     learn_priors : {False, True, "doc_topic", "topic_word"}, default=False
-        Learn alpha and/or eta online: after each mini-batch they move with step rho_t towards the
-        values that maximise the ELBO for the batch's gamma and the current lam (for a matrix eta, its
+        Learn alpha and/or eta online. After each mini-batch, alpha is the value that maximises the
+        ELBO for the documents' statistic mean E[log theta_d] averaged over the batches seen with step
+        rho_t (so one-document batches learn the corpus's alpha, not each document's); eta moves with
+        step rho_t towards the value that maximises the ELBO for the current lam (for a matrix eta, its
         scale: eta <- (1 - rho_t + rho_t s) eta, s the best scale, as :class:`BatchLDA` learns it).
     init : {"seeded", "random"}, default="seeded"
         Initial topics, as in :class:`BatchLDA`: "seeded" clusters the documents of ``fit`` (or of
