@@ -488,3 +488,27 @@ def test_property_transform_and_score_on_new_documents(name, X):
     dense = X.toarray() if sp.issparse(X) else X
     empty = dense.sum(axis=1) == 0
     np.testing.assert_allclose(doc_topic[empty], 0.5)
+
+
+def test_a_partial_fit_interrupted_mid_work_leaves_the_random_stream_as_it_was(monkeypatch):
+    """A hunt: a partial_fit stopped inside its work (Ctrl-C in the E-step) left OnlineLDA's random_state_ advanced
+    in place, so the next partial_fit differed from the model's without the failed call (topics by up to 2)."""
+    import topicvb.models._vb_fit as vb_fit
+
+    X = sp.csr_matrix(np.random.RandomState(1).poisson(1.0, (60, N_TERMS)).astype(float))
+    clean = OnlineLDA(3, batch_size=20, random_state=0).partial_fit(X[:20])
+    hit = OnlineLDA(3, batch_size=20, random_state=0).partial_fit(X[:20])
+    real = vb_fit.online_local_step
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt  # (a Ctrl-C during the E-step, after the batch's random start was drawn)
+
+    monkeypatch.setattr(vb_fit, "online_local_step", interrupted)
+    before = pickle.dumps(hit)
+    with pytest.raises(KeyboardInterrupt):
+        hit.partial_fit(X[20:40])
+    assert pickle.dumps(hit) == before
+    monkeypatch.setattr(vb_fit, "online_local_step", real)
+    for model in (clean, hit):
+        model.partial_fit(X[20:40])
+    np.testing.assert_array_equal(hit.components_, clean.components_)

@@ -329,6 +329,9 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         as it was, since validation may already have set ``n_features_in_``.
         """
         saved = dict(self.__dict__)
+        # the random stream a later partial_fit continues is drawn from in place: its state is restored too
+        rng = saved.get("random_state_")
+        rng_state = rng.get_state() if isinstance(rng, np.random.RandomState) else None
         try:
             self._check_params()
             if not reset:
@@ -339,6 +342,8 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         except BaseException:
             self.__dict__.clear()
             self.__dict__.update(saved)
+            if rng_state is not None:
+                rng.set_state(rng_state)
             raise
         if "components_" in fitted and "topic_labels_" not in fitted:
             fitted["topic_labels_"] = labels
