@@ -129,3 +129,20 @@ def test_a_vocabulary_file_refuses_a_first_term_with_a_byte_order_mark(tmp_path)
     assert not (tmp_path / "docword.txt").exists() and not (tmp_path / "vocab.txt").exists()
     write_uci(X, ["a\ufeff", "b", "c"], tmp_path / "docword.txt", tmp_path / "vocab.txt")  # (elsewhere: kept)
     assert read_uci(tmp_path / "docword.txt", tmp_path / "vocab.txt").vocabulary == ["a\ufeff", "b", "c"]
+
+
+@pytest.mark.parametrize("name", ["vocab.txt", "vocab.json"])
+def test_a_vocabulary_save_that_fails_leaves_the_file_already_there(tmp_path, name):
+    """A hunt: Vocabulary.save wrote in place, so a term it could not encode (a lone surrogate, from a file name that
+    is not UTF-8) left the earlier file cut short, and load gave back the first terms without an error."""
+    from topicvb.text import Vocabulary
+
+    path = tmp_path / name
+    Vocabulary(["alpha", "beta", "gamma"]).save(path)
+    before = path.read_bytes()
+    with pytest.raises(ValueError, match=r"Term 'delta\\udcff' cannot be written as UTF-8 .*not saved"):
+        Vocabulary(["alpha", "beta", "delta\udcff"]).save(path)
+    with pytest.raises(ValueError, match=r"contains a tab or newline"):
+        Vocabulary(["alpha", "be\tta"]).save(tmp_path / "other.txt")
+    assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == [name]
+    assert Vocabulary.load(path).terms == ["alpha", "beta", "gamma"]

@@ -291,15 +291,28 @@ class Vocabulary:
         Parameters
         ----------
         path : str or os.PathLike
-            Destination file.
+            Destination file; written atomically (a temporary file renamed into place), so a failed or
+            interrupted save leaves a file already at ``path`` as it was.
 
         Raises
         ------
         ValueError
-            If a term contains a newline or tab, or is empty (without frequencies), or the first term starts with a
-            byte-order mark (U+FEFF), which the plain-text format cannot give back.
+            If a term cannot be written as UTF-8 (a lone surrogate); or, in plain text, if a term contains a newline
+            or tab, or is empty (without frequencies), or the first term starts with a byte-order mark (U+FEFF),
+            which the plain-text format cannot give back.
         """
+        from ..datasets._files import atomic_paths
+
         path = os.fspath(path)
+        bad = next((t for t in self.terms if not _utf8_encodable(t)), None)
+        if bad is not None:
+            raise ValueError(f"Term {bad!r} cannot be written as UTF-8 (it holds a lone surrogate, as a file name "
+                             "that is not UTF-8 gives); the vocabulary was not saved.")
+        with atomic_paths([path]) as (tmp,):  # (a failure midway leaves any file already at path as it was)
+            self._write(path, tmp)
+
+    def _write(self, path: str, tmp) -> None:
+        """Write the vocabulary in the format ``path``'s suffix names to the file ``tmp``."""
         if path.endswith(".json"):
             payload = {
                 "format": "topicvb-vocabulary",
@@ -309,7 +322,7 @@ class Vocabulary:
                 "term_freq": None if self.term_freq is None else self.term_freq.tolist(),
                 "n_docs": self.n_docs,
             }
-            with open(path, "w", encoding="utf-8") as fh:
+            with open(tmp, "w", encoding="utf-8") as fh:
                 json.dump(payload, fh, ensure_ascii=False)
             return
         bad = next((t for t in self.terms if "\n" in t or "\t" in t or "\r" in t), None)
@@ -322,7 +335,7 @@ class Vocabulary:
             bad = "an empty term" if empty else f"the first term {self.terms[0]!r}, which starts with U+FEFF,"
             raise ValueError(f"The vocabulary holds {bad} that the plain-text format cannot give back; save it as "
                              ".json instead.")
-        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
             if self.doc_freq is not None:
                 tf = self.term_freq if self.term_freq is not None else self.doc_freq
                 for t, df, n in zip(self.terms, self.doc_freq.tolist(), tf.tolist()):
@@ -383,3 +396,11 @@ class Vocabulary:
         if df and not has_freq:
             raise ValueError(f"{path!r}: either every line or no line must carry frequencies.")
         return cls(terms, df if has_freq else None, tf if has_freq else None)
+
+
+def _utf8_encodable(term: str) -> bool:
+    try:
+        term.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
