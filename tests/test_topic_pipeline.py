@@ -442,3 +442,20 @@ def test_a_bool_topic_word_prior_is_named_as_a_bool_with_seed_topics():
     with pytest.raises(TypeError, match=r"topic_word_prior must be a positive float or None with seed_topics, got "
                                         r"True \(a bool\)"):
         pipe.fit(_FRUIT_AND_VEHICLES)
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("part", ["tokenizer", "phrases"])
+def test_a_pipeline_with_numpy_int_text_parameters_saves(part, tmp_path):
+    """A hunt: a Tokenizer or PhraseDetector parameter given as a NumPy int fitted and transformed, but save failed
+    with json's TypeError (Object of type int64 is not JSON serializable)."""
+    from topicvb import BatchLDA, PhraseDetector, load, make_topic_pipeline, save
+    from topicvb.text import Tokenizer, Vectorizer
+
+    texts = ["new york city subway", "new york taxi", "subway taxi city", "new york bridge"] * 4
+    vec = (Vectorizer(tokenizer=Tokenizer(min_length=np.int64(3))) if part == "tokenizer"
+           else Vectorizer(phrases=PhraseDetector(min_count=np.int64(3), threshold=np.float32(0.1))))
+    pipe = make_topic_pipeline(vec, BatchLDA(2, random_state=0, max_iter=5)).fit(texts)
+    loaded = load(save(pipe, tmp_path / "p.npz"))
+    assert list(loaded.vectorizer.get_feature_names_out()) == list(pipe.vectorizer.get_feature_names_out())
+    np.testing.assert_array_equal(loaded.transform(texts), pipe.transform(texts))

@@ -29,6 +29,11 @@ def plain(value):
     return value
 
 
+def _plain_params(params: dict) -> dict:
+    """``get_params()`` with NumPy values as the Python values they hold (what JSON takes)."""
+    return {key: plain(value) for key, value in params.items()}
+
+
 # ---------------------------------------------------------------------------- the vectorizer and vocabulary
 def string_array(values, what: str) -> np.ndarray:
     """``values`` as the NumPy string array a file stores, or ValueError naming ``what`` for a string that ends in
@@ -50,7 +55,8 @@ def vectorizer_record(vec, n_features: int):
     from .text import PhraseDetector, Tokenizer
 
     check_is_fitted(vec, "vocabulary_")
-    phrases_param = vec.phrases.get_params() if isinstance(vec.phrases, PhraseDetector) else bool(vec.phrases)
+    phrases_param = (_plain_params(vec.phrases.get_params()) if isinstance(vec.phrases, PhraseDetector)
+                     else bool(vec.phrases))
     if len(vec.vocab_) != n_features:
         raise ValueError(f"the vectorizer has {len(vec.vocab_)} terms, but the model was fitted on {n_features}.")
     tok = vec.tokenizer
@@ -65,14 +71,14 @@ def vectorizer_record(vec, n_features: int):
         for key, value in tok.get_params().items():
             if isinstance(value, (set, frozenset, list, tuple)):
                 value = sorted(str(v) for v in value)
-            tok_params[key] = value
+            tok_params[key] = plain(value)  # (a NumPy int, e.g. min_length=np.int64(3), as the int it holds)
     det = vec.phrase_detector_
     phrases = None
     if det is not None:
         phrases = {
-            "params": det.get_params(),
-            "pairs": [[a, b, det.scores_[(a, b)]] for a, b in det.phrases_],
-            "threshold_": det.threshold_,
+            "params": _plain_params(det.get_params()),
+            "pairs": [[a, b, float(det.scores_[(a, b)])] for a, b in det.phrases_],
+            "threshold_": plain(det.threshold_),
             "n_docs_": int(det.n_docs_),
             "n_tokens_": int(det.n_tokens_),
         }
