@@ -585,3 +585,24 @@ def test_an_invalid_random_stream_record_is_refused(record, saved_dir, tmp_path)
     meta["random_state_"] = record
     with pytest.raises(ValueError, match=r"m\.npz' has an invalid random_state_ record"):
         persistence.load(write(tmp_path / "m.npz", arrays, meta))
+
+
+def test_foreign_archives_are_refused_naming_the_file(saved_dir, tmp_path):
+    """A hunt: a zip whose member is not a .npy array (numpy gives its raw bytes) gave a TypeError, and a metadata
+    record nested beyond the JSON parser's depth a RecursionError."""
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "a.npz", "w") as z:
+        z.writestr("meta.npy", b"not an npy array")
+    with pytest.raises(ValueError, match=r"a\.npz' is not a topicvb model file \(its member 'meta' is not a NumPy "
+                                         r"array\)"):
+        persistence.load(tmp_path / "a.npz")
+    arrays, meta = saved("batch", saved_dir)
+    path = write(tmp_path / "b.npz", arrays, meta)
+    with zipfile.ZipFile(path, "a") as z:
+        z.writestr("attr__extra.npy", b"raw bytes")
+    with pytest.raises(ValueError, match=r"b\.npz' is not a topicvb model file \(its member 'attr__extra' is not"):
+        persistence.load(path)
+    with pytest.raises(ValueError, match=r"c\.npz' is not a readable topicvb model file \(its metadata record is "
+                                         r"nested too deeply\)"):
+        persistence.load(write(tmp_path / "c.npz", {}, "[" * 100_000 + "]" * 100_000))

@@ -241,15 +241,23 @@ def _read(path: Path):
     try:
         with np.load(path, allow_pickle=False) as f:
             files = list(f.files)
-            if "meta" in files:
-                meta = json.loads(str(f["meta"][()]))
-                arrays = {k: f[k] for k in files if k != "meta"}
+            members = {k: f[k] for k in files} if "meta" in files else {}
+            # (numpy gives the raw bytes of a member that is not a .npy array)
+            raw = next((k for k, v in members.items() if not isinstance(v, np.ndarray)), None)
+            if raw is None and members:
+                meta = json.loads(str(members.pop("meta")[()]))
+                arrays = members
     except (zipfile.BadZipFile, EOFError, OSError, json.JSONDecodeError, KeyError) as exc:
         raise ValueError(f"{str(path)!r} is not a readable topicvb model file (truncated or corrupt: {exc}).") from None
+    except RecursionError:  # (a JSON record nested deeper than the parser goes: no file save writes)
+        raise ValueError(f"{str(path)!r} is not a readable topicvb model file (its metadata record is nested too "
+                         "deeply).") from None
     except ValueError as exc:  # an object (pickled) array, an int of too many digits in the JSON record, ...
         raise ValueError(f"{str(path)!r} is not a readable topicvb model file ({exc}).") from None
     if "meta" not in files:
         raise ValueError(f"{str(path)!r} is not a topicvb model file (no metadata record).")
+    if raw is not None:
+        raise ValueError(f"{str(path)!r} is not a topicvb model file (its member {raw!r} is not a NumPy array).")
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise ValueError(f"{str(path)!r} is not a topicvb model file.")
     version = meta.get("version")
