@@ -240,3 +240,30 @@ def test_topics_text_shares_are_topic_prevalence(name):
     shares = [float(s) for s in re.findall(r"^topic +\d+ \( *([\d.]+)%\):", text, flags=re.M)]
     np.testing.assert_allclose(shares, np.round(100 * topic_prevalence(model, corpus.X), 1), atol=0.051)
     assert "%" not in _topics_text(model, corpus.vocabulary, 3)  # no corpus: no share to show
+
+
+# ---------------------------------------------------------------------------------- values that are not finite
+@pytest.mark.parametrize("value", [np.nan, np.inf])
+def test_precomputed_coherence_that_is_not_finite_is_refused_at_once(fitted, value):
+    """A hunt: summary showed NaN coherence as nan, and report did all its work, then blamed the model ("a non-finite
+    value reached the page data; the model may be degenerate")."""
+    model, corpus = fitted
+    values = [0.1, value, 0.2]
+    with pytest.raises(ValueError, match=r"summary: coherence must hold finite values, but topic 1's is (nan|inf)"):
+        summary(model, corpus.X, corpus.vocabulary, coherence=values)
+    with pytest.raises(ValueError, match=r"report: coherence_reference must hold finite values, but topic 1's is "):
+        report(model, corpus.X, corpus.vocabulary, coherence_reference=values)
+
+
+def test_a_topic_table_with_values_that_are_not_finite_displays_in_a_notebook():
+    """A hunt: TopicTable._repr_html_ raised "cannot convert float NaN to integer" where str() printed nan%."""
+    from topicvb import TopicTable
+
+    tables = [TopicTable([[("a", 0.5), ("b", 0.3)], [("c", 0.6)]], prevalence=[np.nan, 0.5]),
+              TopicTable([[("a", np.nan), ("b", 0.3)], [("c", 0.6)]]),
+              TopicTable([[("a", 0.5)], [("c", 0.6)]], prevalence=[np.inf, 0.5])]
+    html = [table._repr_html_() for table in tables]
+    for page in (html[0], html[2]):  # no bar for the share that is not finite, a full one for 0.5 (the largest)
+        assert "width:0px;height:8px" in page and "width:60px;height:8px" in page
+    assert "nan%" in html[0] and "inf%" in html[2]
+    assert "width:0px;height:3px" in html[1] and "width:40px;height:3px" in html[1]  # (b: the largest finite weight)

@@ -66,6 +66,9 @@ def coherence_values(coherence, n_topics: int, caller: str, name: str = "coheren
     if values.shape[0] != n_topics:
         raise ValueError(f"{caller}: {name} has {values.shape[0]} values, but the model has {n_topics} topics; give "
                          "one value per topic (or a reference corpus).")
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:  # (topicvb's measures never give one: a NaN would sort and chart as no number can)
+        raise ValueError(f"{caller}: {name} must hold finite values, but topic {int(bad[0])}'s is {values[bad[0]]}.")
     return values, measure
 
 

@@ -202,14 +202,15 @@ class TopicTable:
         head.append("top words (bar = P(word | topic))")
         out.append("<thead><tr>" + "".join(
             f'<th style="{td}border-bottom:1px solid #999;">{h}</th>' for h in head) + "</tr></thead><tbody>")
-        max_prev = float(np.max(self.prevalence)) if self.prevalence is not None and self.prevalence.size else 1.0
+        prev = None if self.prevalence is None else np.asarray(self.prevalence, dtype=np.float64)
+        max_prev = float(np.max(prev[np.isfinite(prev)], initial=0.0)) if prev is not None else 1.0
         for k, words in enumerate(self.topics):
             cells = [f'<td style="{td}">{k}</td>']
             if names:
                 cells.append(f'<td style="{td}text-align:left;font-weight:bold;">{esc(names[k])}</td>')
             if self.prevalence is not None:
                 share = float(self.prevalence[k])
-                width = 0 if max_prev <= 0 else round(60 * share / max_prev)
+                width = 0 if max_prev <= 0 or not np.isfinite(share) else round(60 * share / max_prev)
                 cells.append(
                     f'<td style="{td}white-space:nowrap;">{100 * share:.1f}%&nbsp;'
                     f'<span style="display:inline-block;width:{width}px;height:8px;background:#4c72b0;"></span></td>'
@@ -219,10 +220,10 @@ class TopicTable:
             if self._any_junk:
                 flag_style = f"{td}color:#b42318;font-weight:bold;white-space:nowrap;"
                 cells.append(f'<td style="{flag_style}">{esc(self._flag(k))}</td>')
-            top = max((v for _, v in words), default=0.0)
+            top = max((float(v) for _, v in words if np.isfinite(v)), default=0.0)
             chips = []
-            for w, v in words:
-                width = 0 if top <= 0 else max(1, round(40 * v / top))
+            for w, v in words:  # (a bar for each finite weight; a value a user's table holds may be NaN)
+                width = 0 if top <= 0 or not np.isfinite(v) else max(1, round(40 * v / top))
                 chips.append(
                     f'<span title="{v:.4f}" style="display:inline-block;margin:0 6px 2px 0;text-align:left;">'
                     f'{esc(w)}<br><span style="display:inline-block;width:{width}px;height:3px;'

@@ -170,7 +170,7 @@ def summary(model, X=None, vocabulary=None, n: int = 10, coherence=None, *, rele
     ------
     ValueError
         If ``coherence_measure`` is unknown, precomputed ``coherence`` has the wrong number of
-        values, or ``X`` does not fit the model or has no token.
+        values or a value that is not finite, or ``X`` does not fit the model or has no token.
     TypeError
         If ``coherence`` is neither numbers nor a reference corpus.
 

@@ -414,7 +414,8 @@ def report(model, X, vocabulary=None, *, texts=None, doc_ids=None, n_words: int 
         Representative documents per topic.
     coherence_reference : reference corpus, default=None
         Anything :func:`topicvb.evaluation.coherence` accepts (a Corpus, an ``(X, vocabulary)``
-        pair, tokenised documents): the report shows the coherence of each topic's top 10 words.
+        pair, tokenised documents): the report shows the coherence of each topic's top 10 words. Or
+        precomputed values, one finite number per topic.
     coherence_measure : {"u_mass", "c_uci", "c_npmi", "c_v"}, default="c_npmi"
         The coherence measure.
     title : str, default="topicvb report"
@@ -433,8 +434,9 @@ def report(model, X, vocabulary=None, *, texts=None, doc_ids=None, n_words: int 
         If the model is not fitted.
     ValueError
         If ``X`` has the wrong width, negative counts or no tokens, the vocabulary, texts or
-        doc_ids have the wrong length, ``n_words``/``n_docs`` is not positive, or
-        ``coherence_measure`` is unknown.
+        doc_ids have the wrong length, ``n_words``/``n_docs`` is not positive,
+        ``coherence_measure`` is unknown, or precomputed ``coherence_reference`` values are not one finite
+        number per topic.
     TypeError
         If the model, ``title`` or ``texts`` has the wrong type.
 
