@@ -381,6 +381,22 @@ def test_document_frequency_options_are_checked_before_any_input_is_read(capsys,
     assert rc != 0 and _one_error(err) == message  # (the missing input is never reached)
 
 
+@pytest.mark.parametrize("options, message", [
+    ([], "--min-df 5 (the default) asks for more documents than --max-df 0.5 (the default) allows (5 > 1.5 of 3 "
+         "documents). Lower --min-df or raise --max-df."),
+    (["--min-df", "0.5", "--max-df", "1"], "--min-df 0.5 asks for more documents than --max-df 1 allows (1.5 > 1 of 3 "
+                                           "documents). Lower --min-df or raise --max-df."),
+])
+def test_document_frequency_bounds_a_small_corpus_cannot_meet_are_named_as_options(ws, capsys, options, message):
+    """A hunt: a folder of 3 texts failed with the Vectorizer's message, naming min_df and max_df (parameters the
+    user never gave) and not saying they were the command line's defaults."""
+    (ws / "few").mkdir()
+    for i in range(3):
+        (ws / "few" / f"d{i}.txt").write_text(f"space orbit rocket launch {i}", encoding="utf-8")
+    rc, out, err = _run(["vectorize", "few", "-o", "x.npz", *options], capsys)
+    assert rc == 1 and _one_error(err) == message
+
+
 # ---------------------------------------------------------------------------------- found by an edge-case hunt
 def test_a_plain_matrix_of_the_model_width_is_read_in_the_model_terms(fitted_ws, capsys):
     # (before, its numbered columns matched none of the model's top words: coherence 0.0000, exit status 0)

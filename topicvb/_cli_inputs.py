@@ -71,10 +71,20 @@ def encoding_hint(message: str) -> str:
     return message.replace("pass the right encoding=.", "pass the right --encoding (for example --encoding latin-1).")
 
 
-def option_names(message: str) -> str:
-    """A reader's message with the command-line options in place of the Python parameters: ``--encoding``, and
-    ``--vocab`` for ``vocab_path`` (the file given as ``--vocab``)."""
-    return re.sub(r"\bvocab_path\b(?!=)", "--vocab", encoding_hint(message))
+def option_names(message: str, args=None) -> str:
+    """A reader's message with the command-line options in place of the Python parameters: ``--encoding``,
+    ``--vocab`` for ``vocab_path`` (the file given as ``--vocab``), and with ``args`` the Vectorizer's
+    ``min_df``/``max_df`` message as ``--min-df``/``--max-df``, saying which values are the defaults."""
+    message = re.sub(r"\bvocab_path\b(?!=)", "--vocab", encoding_hint(message))
+    if args is not None:
+        def shown(dest, value):
+            return f"{flag(dest)} {value}" + ("" if given(args, dest) else " (the default)")
+
+        message = re.sub(r"^min_df=(\S+) asks for more documents than max_df=(\S+) allows (\(.*\))\. "
+                         r"Lower min_df or raise max_df\.$",
+                         lambda m: f"{shown('min_df', m[1])} asks for more documents than {shown('max_df', m[2])} "
+                                   f"allows {m[3]}. Lower --min-df or raise --max-df.", message)
+    return message
 
 
 def _check_df_bounds(args) -> None:
@@ -517,7 +527,7 @@ def read_any(path: str, args, vectorizer=None, *, progress, before_counting=None
                 if target is not None:
                     check_same_text_options(target, fixed)
     except ValueError as exc:
-        message = option_names(str(exc))
+        message = option_names(str(exc), args)
         if message != str(exc):
             raise ValueError(message) from None
         raise
