@@ -397,6 +397,24 @@ def test_document_frequency_bounds_a_small_corpus_cannot_meet_are_named_as_optio
     assert rc == 1 and _one_error(err) == message
 
 
+@pytest.mark.parametrize("name, content, message", [
+    ("arr.json", json.dumps([{"text": "space orbit", "id": 1}] * 3, indent=2),
+     "'arr.json' is not JSON lines: it starts with '[' (a JSON array?). topicvb reads one JSON object per line; "
+     "convert the file, for example with jq -c '.[]' FILE > FILE.jsonl."),
+    ("bad.jsonl", '{"text": "space orbit",}\n{"text": "a b"}\n',
+     "'bad.jsonl': its first record is not valid JSON (Expecting property name enclosed in double quotes); topicvb "
+     'reads JSON lines, one object per line (for example {"text": "..."}).'),
+    ("str.jsonl", '"space orbit"\n', "'str.jsonl': its first record is a JSON string, not an object; topicvb reads "
+                                      'JSON lines, one object per line (for example {"text": "..."}).'),
+])
+def test_json_lines_whose_first_record_cannot_be_read_say_why(ws, capsys, name, content, message):
+    """A hunt: a JSON array in a .json file, or a first line that is not a JSON object, failed with "--text-column is
+    required ... its fields are none"."""
+    (ws / name).write_text(content, encoding="utf-8")
+    rc, out, err = _run(["vectorize", name, "-o", "x.npz"], capsys)
+    assert rc == 1 and _one_error(err) == message
+
+
 # ---------------------------------------------------------------------------------- found by an edge-case hunt
 def test_a_plain_matrix_of_the_model_width_is_read_in_the_model_terms(fitted_ws, capsys):
     # (before, its numbered columns matched none of the model's top words: coherence 0.0000, exit status 0)

@@ -213,6 +213,15 @@ def _csv_columns(p: Path, enc: str, delimiter: str) -> tuple[list[str], list[str
     return header, [header[j] for j in sorted(strings)], [header[j] for j in sorted(spaced)]
 
 
+def _not_json_lines(p: Path, line: str, why: str) -> str:
+    """The message for JSON lines whose first record cannot be read: a JSON array (a ``.json`` file) named as one."""
+    if line.lstrip().startswith("["):
+        return (f"{_shown(p)} is not JSON lines: it starts with '[' (a JSON array?). topicvb reads one JSON object per "
+                "line; convert the file, for example with jq -c '.[]' FILE > FILE.jsonl.")
+    return (f"{_shown(p)}: its first record {why}; topicvb reads JSON lines, one object per line (for example "
+            '{"text": "..."}).')
+
+
 def _jsonl_fields(p: Path, enc: str) -> tuple[list[str], list[str], list[str]]:
     """The fields of the first objects, those holding only strings, and those with spaces."""
     from topicvb.datasets._files import open_text
@@ -229,9 +238,15 @@ def _jsonl_fields(p: Path, enc: str) -> tuple[list[str], list[str], list[str]]:
                     break
                 try:
                     obj = json.loads(line)
-                except json.JSONDecodeError:
+                except json.JSONDecodeError as exc:
+                    if not names:  # (nothing to guess from: say why, rather than "its fields are none")
+                        raise ValueError(_not_json_lines(p, line, f"is not valid JSON ({exc.msg})")) from None
                     break  # the reader reports the bad line
                 if not isinstance(obj, dict):
+                    if not names:
+                        kind = {str: "string", list: "array", bool: "boolean", type(None): "null"}.get(type(obj),
+                                                                                                       "number")
+                        raise ValueError(_not_json_lines(p, line, f"is a JSON {kind}, not an object"))
                     break
                 for key, value in obj.items():
                     if key not in kinds:
