@@ -137,7 +137,8 @@ def check_output_paths(args) -> None:
     names the file, e.g. ``fit`` appends ``.npz``) must be a non-empty file name, not a folder;
     it must name neither one of the command's inputs (``args.inputs``: input files or folders,
     a model, a vocabulary; compared with :func:`os.path.samefile` when both exist, else by
-    resolved path) nor another output of the command; and it must be a regular file or nothing,
+    resolved path), nor a file inside an input folder (whose files are read as documents), nor
+    another output of the command; and it must be a regular file or nothing,
     in an existing folder where a file can be created. Raises ValueError, one sentence naming
     the option and the path. An existing file that passes (an earlier output) will be replaced: a
     warning says so before any work, so nothing is overwritten silently. Nothing is read or written, except a probe file created and
@@ -162,6 +163,9 @@ def check_output_paths(args) -> None:
             if os.path.isfile(final) and _inside(final, source):  # a document of an input folder
                 raise ValueError(f"Cannot write {shown}: it is a file inside {label} {source!r}, which would be "
                                  "overwritten; choose another output name.")
+            if _inside(final, source):  # a new file there: every later run would read it as a document
+                raise ValueError(f"Cannot write {shown}: it is inside {label} {source!r}, whose files are read as "
+                                 "documents (a later run would read it as one); write it outside that folder.")
         for other_option, other in seen:
             if _same_file(final, other):
                 raise ValueError(f"Cannot write {shown}: {other_option} writes the same file; give them "
