@@ -26,6 +26,7 @@ from ._cli_progress import Progress
 from .datasets._builtin import DOCSTRING_STOP_WORDS
 
 INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
+USAGE_ERROR = 2  # as argparse exits for a command line it cannot parse
 
 logger = logging.getLogger("topicvb.cli")
 

@@ -4,7 +4,8 @@ Conventions (those of git, pip and scikit-learn tools):
 
 - ``topicvb --version``; ``topicvb COMMAND --help`` describes the command and shows every default.
 - Errors are one line on stderr with a non-zero exit status (1 for a failed command, 2 for a
-  usage error), never a traceback; warnings are one line each (``topicvb: warning: ...``).
+  usage error, an option value out of range included), never a traceback; warnings are one line
+  each (``topicvb: warning: ...``).
 - Progress (:mod:`topicvb._cli_progress`): bars on stderr for every long stage when it is a
   terminal, none when it is not, none with ``-q`` (which also drops the status lines); ``-v`` adds
   log lines (one per fit iteration), ``-vv`` debug records.
@@ -46,6 +47,7 @@ import sys
 
 from ._cli_commands import (
     INTERRUPTED,
+    USAGE_ERROR,
     cmd_demo,
     cmd_evaluate,
     cmd_fit,
@@ -67,6 +69,7 @@ __all__ = [
     "DOCSTRING_STOP_WORDS",
     "INTERRUPTED",
     "TEXT_OPTIONS_NOTE",
+    "USAGE_ERROR",
     "build_parser",
     "cmd_demo",
     "cmd_evaluate",
@@ -143,8 +146,12 @@ def _main(argv) -> int:
         raise
     progress = args.progress = Progress(args.quiet, args.verbose)
     with progress.session():
-        try:
+        try:  # a value out of range (-k 0) is a usage error, as one of the wrong type (-k abc) is for argparse
             check_numeric_options(args)
+        except (ValueError, TypeError) as exc:
+            print(f"topicvb: error: {exc}", file=sys.stderr)
+            return USAGE_ERROR
+        try:
             check_optional_dependencies(args)  # an option that needs a missing package fails before any work
             check_output_paths(args)  # before any input is read or any model fitted
             status = args.func(args)
