@@ -64,6 +64,8 @@ OTHER_COMMANDS = [  # (argv, message); the inputs do not exist: options are chec
     (["vectorize", "no-input", "-o", "c.npz", "--n-jobs", "0"],
      "--n-jobs must be an int in [1, 2147483647] or an int in [-2147483647, -1], got 0."),
     (["demo", "--k", "0"], "n_components (--k) must be an int in [1, 2147483647], got 0."),
+    # (a hunt: the CSV reader said "unknown encoding: foo", after the work before it)
+    (["vectorize", "no-input", "-o", "c.npz", "--encoding", "foo"], "--encoding must be a known codec name, got 'foo'."),
 ]
 
 

@@ -63,7 +63,7 @@ def _flag(dest: str) -> str:
 
 
 def check_numeric_options(args) -> None:
-    """Check the numeric options of a parsed command line before any work.
+    """Check the numeric options (and ``--encoding``) of a parsed command line before any work.
 
     The options that set a model parameter (``--k`` and :data:`MODEL_OPTIONS`) are checked against
     the chosen estimator's ``_parameter_constraints`` and named ``parameter (--option)``; the others
@@ -79,6 +79,10 @@ def check_numeric_options(args) -> None:
         if getattr(args, dest, None) is not None:
             check(getattr(args, dest), _flag(dest), constraint)
     _check_df_options(args)
+    if getattr(args, "encoding", None) is not None:  # (else a reader's bare "unknown encoding: foo", after work)
+        from ._validation import check_encoding
+
+        check_encoding(args.encoding, "--encoding")
     if not hasattr(args, "k"):  # a command without model options (its "model" is a file)
         return
     name = args.model
