@@ -354,8 +354,15 @@ def cmd_evaluate(args):
     with_bound = type(model).__name__ in ("BatchLDA", "OnlineLDA")
     with progress.steps("evaluate", 4 + with_bound) as steps:
         with steps.step("held-out perplexity"):
-            rows.append(("held-out perplexity (document completion, half the tokens observed)",
-                         f"{heldout_perplexity(model, corpus.X, random_state=args.seed):.2f}"))
+            try:
+                perplexity = heldout_perplexity(model, corpus.X, random_state=args.seed)
+            except ValueError as exc:  # (its message names the Python parameters X_test and observed_fraction)
+                if "found no held-out token" not in str(exc):
+                    raise
+                raise ValueError(f"{args.corpus!r} is too short for the held-out perplexity: half of each "
+                                 "document's tokens are held out, and its documents leave none (too few tokens); "
+                                 "evaluate on longer documents.") from None
+            rows.append(("held-out perplexity (document completion, half the tokens observed)", f"{perplexity:.2f}"))
         if with_bound:
             with steps.step("per-word ELBO"):
                 rows.append(("per-word ELBO", f"{per_word_bound(model, corpus.X):.4f}"))
