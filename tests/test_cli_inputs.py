@@ -430,7 +430,8 @@ def test_a_plain_matrix_of_the_model_width_is_read_in_the_model_terms(fitted_ws,
 
 def test_evaluate_on_documents_too_short_for_the_split_says_so_in_its_terms(fitted_ws, capsys):
     """A hunt: the message named heldout_perplexity's parameters, X_test and observed_fraction (no option)."""
-    Corpus(X=sp.csr_matrix(np.eye(8)), vocabulary=Corpus.load("c.npz").vocabulary).save("one.npz")
+    # (four one-token documents: the split of --seed 0 observes every token)
+    Corpus(X=sp.csr_matrix(np.eye(4, 8)), vocabulary=Corpus.load("c.npz").vocabulary).save("one.npz")
     rc, out, err = _run(["evaluate", "m.npz", "one.npz"], capsys)
     assert rc == 1 and _one_error(err) == (
         "'one.npz' is too short for the held-out perplexity: half of each document's tokens are held out, and its "
