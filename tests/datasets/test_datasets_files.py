@@ -46,3 +46,77 @@ def test_a_checkpoint_numpy_would_read_as_a_pickle_is_not_readable(tmp_path):
     with pytest.raises(ValueError, match=r"is not a readable topicvb checkpoint \(it is not a \.npz archive \(numpy "
                                          r"would read it only as a pickle, which topicvb never loads\)\)\.$"):
         load_checkpoint(path, "fingerprint")
+
+
+def test_a_npy_file_named_npz_is_reported_as_a_single_array(tmp_path):
+    # (np.load gives an ndarray for it, which the readers used as a context manager: "'numpy.ndarray' object does
+    # not support the context manager protocol")
+    import numpy as np
+
+    from topicvb.datasets import Corpus
+    from topicvb.datasets._npz import read_npz
+
+    np.save(tmp_path / "arr.npy", np.arange(6).reshape(2, 3))
+    path = (tmp_path / "arr.npy").rename(tmp_path / "arr.npz")
+    with pytest.raises(ValueError, match=r"^'.*arr\.npz' is a single NumPy array \(\.npy\), not a \.npz corpus or "
+                                         r"SciPy sparse matrix\.$"):
+        read_npz(path)
+    with pytest.raises(ValueError, match=r"^Corpus\.load could not read '.*arr\.npz' as a \.npz file: it is a single "
+                                         r"NumPy array \(\.npy\), not a \.npz archive\.$"):
+        Corpus.load(path)
+
+
+_COMPRESSORS = {"gz": "gzip", "bz2": "bz2", "xz": "lzma"}
+
+
+@pytest.mark.parametrize("suffix", ["gz", "bz2", "xz"])
+def test_the_readers_decompress_gzip_bz2_and_xz_by_content(tmp_path, suffix):
+    # (bz2 and xz files were read as text: "expected the number of documents D ..., got 'BZh91AY&SY...'")
+    import importlib
+
+    import scipy.sparse as sp
+
+    from topicvb.datasets import (iter_uci, read_csv, read_jsonl, read_ldac, read_matrix_market, read_uci,
+                                  read_vocabulary)
+
+    compress = importlib.import_module(_COMPRESSORS[suffix]).compress
+
+    def write(name, text):
+        path = tmp_path / f"{name}.{suffix}"
+        path.write_bytes(compress(text.encode()))
+        return path
+
+    vocab = write("vocab.txt", "a\nb\nc\n")
+    assert read_vocabulary(vocab) == ["a", "b", "c"]
+    expected = [[2, 0, 1], [0, 3, 0]]
+    docword = write("docword.txt", "2\n3\n3\n1 1 2\n1 3 1\n2 2 3\n")
+    assert read_uci(docword, vocab).X.toarray().tolist() == expected
+    assert sp.vstack(list(iter_uci(docword, batch_size=1))).toarray().tolist() == expected
+    assert read_ldac(write("c.ldac", "2 0:2 2:1\n1 1:3\n"), vocab).X.toarray().tolist() == expected
+    mtx = write("m.mtx", "%%MatrixMarket matrix coordinate integer general\n2 3 3\n1 1 2\n1 3 1\n2 2 3\n")
+    assert read_matrix_market(mtx, vocab).X.toarray().tolist() == expected
+    assert read_csv(write("t.csv", "text\nhello world\n"), "text").n_docs == 1
+    assert read_jsonl(write("t.jsonl", '{"text": "hello world"}\n'), "text").n_docs == 1
+
+
+@pytest.mark.parametrize("suffix", ["gz", "bz2", "xz"])
+@pytest.mark.parametrize("damage", ["truncated", "corrupt"])
+def test_a_damaged_compressed_file_is_a_clear_error(tmp_path, suffix, damage):
+    import importlib
+
+    from topicvb.datasets import read_ldac, read_matrix_market, read_uci, read_vocabulary
+
+    compress = importlib.import_module(_COMPRESSORS[suffix]).compress
+    for read, text, what in (
+        (read_uci, "1\n2\n500\n" + "1 2 4\n" * 500, "Could not read docword_path"),
+        (read_ldac, "1 0:1\n" * 500, "Could not read path"),
+        (read_matrix_market, "%%MatrixMarket matrix coordinate integer general\n1 2 500\n" + "1 2 4\n" * 500,
+         "Could not read path"),
+        (read_vocabulary, "term\n" * 500, "Could not read vocab_path"),
+    ):
+        data = compress(text.encode())
+        data = data[: len(data) // 2] if damage == "truncated" else data[:12] + bytes(64) + data[76:]
+        path = tmp_path / f"f.{suffix}"
+        path.write_bytes(data)
+        with pytest.raises(ValueError, match=rf"^{what} '.*f\.{suffix}'"):
+            read(path)

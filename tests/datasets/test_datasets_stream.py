@@ -33,6 +33,10 @@ def test_iter_uci_refuses_unsorted_and_truncated_files(tmp_path):
     unsorted.write_text("3\n4\n3\n2 1 1\n1 2 1\n3 4 2\n")
     with pytest.raises(ValueError, match="sorted by docID for streaming; line 5 goes back"):
         list(iter_uci(unsorted, batch_size=1))
+    blanks = tmp_path / "docword.blanks.txt"  # (blank lines were not counted: line 5 was reported)
+    blanks.write_text("3\n4\n3\n2 1 1\n\n\n1 2 1\n3 4 2\n")
+    with pytest.raises(ValueError, match="sorted by docID for streaming; line 7 goes back"):
+        list(iter_uci(blanks, batch_size=1))
     short = tmp_path / "docword.short.txt"
     short.write_text("3\n4\n5\n1 1 1\n2 2 1\n")
     with pytest.raises(ValueError, match="the header says NNZ=5 data lines, but the file has 2"):

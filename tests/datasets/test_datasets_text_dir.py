@@ -67,3 +67,19 @@ def test_text_readers_default_vectorizer(text_dir):
     assert c.n_docs == 3
     assert c.X.shape[1] == len(c.vocabulary) > 0
     assert "great" in c.vocabulary
+
+
+def test_read_text_dir_follows_symlinked_folders_without_looping(tmp_path, stub_vectorizer):
+    # (rglob skipped a symlinked sub-folder silently; its files were left out of the corpus)
+    root = tmp_path / "reviews"
+    (root / "pos").mkdir(parents=True)
+    (root / "pos" / "a.txt").write_text("good film")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "b.txt").write_text("bad film")
+    (outside / "back").symlink_to(root, target_is_directory=True)  # a loop through the link
+    (root / "neg").symlink_to(outside, target_is_directory=True)
+    (root / "pos" / "self").symlink_to(root / "pos", target_is_directory=True)  # a loop onto itself
+    c = read_text_dir(root, vectorizer=stub_vectorizer)
+    assert c.doc_ids == ["neg/b.txt", "pos/a.txt"]
+    assert c.label_names == ["neg", "pos"]

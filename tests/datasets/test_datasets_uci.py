@@ -78,6 +78,10 @@ def test_uci_reader_streams_chunks(tmp_path, corpus, monkeypatch):
         ("2\n3\n2\n1 1 1\n3 2 1\n", r"line 5: docID must be between 1 and D=2, got '3 2 1'"),
         ("2\n3\n2\n1 1 1\n2 0 1\n", r"line 5: wordID must be between 1 and W=3, got '2 0 1'"),
         ("2\n3\n2\n1 1 -4\n2 1 1\n", r"line 4: count must be non-negative, got '1 1 -4'"),
+        # an overflowing count was reported on the first line of its chunk (line 4)
+        ("2\n3\n3\n1 1 1\n2 1 1\n2 2 99999999999999999999\n",
+         r"line 6: expected 'docID wordID count' \(three integers\), got '2 2 99999999999999999999'"),
+        ("2\n3\n3\n1 1 1\n\n2 1 +-1\n", r"line 6: expected 'docID wordID count' \(three integers\), got '2 1 \+-1'"),
         ("2\n3\n3\n1 1 1\n2 1 1\n", r"header says NNZ=3 data lines, but the file has 2"),
         ("2\n3\n1\n1 1 1\n2 1 1\n", r"header says NNZ=1 data lines, but the file has 2"),
         ("0\n3\n0\n", r"describes an empty corpus \(D=0 documents, W=3 terms\)"),

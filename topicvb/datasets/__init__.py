@@ -3,7 +3,7 @@
 Readers return a :class:`Corpus` (CSR counts, vocabulary, optional texts, labels and document ids):
 
 - bag-of-words files: :func:`read_uci`, :func:`read_ldac`, :func:`read_matrix_market`
-  (gzip-compressed files are read transparently);
+  (gzip-, bz2- and xz-compressed files are read transparently);
 - raw text: :func:`read_text_dir`, :func:`read_csv`, :func:`read_jsonl`, :func:`nltk_corpus`;
 - standard corpora: :func:`load_20newsgroups` (from a local copy first), and
   :func:`load_builtin_corpus`, docstrings of the standard library and installed packages, which

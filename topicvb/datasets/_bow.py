@@ -1,8 +1,8 @@
 """What the bag-of-words formats share: vocabulary files, checks on counts to write, atomic output.
 
 The formats themselves live in :mod:`._uci` (UCI Bag of Words), :mod:`._ldac` (Blei's LDA-C) and
-:mod:`._matrix_market` (MatrixMarket). All readers accept gzip-compressed files transparently
-(detected by content, not by name), and the writers compress when the output name ends in ``.gz``.
+:mod:`._matrix_market` (MatrixMarket). All readers accept gzip-, bz2- and xz-compressed files transparently
+(detected by content, not by name), and the writers gzip when the output name ends in ``.gz``.
 Writers are atomic: they write temporary files next to the destinations and move them into place
 only when everything was written.
 """
@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._corpus import Corpus
-from ._files import atomic_paths, check_input_file, open_binary, open_text_for_write, without_bom
+from ._files import READ_ERRORS, atomic_paths, check_input_file, open_binary, open_text_for_write, without_bom
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ def read_vocabulary(path, what: str = "vocab_path", encoding: str = "utf-8") -> 
 
     Lines are kept exactly, except for the line break (``\\n`` or ``\\r\\n``) and, in UTF-8, a leading
     byte-order mark (not part of the first term); a final line break
-    does not start another term. Gzip-compressed files are read transparently.
+    does not start another term. Gzip-, bz2- and xz-compressed files are read transparently.
 
     Parameters
     ----------
@@ -72,7 +72,7 @@ def read_vocabulary(path, what: str = "vocab_path", encoding: str = "utf-8") -> 
             f"{what} {str(p)!r} is not valid {encoding} text ({exc.reason} at byte {exc.start}); "
             "pass the right encoding=."
         ) from None
-    except (OSError, EOFError) as exc:
+    except READ_ERRORS as exc:
         raise ValueError(f"Could not read {what} {str(p)!r}: {exc}.") from exc
     terms = text.split("\n")
     if terms and terms[-1] == "":

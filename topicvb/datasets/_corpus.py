@@ -13,7 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_nonnegative_counts
-from ._files import atomic_paths, check_input_file, check_path_type, not_pickled
+from ._files import atomic_paths, check_input_file, check_path_type, is_npy, not_pickled
 
 logger = logging.getLogger(__name__)
 
@@ -435,6 +435,9 @@ class Corpus:
             If the file is not a corpus written by :meth:`Corpus.save`.
         """
         p = check_input_file(path, "path")
+        if is_npy(p):  # np.load would give the single array, not an archive, whatever the file's name
+            raise ValueError(f"Corpus.load could not read {str(p)!r} as a .npz file: it is a single NumPy array "
+                             "(.npy), not a .npz archive.")
         try:
             with np.load(p, allow_pickle=False) as npz:
                 arrays = {k: npz[k] for k in npz.files}

@@ -118,7 +118,7 @@ def read_csv(
     header: bool = True,
     name: str | None = None,
 ) -> Corpus:
-    """Read documents from a CSV file (plain or gzip-compressed), one document per row.
+    """Read documents from a CSV file (plain, or gzip-, bz2- or xz-compressed), one document per row.
 
     Parameters
     ----------
@@ -238,7 +238,7 @@ def read_jsonl(
     encoding: str = "utf-8",
     name: str | None = None,
 ) -> Corpus:
-    """Read documents from a JSON Lines file (plain or gzip-compressed), one JSON object per line.
+    """Read documents from a JSON Lines file (plain, or gzip-, bz2- or xz-compressed), one JSON object per line.
 
     Parameters
     ----------

@@ -1,4 +1,7 @@
-"""File helpers shared by the readers and writers: path checks, transparent gzip, atomic output.
+"""File helpers shared by the readers and writers: path checks, transparent decompression, atomic output.
+
+The readers decompress gzip, bz2 and xz files transparently, detected by their content (not their
+name); :data:`READ_ERRORS` are the errors a damaged compressed file raises while it is read.
 
 Every writer in :mod:`topicvb.datasets` writes to temporary files in the destination folder and
 moves them into place with :func:`os.replace` only after everything was written, so a failure
@@ -11,20 +14,29 @@ ACL) like any other file.
 
 from __future__ import annotations
 
+import bz2
 import codecs
 import contextlib
 import gzip
 import io
 import logging
+import lzma
 import os
 import secrets
 import tempfile
+import zlib
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import numpy as np
+
 logger = logging.getLogger(__name__)
 
-_GZIP_MAGIC = b"\x1f\x8b"
+# The compressed formats the readers open transparently: the bytes a file starts with, and the opener.
+_COMPRESSED = ((b"\x1f\x8b", gzip.open), (b"BZh", bz2.open), (b"\xfd7zXZ\x00", lzma.open))
+# What reading a damaged compressed file raises (zlib.error and LZMAError are not OSErrors): the readers
+# turn these into a ValueError naming the file.
+READ_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError)
 
 
 def check_path_type(path, what: str) -> None:
@@ -66,27 +78,37 @@ def check_input_file(path, what: str) -> Path:
     return p
 
 
-def is_gzip(path: Path) -> bool:
-    """Return True if the file starts with the gzip magic bytes."""
-    with open(path, "rb") as f:
-        return f.read(2) == _GZIP_MAGIC
-
-
 def open_binary(path: Path):
-    """Open ``path`` for reading bytes, decompressing gzip transparently (detected by content)."""
-    if is_gzip(path):
-        return gzip.open(path, "rb")
+    """Open ``path`` for reading bytes, decompressing gzip, bz2 and xz transparently (detected by content).
+
+    Reading a damaged compressed file raises one of :data:`READ_ERRORS`.
+    """
+    with open(path, "rb") as f:
+        head = f.read(6)
+    for magic, opener in _COMPRESSED:
+        if head.startswith(magic):
+            return opener(path, "rb")
     return open(path, "rb")
 
 
 def open_text(path: Path, encoding: str = "utf-8", errors: str = "strict", newline: str | None = None):
-    """Open ``path`` for reading text, decompressing gzip transparently (detected by content).
+    """Open ``path`` for reading text, decompressing gzip, bz2 and xz transparently (detected by content).
 
     With the default ``newline=None`` universal newlines are on, so ``\\r\\n`` files read like
     ``\\n`` files; the csv module needs ``newline=""``. UTF-8 text is read without a leading byte-order
     mark (``utf-8-sig``: Excel's "CSV UTF-8" writes one, which would otherwise stick to the first column's name).
     """
     return io.TextIOWrapper(open_binary(path), encoding=without_bom(encoding), errors=errors, newline=newline)
+
+
+def is_npy(path: Path) -> bool:
+    """Return True if the file starts with the magic bytes of a single NumPy array (``.npy``).
+
+    :func:`numpy.load` returns such a file's array rather than an archive, whatever the file's name, so
+    the ``.npz`` readers check for it first and say so (the array cannot be used as a context manager).
+    """
+    with open(path, "rb") as f:
+        return f.read(len(np.lib.format.MAGIC_PREFIX)) == np.lib.format.MAGIC_PREFIX
 
 
 def not_pickled(exc) -> str:

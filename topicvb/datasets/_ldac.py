@@ -18,7 +18,7 @@ import scipy.sparse as sp
 from .._validation import check_positive_int
 from ._bow import placeholder_vocabulary, read_optional_vocabulary, write_with_vocabulary, writer_counts
 from ._corpus import Corpus
-from ._files import check_input_file, open_text
+from ._files import READ_ERRORS, check_input_file, open_text
 
 logger = logging.getLogger(__name__)
 
@@ -100,7 +100,7 @@ def _read_ldac_arrays(p: Path, n_terms: int | None, has_vocab: bool) -> tuple[ar
                 indices.extend(ids)
                 data.extend(cnts)
                 indptr.append(len(indices))
-    except (OSError, EOFError) as exc:
+    except READ_ERRORS as exc:
         raise ValueError(f"Could not read path {str(p)!r}: {exc}.") from exc
     return indptr, indices, data
 
@@ -139,12 +139,12 @@ def read_ldac(
     """Read a corpus in Blei's LDA-C format (``M id:count id:count ...``, one document per line).
 
     ``M`` is the number of ``id:count`` pairs on the line and the term ids are 0-based indices
-    into the vocabulary file. A line ``0`` is an empty document. Gzip files are read transparently.
+    into the vocabulary file. A line ``0`` is an empty document. Gzip, bz2 and xz files are read transparently.
 
     Parameters
     ----------
     path : str or os.PathLike
-        The ``.dat`` file (plain or gzip-compressed).
+        The ``.dat`` file (plain, or gzip-, bz2- or xz-compressed).
     vocab_path : str or os.PathLike, default=None
         The vocabulary file, one term per line. When None, terms are named ``w0000``, ...
     n_terms : int, default=None

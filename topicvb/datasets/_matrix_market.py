@@ -1,8 +1,9 @@
-"""Document-term matrices stored in MatrixMarket format (``.mtx``, optionally gzipped)."""
+"""Document-term matrices stored in MatrixMarket format (``.mtx``, optionally gzip-, bz2- or xz-compressed)."""
 
 from __future__ import annotations
 
 import io
+import re
 
 import numpy as np
 import scipy.io
@@ -14,16 +15,129 @@ from ._corpus import Corpus
 from ._files import check_input_file, open_binary
 
 _MAX_COUNT = np.iinfo(np.int64).max  # integer counts are stored as int64
+# Bytes of data lines checked at a time by _check_entries (whole lines; the last chunk may be longer).
+_CHECK_CHUNK_BYTES = 8 * 1024 * 1024
+
+# The data lines of each layout (header format and field) that _check_entries checks, as regular expressions
+# (the reference: the vectorised check only decides quickly that a chunk of lines matches), and what the message
+# says is expected. Blank lines are allowed, as scipy allows them; complex files are refused later anyway.
+_SPACE = rb"[ \t\r\f\v]"
+_INT = rb"[+-]?[0-9]+"
+_REAL = rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?i:inf|infinity|nan)"
+_LAYOUTS = {
+    ("coordinate", "integer"): ((_INT, _INT, _INT), "'row column count', three integers"),
+    ("coordinate", "real"): ((_INT, _INT, _REAL), "'row column value', two integers and a real number"),
+    ("coordinate", "pattern"): ((_INT, _INT), "'row column', two integers and no value"),
+    ("array", "integer"): ((_INT,), "one integer per line"),
+    ("array", "real"): ((_REAL,), "one real number per line"),
+}
+# Byte classes of the vectorised check: separators (space, tab, CR, FF, VT), the line break, digits, signs,
+# the decimal point, the exponent marker, and everything else.
+_SEP, _NL, _DIGIT, _SIGN, _POINT, _EXP, _OTHER = range(7)
+_CLASS = np.full(256, _OTHER, dtype=np.uint8)
+_CLASS[list(b" \t\r\f\v")] = _SEP
+_CLASS[ord("\n")] = _NL
+_CLASS[list(b"0123456789")] = _DIGIT
+_CLASS[list(b"+-")] = _SIGN
+_CLASS[ord(".")] = _POINT
+_CLASS[list(b"eE")] = _EXP
 
 
 def _read_mtx(p) -> sp.csr_matrix:
-    """The matrix in the file as CSR, or a ValueError naming the file."""
+    """The matrix in the file as CSR, or a ValueError naming the file (and the line of a malformed entry)."""
     try:
         with open_binary(p) as f:  # scipy's fast reader aborts the interpreter on some binary file objects;
-            M = scipy.io.mmread(io.BytesIO(f.read()))  # an in-memory buffer makes it raise instead
+            raw = f.read()  # an in-memory buffer makes it raise instead
+        M = scipy.io.mmread(io.BytesIO(raw))
     except Exception as exc:
         raise ValueError(f"Could not read path {str(p)!r} as MatrixMarket: {exc}.") from exc
+    _check_entries(raw, p)
     return sp.csr_matrix(M)
+
+
+def _data_start(raw: bytes) -> tuple[int, int]:
+    """Byte offset and line number of the first data line: after the banner, comment or blank lines, the size line."""
+    pos, line_no = raw.find(b"\n") + 1, 2  # (scipy read the file: the banner is line 1 and a size line follows)
+    while pos:
+        end = raw.find(b"\n", pos)
+        text = raw[pos:end if end >= 0 else len(raw)].strip()
+        pos, line_no = end + 1, line_no + 1
+        if text and not text.startswith(b"%"):
+            break  # the size line
+    return (pos if pos else len(raw)), line_no
+
+
+def _lines_look_valid(b: np.ndarray, n_tokens: int, real: bool) -> bool:
+    """True when the bytes ``b`` of whole data lines are blank lines or ``n_tokens`` integer tokens (real ones
+    when ``real``) apart by separators, decided with array operations; False when one may be malformed or holds
+    a word such as ``nan`` (then the caller checks the lines one by one)."""
+    if b.size == 0:
+        return True
+    c = np.take(_CLASS, b)
+    sep = c <= _NL
+    start = np.empty(c.size, dtype=bool)  # the first byte of each token
+    start[0] = not sep[0]
+    np.greater(sep[:-1], sep[1:], out=start[1:])
+    starts = np.flatnonzero(start)
+    per_line = np.diff(np.searchsorted(starts, np.flatnonzero(c == _NL)), prepend=0, append=starts.size)
+    if not np.all((per_line == 0) | (per_line == n_tokens)):
+        return False
+    at = np.flatnonzero(c >= _SIGN)  # the signs, points, exponents and other bytes, with their neighbours
+    if at.size == 0:
+        return True
+    here = c[at]
+    prev = np.where(at > 0, c[at - 1], _NL)
+    nxt = np.where(at + 1 < c.size, c[np.minimum(at + 1, c.size - 1)], _NL)
+    sign, point, exp = here == _SIGN, here == _POINT, here == _EXP
+    digit_next = nxt == _DIGIT
+    if not real:  # [+-]?[0-9]+: a sign only first in a token and before a digit
+        return bool(np.all(sign & (prev <= _NL) & digit_next))
+    # [+-]?([0-9]+.?[0-9]*|.[0-9]+)([eE][+-]?[0-9]+)?, by the neighbours of each sign, point and exponent
+    ok = (
+        (sign & (((prev <= _NL) & (digit_next | (nxt == _POINT))) | ((prev == _EXP) & digit_next)))
+        | (exp & ((prev == _DIGIT) | (prev == _POINT)) & (digit_next | (nxt == _SIGN)))
+        | (point & ((prev == _DIGIT) | digit_next))  # (so the mantissa has a digit)
+    )
+    if not np.all(ok):  # (this also refuses the other bytes, such as the letters of nan)
+        return False
+    # at most one point then one exponent within a token: a point or exponent and the next one in the same token
+    # (no token start between them) must be a point and then an exponent
+    marks = at[point | exp]
+    token = np.searchsorted(starts, marks, side="right")
+    same = token[:-1] == token[1:]
+    return not np.any(same & ~((c[marks[:-1]] == _POINT) & (c[marks[1:]] == _EXP)))
+
+
+def _check_entries(raw: bytes, p) -> None:
+    """Raise naming the line of the first data line that is not what the header announces.
+
+    scipy's reader parses the leading number of each token and ignores the rest of a line, so an ``integer``
+    file with ``1e3``, ``2.5`` or ``3abc`` (or a fourth column) read as 1, 2, 3 without a word. Each chunk of
+    lines is checked with array operations, and only a chunk that fails is read line by line, for the message.
+    """
+    banner = raw[: raw.find(b"\n")].lower().split()
+    layout = _LAYOUTS.get(tuple(t.decode("ascii", "replace") for t in banner[2:4]))
+    if layout is None:
+        return
+    tokens, expected = layout
+    real = _REAL in tokens
+    columns = (_SPACE + b"+").join(b"(?:" + t + b")" for t in tokens)
+    line = re.compile(_SPACE + b"*(?:" + columns + b")?" + _SPACE + b"*")  # (or a blank line)
+    pos, line_no = _data_start(raw)
+    while pos < len(raw):
+        end = raw.find(b"\n", pos + _CHECK_CHUNK_BYTES)
+        end = len(raw) if end < 0 else end + 1
+        b = np.frombuffer(raw, dtype=np.uint8, count=end - pos, offset=pos)
+        if not _lines_look_valid(b, len(tokens), real):
+            for i, text in enumerate(raw[pos:end].split(b"\n")):
+                if not line.fullmatch(text):
+                    shown = text.decode("ascii", "replace").strip()
+                    raise ValueError(
+                        f"MatrixMarket file {str(p)!r}, line {line_no + i}: expected {expected} (the header says "
+                        f"'{' '.join(t.decode('ascii', 'replace') for t in banner[2:4])}'), got {shown[:80]!r}."
+                    )
+        line_no += raw.count(b"\n", pos, end)
+        pos = end
 
 
 def _check_int64_range(X: sp.csr_matrix, p, transposed: bool) -> None:
@@ -75,12 +189,16 @@ def _as_term_counts(X: sp.csr_matrix, p, transposed: bool = False) -> sp.csr_mat
 def read_matrix_market(
     path, vocab_path=None, *, transpose: bool = False, encoding: str = "utf-8", name: str | None = None
 ) -> Corpus:
-    """Read a document-term matrix stored in MatrixMarket format (``.mtx``, optionally gzipped).
+    """Read a document-term matrix stored in MatrixMarket format (``.mtx``, optionally compressed).
+
+    The data lines are checked against the header: an ``integer`` file holds integers, a ``real`` file
+    real numbers, a ``pattern`` file no values, and each line has exactly its columns (scipy alone would
+    read ``2.5`` or ``3abc`` in an ``integer`` file as 2 or 3, and ignore an extra column).
 
     Parameters
     ----------
     path : str or os.PathLike
-        The ``.mtx`` file, read with :func:`scipy.io.mmread`; gzip is detected by content.
+        The ``.mtx`` file, read with :func:`scipy.io.mmread`; gzip, bz2 and xz are detected by content.
     vocab_path : str or os.PathLike, default=None
         The vocabulary file, one term per line. When None, terms are named ``w0000``, ...
     transpose : bool, default=False
@@ -102,8 +220,9 @@ def read_matrix_market(
     FileNotFoundError
         If a file does not exist.
     ValueError
-        If the file is not valid MatrixMarket, has negative entries or integer entries that do not
-        fit in 64 bits, or its number of columns differs from the vocabulary size.
+        If the file is not valid MatrixMarket, a data line is not what the header announces (the line
+        is named), it has negative entries or integer entries that do not fit in 64 bits, or its
+        number of columns differs from the vocabulary size.
     """
     transpose = check_bool(transpose, "transpose")
     p = check_input_file(path, "path")

@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 from ._bow import read_optional_vocabulary
 from ._corpus import Corpus
-from ._files import check_input_file, not_pickled
+from ._files import check_input_file, is_npy, not_pickled
 
 
 def numbered_vocabulary(n_terms: int) -> list[str]:
@@ -61,13 +61,13 @@ def read_npz(path, vocab_path=None, *, encoding: str = "utf-8", name: str | None
     ['0', '1', '2']
     """
     p = check_input_file(path, "path")
+    if is_npy(p):  # np.load would give the single array, not an archive, whatever the file's name
+        raise ValueError(f"{str(p)!r} is a single NumPy array (.npy), not a .npz corpus or SciPy sparse matrix.")
     try:
         with np.load(p, allow_pickle=False) as npz:  # lazy: only the archive's directory is read here
-            entries = set(npz.files) if hasattr(npz, "files") else None
+            entries = set(npz.files)
     except Exception as exc:
         raise ValueError(f"Could not read {str(p)!r} as a .npz file: {not_pickled(exc)}.") from None
-    if entries is None:  # np.load gave a single array: a .npy file, whatever its name
-        raise ValueError(f"{str(p)!r} is a single NumPy array (.npy), not a .npz corpus or SciPy sparse matrix.")
     is_matrix = "meta_json" not in entries and {"format", "shape"} <= entries
     if not is_matrix and "meta_json" not in entries:
         shown = ", ".join(repr(e) for e in sorted(entries)[:6]) + (", ..." if len(entries) > 6 else "")

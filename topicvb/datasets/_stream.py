@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._files import check_input_file, open_text
-from ._uci import check_uci_nnz, iter_uci_chunks, read_uci_header
+from ._uci import check_uci_nnz, iter_uci_chunks, read_uci_header, uci_line_no
 
 logger = logging.getLogger(__name__)
 
@@ -39,7 +39,7 @@ def iter_uci(docword_path, batch_size: int = 1000, *, dtype=np.float64) -> Itera
     Parameters
     ----------
     docword_path : str or os.PathLike
-        The docword file, plain or gzip-compressed.
+        The docword file, plain, or gzip-, bz2- or xz-compressed.
     batch_size : int, default=1000
         Documents per batch (the last one may be shorter).
     dtype : numpy dtype, default=np.float64
@@ -73,14 +73,14 @@ def iter_uci(docword_path, batch_size: int = 1000, *, dtype=np.float64) -> Itera
             X.sum_duplicates()
             return X
 
-        for line_no, chunk in iter_uci_chunks(f, p, n_docs, n_terms):
+        for line_no, lines, chunk in iter_uci_chunks(f, p, n_docs, n_terms):
             chunk[:, :2] -= 1
             docs = chunk[:, 0]
             order_bad = np.flatnonzero(np.diff(np.concatenate([[last_doc], docs])) < 0)
             if order_bad.size:
                 raise ValueError(f"UCI file {str(p)!r}: data lines must be sorted by docID for streaming; "
-                                 f"line {line_no + int(order_bad[0])} goes back to an earlier document. Use "
-                                 "read_uci for unsorted files.")
+                                 f"line {uci_line_no(lines, int(order_bad[0]), line_no)} goes back to an earlier "
+                                 "document. Use read_uci for unsorted files.")
             last_doc = int(docs[-1])
             n_rows += chunk.shape[0]
             pending = np.concatenate([pending, chunk]) if pending.size else chunk

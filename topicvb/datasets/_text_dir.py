@@ -25,15 +25,38 @@ def _check_folder(path, encoding: str) -> Path:
     return root
 
 
+def _folders(root: Path) -> list[Path]:
+    """``root`` and its visible sub-folders, symbolic links to folders included, in sorted order.
+
+    :meth:`Path.rglob` does not follow links to folders, so a linked sub-folder's files were left out
+    without a word. Here a link is followed unless its target is the folder holding it or one above
+    (a loop, as ``find -L`` reports one). Unreadable folders are skipped, as :meth:`Path.rglob` skips them.
+    """
+    folders, stack = [], [(root, frozenset([root.resolve()]))]  # (a folder, the real paths down to it)
+    while stack:
+        folder, above = stack.pop()
+        folders.append(folder)
+        try:
+            subfolders = sorted(e for e in folder.iterdir() if not e.name.startswith(".") and e.is_dir())
+        except OSError:
+            continue
+        for sub in reversed(subfolders):
+            real = sub.resolve()
+            if real not in above:
+                stack.append((sub, above | {real}))
+    return folders
+
+
 def _list_files(root: Path, pattern: str) -> list[tuple[str, Path]]:
     """(relative POSIX path, path) of the visible files under ``root`` matching ``pattern``, sorted."""
-    files = []
-    for f in root.rglob(pattern):
-        rel = f.relative_to(root)
-        if any(part.startswith(".") for part in rel.parts) or not f.is_file():
-            continue
-        files.append((rel.as_posix(), f))
-    files.sort()
+    found = {}
+    for folder in _folders(root):  # (the folders rglob would visit, and linked ones)
+        for f in folder.glob(pattern):
+            rel = f.relative_to(root)
+            if any(part.startswith(".") for part in rel.parts) or not f.is_file():
+                continue
+            found[rel.as_posix()] = f
+    files = sorted(found.items())
     if not files:
         raise ValueError(f"read_text_dir found no files matching pattern {pattern!r} under {str(root)!r}.")
     return files
@@ -74,8 +97,9 @@ def read_text_dir(
 ) -> Corpus:
     """Read a folder of text files, one document per file, with labels from sub-folder names.
 
-    Files are searched recursively and read in sorted order of their relative paths; hidden files
-    and folders (names starting with ``.``) are skipped. When some files sit in sub-folders, the
+    Files are searched recursively, through symbolic links to folders too (except a link to a folder
+    above it, which would loop), and read in sorted order of their relative paths; hidden files and
+    folders (names starting with ``.``) are skipped. When some files sit in sub-folders, the
     label of each file is the name of its top-level sub-folder (``""`` for files directly in
     ``path``); when all files sit directly in ``path``, the corpus has no labels.
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,7 +26,7 @@ from ._bow import (
     writer_counts,
 )
 from ._corpus import Corpus
-from ._files import check_input_file, open_text
+from ._files import READ_ERRORS, check_input_file, open_text
 
 logger = logging.getLogger(__name__)
 
@@ -33,6 +34,9 @@ logger = logging.getLogger(__name__)
 _CHUNK_BYTES = 8 * 1024 * 1024
 # Data lines formatted per write call by write_uci.
 _WRITE_BLOCK = 500_000
+# A data-line token NumPy reads as an integer (an optional sign and ASCII digits), and the int64 range.
+_INT_TOKEN = re.compile(r"[+-]?[0-9]+")
+_MIN_INT64, _MAX_INT64 = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
 
 
 # --------------------------------------------------------------------------- parsing
@@ -77,12 +81,18 @@ def _nonblank_line(lines: list[str], row: int, first_line_no: int) -> tuple[int,
     return first_line_no + len(lines) - 1, lines[-1].strip()  # pragma: no cover
 
 
+def _is_int64(token: str) -> bool:
+    """Whether ``token`` is an integer, as NumPy reads one, that fits in int64."""
+    return _INT_TOKEN.fullmatch(token) is not None and _MIN_INT64 <= int(token) <= _MAX_INT64
+
+
 def _first_malformed_uci_line(lines: list[str], first_line_no: int) -> tuple[int, str]:
+    """Line number and text of the first non-blank line of ``lines`` that is not three int64 integers."""
     for i, line in enumerate(lines):
         parts = line.split()
         if not parts:
             continue
-        if len(parts) != 3 or not all(p.lstrip("+-").isdigit() for p in parts):
+        if len(parts) != 3 or not all(_is_int64(p) for p in parts):  # (an overflowing count too)
             return first_line_no + i, line.strip()
     return first_line_no, lines[0].strip() if lines else ""  # pragma: no cover
 
@@ -121,11 +131,17 @@ def _parse_uci_chunk(lines, first_line_no, path, n_docs, n_terms):
     return arr
 
 
-def iter_uci_chunks(f, path: Path, n_docs: int, n_terms: int) -> Iterator[tuple[int, np.ndarray]]:
-    """Yield ``(line number of the chunk's first line, (n, 3) int64 array)`` for the data lines of ``f``.
+def uci_line_no(lines: list[str], row: int, first_line_no: int) -> int:
+    """The file line of row ``row`` of the array of a chunk (blank lines have no row), for error messages."""
+    return _nonblank_line(lines, row, first_line_no)[0]
+
+
+def iter_uci_chunks(f, path: Path, n_docs: int, n_terms: int) -> Iterator[tuple[int, list[str], np.ndarray]]:
+    """Yield ``(line number of the chunk's first line, its lines, (n, 3) int64 array)`` for the data lines of ``f``.
 
     ``f`` is positioned after the header; chunks holding only blank lines are skipped. The ids are
-    checked against ``D`` and ``W`` but stay 1-based.
+    checked against ``D`` and ``W`` but stay 1-based. Blank lines have no row in the array:
+    :func:`uci_line_no` finds the line of a row.
     """
     line_no = 4
     while True:
@@ -134,7 +150,7 @@ def iter_uci_chunks(f, path: Path, n_docs: int, n_terms: int) -> Iterator[tuple[
             return
         chunk = _parse_uci_chunk(lines, line_no, path, n_docs, n_terms)
         if chunk is not None:
-            yield line_no, chunk
+            yield line_no, lines, chunk
         line_no += len(lines)
 
 
@@ -166,12 +182,12 @@ def _read_uci_triples(p: Path):
                     f"UCI file {str(p)!r} describes an empty corpus (D={n_docs} documents, W={n_terms} terms); "
                     "expected at least one document and one term."
                 )
-            for _, chunk in iter_uci_chunks(f, p, n_docs, n_terms):
+            for _, _, chunk in iter_uci_chunks(f, p, n_docs, n_terms):
                 n_rows += chunk.shape[0]
                 docs.append((chunk[:, 0] - 1).astype(np.int32))
                 words.append((chunk[:, 1] - 1).astype(np.int32))
                 counts.append(chunk[:, 2])
-    except (OSError, EOFError) as exc:
+    except READ_ERRORS as exc:
         raise ValueError(f"Could not read docword_path {str(p)!r}: {exc}.") from exc
     check_uci_nnz(n_rows, nnz, p)
     return (n_docs, n_terms), (docs, words, counts)
@@ -195,14 +211,14 @@ def read_uci(docword_path, vocab_path=None, *, encoding: str = "utf-8", name: st
 
     The docword file has three header lines, the number of documents ``D``, the vocabulary size
     ``W`` and the number of data lines ``NNZ``, followed by ``NNZ`` lines ``docID wordID count``
-    with 1-based ids. Line ``i`` of the vocabulary file is ``wordID`` ``i`` (1-based). Gzip files
-    are read transparently. The file is streamed and parsed in chunks with NumPy, so memory stays
+    with 1-based ids. Line ``i`` of the vocabulary file is ``wordID`` ``i`` (1-based). Gzip, bz2
+    and xz files are read transparently. The file is streamed and parsed in chunks with NumPy, so memory stays
     close to the size of the resulting sparse matrix.
 
     Parameters
     ----------
     docword_path : str or os.PathLike
-        The docword file (plain or gzip-compressed).
+        The docword file (plain, or gzip-, bz2- or xz-compressed).
     vocab_path : str or os.PathLike, default=None
         The vocabulary file. When None, terms are named ``w0000``, ``w0001``, ...
     encoding : str, default="utf-8"
