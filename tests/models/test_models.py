@@ -433,3 +433,23 @@ def test_plsa_folds_in_with_an_asymmetric_prior():
             if done:
                 break
         np.testing.assert_allclose(got[d], theta, atol=1e-10)
+
+
+@pytest.mark.parametrize("prior", [None, 1.5, [1.2, 2.0, 1.1]])
+def test_plsa_transform_folds_in_with_the_fitted_prior(block_corpus, prior, tmp_path):
+    """A hunt: PLSA's transform and score read doc_topic_prior when called, so set_params after fit changed them (a
+    prior of another length made transform fail), where the other estimators use their fitted prior."""
+    from topicvb import load, save
+
+    X = block_corpus
+    model = PLSA(3, doc_topic_prior=prior, random_state=0, max_iter=20).fit(X)
+    expected = np.ones(3) if prior is None else np.broadcast_to(np.asarray(prior, dtype=float), (3,))
+    np.testing.assert_array_equal(model.doc_topic_prior_, expected)
+    theta, score = model.transform(X), model.score(X)
+    model.set_params(doc_topic_prior=[0.9, 0.9])
+    np.testing.assert_array_equal(model.transform(X), theta)
+    assert model.score(X) == score
+    loaded = load(save(model.set_params(doc_topic_prior=prior), tmp_path / "m.npz"))
+    np.testing.assert_array_equal(loaded.transform(X), theta)
+    del loaded.doc_topic_prior_  # (a model from a file of before the attribute: the parameter's prior, as before)
+    np.testing.assert_array_equal(loaded.transform(X), theta)

@@ -118,6 +118,8 @@ _PLSA_ARRAYS = (
     # each topic's expected training tokens (the seed-word check, topicvb.guided.seed_holding): files written
     # before PLSA kept them have none
     ArraySpec("topic_tokens_", ("K",), "float64", "nonnegative", required=False),
+    # the fit's prior on P(z | d), which transform folds in with: files written before PLSA kept it use the parameter
+    ArraySpec("doc_topic_prior_", ("K",), "float64", "positive", required=False),
     _HISTORY,
     ArraySpec("validation_history_", (None,), "float64", "finite", required=False),
     _PRIOR_MATRIX,

@@ -126,7 +126,8 @@ class PLSA(TopicModelBase):
     n_iter_no_change : int, default=5
         Patience of early stopping.
     transform_max_iter : int, default=100
-        EM iterations of folding-in per new document in ``transform`` and ``score``.
+        EM iterations of folding-in per new document in ``transform`` and ``score`` (which stop earlier at
+        a relative change of ``tol``; both are read when called, as other estimators' inference settings).
     random_state : int, RandomState instance or None, default=None
         Seeds the random initialisation (and the validation split).
     verbose : int, default=0
@@ -147,6 +148,9 @@ class PLSA(TopicModelBase):
         P(w | z); rows sum to 1.
     doc_topic_ : ndarray of shape (n_docs, n_components)
         P(z | d) of the training documents.
+    doc_topic_prior_ : ndarray of shape (n_components,)
+        The Dirichlet prior on P(z | d) of the fit, which ``transform`` and ``score`` fold new documents in with
+        (``doc_topic_prior`` as K values; ones without it, the prior whose MAP step is maximum likelihood).
     topic_tokens_ : ndarray of shape (n_components,)
         The expected number of training tokens each topic explains, sum_d N_d P(z | d) (what the
         seed-word check of a guided fit, :func:`topicvb.guided.seed_holding`, weighs P(w | z) by).
@@ -332,6 +336,9 @@ class PLSA(TopicModelBase):
                 run.theta_b_next = None
         fitted = self._result(run, stop.requested, settled)
         fitted["topic_tokens_"] = lengths @ np.asarray(fitted["doc_topic_"], dtype=np.float64)
+        prior = self._doc_prior()
+        # (no prior: ones, the Dirichlet whose MAP step is maximum likelihood, with the same uniform fallback)
+        fitted["doc_topic_prior_"] = np.ones(self.n_components) if prior is None else np.array(prior)
         return fitted
 
     def _em_steps(self, run, moves, stop, n_parts, started) -> bool:
@@ -415,9 +422,12 @@ class PLSA(TopicModelBase):
 
     def _fold_in(self, X):
         k = self.components_.shape[0]  # (the fitted topics: n_components may have been set since fit)
-        a1 = self._doc_prior_minus_one(k)
-        prior = np.zeros(k) if a1 is None else kernel_array(a1, (k,))
-        theta0 = np.tile(self._doc_fallback(k), (X.shape[0], 1)).astype(self._fitted_float)
+        alpha = getattr(self, "doc_topic_prior_", None)  # the fitted prior (a file of before it: the parameter's)
+        if alpha is None:
+            alpha = self._doc_prior(k)
+            alpha = np.ones(k) if alpha is None else alpha
+        prior = kernel_array(np.asarray(alpha, dtype=np.float64) - 1.0, (k,))
+        theta0 = np.tile(alpha / alpha.sum(), (X.shape[0], 1)).astype(self._fitted_float)
         phi_t = np.ascontiguousarray(self.components_.T)
         indptr, indices, data = csr_arrays(X)
         with threads(self.n_jobs):
