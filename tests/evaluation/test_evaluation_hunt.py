@@ -133,3 +133,22 @@ def test_select_n_topics_scores_with_its_n_jobs(data, monkeypatch):
     select_n_topics(X, [2, 3], model="batch", max_iter=2, n_jobs=1)
     assert seen == [1, 1]
 
+
+
+class _CountingLDA(BatchLDA):
+    """A BatchLDA that records the max_iter of each fit."""
+
+    fits: list = []
+
+    def fit(self, X, y=None, **params):
+        _CountingLDA.fits.append(self.max_iter)
+        return super().fit(X, y, **params)
+
+
+def test_perplexity_trace_fits_the_first_checkpoint_once_untimed(data, monkeypatch):
+    """The first checkpoint's time included the one-time compilation of the kernels in a fresh process (seconds,
+    against milliseconds for the fit): its fit is now made once before the timed fits."""
+    X, _ = data
+    monkeypatch.setattr(_CountingLDA, "fits", [])
+    trace = perplexity_trace(_CountingLDA(2, random_state=0, tol=1e-12), X[:60], X[60:], checkpoints=(2, 1))
+    assert _CountingLDA.fits == [1, 1, 2] and trace["n_iter"] == [1, 2]
