@@ -59,6 +59,7 @@ import numpy as np
 from ._persistence_parts import (PRIOR_ARRAY, check_prior_state, check_vocabulary, plain, prior_record,
                                  rebuild_prior, rebuild_vectorizer, string_array, vectorizer_arrays,
                                  vocabulary_arrays)
+from .datasets._files import NPZ_READ_ERRORS
 from .models import _registry
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "ModelRecord", "load", "read", "save"]
@@ -254,6 +255,9 @@ def _read(path: Path):
                          "deeply).") from None
     except ValueError as exc:  # an object (pickled) array, an int of too many digits in the JSON record, ...
         raise ValueError(f"{str(path)!r} is not a readable topicvb model file ({exc}).") from None
+    except NPZ_READ_ERRORS as exc:  # a damaged zip directory or .npy header (NotImplementedError, SyntaxError, ...)
+        raise ValueError(f"{str(path)!r} is not a readable topicvb model file (truncated or corrupt: "
+                         f"{type(exc).__name__}: {exc}).") from None
     if "meta" not in files:
         raise ValueError(f"{str(path)!r} is not a topicvb model file (no metadata record).")
     if raw is not None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import os
 import pickle
 import re
 import warnings
@@ -345,3 +346,55 @@ def test_a_checkpoint_of_the_digest_before_values_were_normalised_still_resumes(
     np.savez(path, **arrays)
     with pytest.raises(ValueError, match=r"written for other data or other parameters"):
         make(4).fit(X, resume=True)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs /proc, where no folder can be created")
+@pytest.mark.parametrize("cls", [BatchLDA, CollapsedLDA])
+def test_a_checkpoint_folder_where_no_file_can_be_written_is_refused_before_the_fit(cls, capsys):
+    """A hunt: a folder that cannot be written was found out at the first checkpoint, after checkpoint_every
+    iterations of work that the fit then lost, in an error naming a hidden temporary file."""
+    model = cls(3, max_iter=50, tol=0.0, checkpoint_every=25, random_state=0, verbose=1,
+                checkpoint_path="/proc/no-such-folder/ck.npz")
+    with pytest.raises(ValueError, match=r"checkpoint_path: cannot write '/proc/no-such-folder/ck\.npz': no file can "
+                                         r"be created in the folder '/proc/no-such-folder'"):
+        model.fit(counts())
+    assert not hasattr(model, "components_") and "iter" not in capsys.readouterr().err  # (no iteration ran)
+
+
+@pytest.mark.parametrize("damage", ["compression-method", "npy-header", "raw-member"])
+def test_a_checkpoint_damaged_in_its_zip_or_npy_structure_is_refused_naming_the_file(damage, folder, tmp_path):
+    """A hunt: one byte of the zip directory (a member's compression method) gave NotImplementedError, one of a
+    .npy header a TokenError or SyntaxError, a member that is not a .npy array a TypeError."""
+    import zipfile
+
+    arrays, model = written("batch", folder)
+    path = write(tmp_path / "ck.npz", arrays)
+    good = path.read_bytes()
+    if damage == "compression-method":
+        bad = bytearray(good)
+        bad[good.index(b"PK\x01\x02") + 10] = 99
+        path.write_bytes(bytes(bad))
+    elif damage == "npy-header":  # an unclosed bracket in a member's header, written with a valid CRC
+        with zipfile.ZipFile(path) as z:
+            members = {name: z.read(name) for name in z.namelist()}
+        first = next(iter(members))
+        members[first] = members[first].replace(b"'fortran_order': False", b"'fortran_order':(False", 1)
+        with zipfile.ZipFile(path, "w") as z:
+            for name, data in members.items():
+                z.writestr(name, data)
+    else:
+        with zipfile.ZipFile(path, "a") as z:
+            z.writestr("extra.npy", b"raw bytes")
+    exc = resume(model, path)
+    assert exc is not None and "ck.npz' is not a readable topicvb checkpoint" in str(exc)
+
+
+@pytest.mark.parametrize("case_id", ["batch", "collapsed", "plsa", "online"])
+def test_a_checkpoint_past_a_numpy_int_max_iter_is_refused(case_id, folder, tmp_path):
+    """A hunt: max_iter=np.int64(2) skipped the check that a checkpoint is not past max_iter (an int was refused),
+    giving a model with n_iter_ above max_iter."""
+    arrays, model = written(case_id, folder)
+    path = write(tmp_path / "ck.npz", arrays)
+    model.set_params(checkpoint_path=str(path), max_iter=np.int64(1))
+    with pytest.raises(ValueError, match=r"past max_iter=1; resume with max_iter >= 2"):
+        model.fit(counts(), resume=True)

@@ -24,6 +24,8 @@ import lzma
 import os
 import secrets
 import tempfile
+import tokenize
+import zipfile
 import zlib
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -37,6 +39,11 @@ _COMPRESSED = ((b"\x1f\x8b", gzip.open), (b"BZh", bz2.open), (b"\xfd7zXZ\x00", l
 # What reading a damaged compressed file raises (zlib.error and LZMAError are not OSErrors): the readers
 # turn these into a ValueError naming the file.
 READ_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError)
+# What numpy.load can raise on a damaged or foreign .npz archive besides those: a malformed zip directory (an
+# unknown compression method), a .npy header its parser cannot read (SyntaxError, TokenError), a member numpy gives
+# as raw bytes, a record nested too deeply. The readers of model and checkpoint files turn these into a ValueError.
+NPZ_READ_ERRORS = READ_ERRORS + (zipfile.BadZipFile, KeyError, ValueError, NotImplementedError, SyntaxError,
+                                 TypeError, RecursionError, tokenize.TokenError)
 
 
 def check_path_type(path, what: str) -> None:

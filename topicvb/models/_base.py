@@ -24,7 +24,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._completion import completion_log_likelihoods, normalised_rows, split_cells
 from .._config import convergence_warnings_wanted
 from ..exceptions import DeadTopicWarning, SeedLostWarning, SeedUnseenWarning
-from ._checkpoint import fingerprint, load_checkpoint, rng_state_arrays, save_checkpoint
+from ._checkpoint import check_checkpoint_folder, fingerprint, load_checkpoint, rng_state_arrays, save_checkpoint
 from .._validation import (MAX_INT, as_csr, check_count_range, check_int, check_matrix_type, check_n_terms,
                            check_nonnegative_counts, check_positive_prior, check_topic_labels,
                            check_topic_word_prior,
@@ -126,6 +126,7 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
             from ..datasets._files import check_file_target
 
             check_file_target(path, "checkpoint_path", "checkpoint.npz")
+        check_checkpoint_folder(path)
 
         def saver(it, arrays, rng):
             if it % self.checkpoint_every == 0:

@@ -15,7 +15,6 @@ import os
 import signal
 import threading
 import warnings
-import zipfile
 from pathlib import Path
 
 import numbers
@@ -142,7 +141,8 @@ def expected_state(estimator, X) -> dict:
             "dims": {"K": K, "D": D, "V": V, "N": 0 if _storage(estimator, X) == "counts" else X.nnz,
                      "Dv": D if second or stale else 0, "Vv": V if second or stale else 0},
             "stale_variances": stale,
-            "max_iter": max_iter if isinstance(max_iter, int) else None,
+            # (an Integral, such as np.int64, is a max_iter the parameter check takes)
+            "max_iter": int(max_iter) if isinstance(max_iter, numbers.Integral) else None,
             "n_tokens": float(X.sum())}
 
 
@@ -156,6 +156,23 @@ def rng_state_arrays(rng) -> dict:
 def restore_rng(rng, arrays) -> None:
     pos, has_gauss = (int(v) for v in arrays["rng__scalars"])
     rng.set_state(("MT19937", arrays["rng__keys"], pos, has_gauss, float(arrays["rng__gauss"][0])))
+
+
+def check_checkpoint_folder(path) -> None:
+    """Before a fit's work: the folder of ``checkpoint_path`` exists (created, as :func:`save_checkpoint` would
+    create it) and a file can be created in it, else a ValueError naming ``checkpoint_path``. Said now, not at the
+    first checkpoint, after ``checkpoint_every`` iterations of work that the failure would throw away."""
+    from ..datasets._files import create_temp_file
+
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = create_temp_file(path)
+    except OSError as exc:
+        raise ValueError(f"checkpoint_path: cannot write {str(path)!r}: no file can be created in the folder "
+                         f"{str(path.parent)!r} ({exc.strerror or type(exc).__name__}).") from None
+    os.close(fd)
+    tmp.unlink(missing_ok=True)
 
 
 def save_checkpoint(path, arrays: dict, fp: str, meta: dict | None = None) -> None:
@@ -199,13 +216,16 @@ def load_checkpoint(path, fp: str, *, expected: dict | None = None) -> dict:
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"No checkpoint to resume from at {str(path)!r}.")
+    from ..datasets._files import NPZ_READ_ERRORS, not_pickled
+
     try:
         with np.load(path, allow_pickle=False) as f:
             arrays = {k: f[k] for k in f.files}
+        raw = next((k for k, v in arrays.items() if not isinstance(v, np.ndarray)), None)
+        if raw is not None:  # (numpy gives the bytes of a member that is not a .npy array)
+            raise ValueError(f"its member {raw!r} is not a NumPy array")
         meta = json.loads(str(arrays.pop("checkpoint__meta")[()]))
-    except (zipfile.BadZipFile, EOFError, OSError, KeyError, ValueError) as exc:
-        from ..datasets._files import not_pickled
-
+    except NPZ_READ_ERRORS as exc:
         raise ValueError(f"{str(path)!r} is not a readable topicvb checkpoint ({not_pickled(exc)}).") from None
     if (not isinstance(meta, dict) or meta.get("format") != _FORMAT or isinstance(meta.get("version"), bool)
             or not isinstance(meta.get("version"), int) or meta["version"] > _VERSION):
