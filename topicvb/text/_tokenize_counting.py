@@ -111,7 +111,7 @@ class _TermCounting:
                 split = _ascii_runs if ascii_fast else c.token_re.findall
             else:
                 split = c.word_re.findall
-            if specials and self._may_have_specials(text):
+            if specials and self._may_have_specials(text, c):
                 # the text between the URLs / e-mail addresses, each placeholder where its address was
                 # (text order, as :meth:`Tokenizer.tokenize` gives the tokens)
                 start = 0
@@ -159,10 +159,11 @@ class _TermCounting:
         return terms, type_term
 
     def count(self, text) -> dict[str, int]:
-        """Count the terms of one document (the same terms as :meth:`tokenize`, without the order).
+        """Count the terms of one document (the same terms as calling the tokenizer, without the order).
 
         The raw tokens are counted first and the filters run once per distinct token, which is much
-        faster than filtering every token.
+        faster than filtering every token. A subclass that makes its tokens its own way (overriding
+        :meth:`tokenize` or ``__call__``) has the tokens of its calls counted instead.
 
         Parameters
         ----------
@@ -175,9 +176,11 @@ class _TermCounting:
             Term to number of occurrences.
         """
         c = self.__dict__.get("_compiled") or self._compile()
+        if not c.counts_natively:
+            return Counter(self(text))
         text = self._prepare(text, c)
         extra = None
-        if c.special_re is not None and self._may_have_specials(text):
+        if c.special_re is not None and self._may_have_specials(text, c):
             text, placeholders = self._cut_specials(text, c)
             extra = Counter(placeholders)
         delete = dict.__delitem__  # Counter.__delitem__ is slower Python code

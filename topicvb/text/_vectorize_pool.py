@@ -164,6 +164,15 @@ def _ids_to_block(terms, ids, lengths):
     return terms, cols, counts.astype(count_dtype), np.bincount(rows, minlength=n_docs).astype(np.int64)
 
 
+def _counts_natively(tokenizer) -> bool:
+    """Whether ``tokenizer`` is a :class:`Tokenizer` whose fast counting (``_encode_chunk``) gives the terms of its
+    calls: not a subclass that makes its tokens its own way (see ``Tokenizer._counts_natively``), which is called
+    per document like any other callable."""
+    if not isinstance(tokenizer, Tokenizer):
+        return False
+    return (tokenizer.__dict__.get("_compiled") or tokenizer._compile()).counts_natively
+
+
 def _process_chunk(chunk, job=None):
     """Tokenise one chunk; return (result, number of documents, replaced byte sequences,
     documents with replacements). The result is a chunk block (mode "count") or token lists."""
@@ -178,7 +187,7 @@ def _process_chunk(chunk, job=None):
     if mode == "tokens":
         results = [list(tokenizer(text)) for text in texts]
     else:
-        if detector is None and isinstance(tokenizer, Tokenizer):
+        if detector is None and _counts_natively(tokenizer):
             results = _ids_to_block(*tokenizer._encode_chunk(texts))
         elif detector is not None:
             results = _counts_to_block([Counter(detector.apply(list(tokenizer(text)))) for text in texts])

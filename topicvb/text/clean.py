@@ -3,7 +3,7 @@
 Three independent steps, each a plain ``str -> str`` function:
 
 * :func:`strip_headers` drops the header block (``From: ...``, ``Subject: ...``) that runs up to the
-  first blank line;
+  first blank line, when it looks like one (fields, one of them a mail or news header);
 * :func:`strip_quotes` drops quoted reply lines (starting with ``>``, ``|`` or the ``": "`` of some
   newsreaders) and attribution lines (``In article <...> ... writes:``, ``... wrote:``);
 * :func:`strip_signature` drops a trailing signature block: after the standard ``"-- "`` separator
@@ -31,11 +31,31 @@ import re
 
 __all__ = ["clean_text", "strip_encoded", "strip_headers", "strip_quotes", "strip_signature"]
 
-# a blank line: the end of a mail/news header block
-_BLANK_LINE = re.compile(r"\n[ \t\r]*\n")
+# a line break: "\n", "\r\n" or a lone "\r" (old Macintosh mail)
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+# a blank line, with any of those line breaks: the end of a mail/news header block ("\r(?!\n)": the "\r" of a
+# "\r\n" is not a line break of its own, so "a\r\nb" holds no blank line); in a text without "\r" the pattern
+# that starts with a literal "\n" finds the same, several times faster
+_BLANK_LINE = re.compile(r"(?:\r\n|\r(?!\n)|\n)[ \t]*(?:\r\n|\r|\n)")
+_BLANK_LINE_LF = re.compile(r"\n[ \t]*\n")
 # "Key: value" (RFC 822 field name: printable ASCII without ':' or spaces) and folded continuations
-_HEADER_LINE = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*:(?:[ \t]|\r?$)")
+_HEADER_LINE = re.compile(r"^([A-Za-z][A-Za-z0-9_.-]*):(?:[ \t]|$)")
 _CONTINUATION_LINE = re.compile(r"^[ \t]+\S")
+# the field names of mail and news headers (RFC 5322, 5536, 2045 and the common extensions), lower-cased: a
+# block of "Key: value" lines is a header block only when it names one of them ("Update: ...", "Re: ...",
+# "Note: ... / Time: ..." are prose); names starting with one of _HEADER_PREFIXES count too
+_HEADER_NAMES = frozenset({
+    "from", "sender", "reply-to", "to", "cc", "bcc", "subject", "date", "message-id", "in-reply-to",
+    "references", "keywords", "comments", "received", "return-path", "delivered-to", "envelope-to",
+    "organization", "organisation", "lines", "newsgroups", "path", "followup-to", "distribution", "summary",
+    "expires", "approved", "xref", "article-i.d.", "supersedes", "control", "nntp-posting-host",
+    "nntp-posting-date", "originator", "mime-version", "content-type", "content-transfer-encoding",
+    "content-disposition", "thread-topic", "thread-index", "importance", "priority", "user-agent", "status",
+    "precedence", "errors-to", "mail-followup-to", "disposition-notification-to", "archive-name",
+    "last-modified", "version", "posting-frequency",
+})
+_HEADER_PREFIXES = ("x-", "content-", "list-", "resent-", "nntp-", "original-", "arc-", "dkim-", "authentication-")
+_MIN_FIELDS = 2  # a header block has at least two fields
 # a newline and a quoted line: "> ...", "| ...", ": ..." as the TIN newsreader writes it (not ":-)"),
 # "In article <...>", "Quoted from"; starting with a literal newline makes the search fast
 _QUOTE_LINE = re.compile(r"\n[ \t]*(?:[>|]|:(?:[ \t>|:]|(?=\n)|\Z)|In article\b|Quoted from\b)[^\n]*")
@@ -64,10 +84,14 @@ _MAX_NAME_LINES, _MAX_NAME_WORDS = 3, 4  # a last paragraph of a name or a sign-
 def strip_headers(text: str) -> str:
     """Drop a leading mail or news header block.
 
-    The block is the text up to the first blank line. It is dropped only when its first line looks
-    like a header (``Key: value``) or a folded continuation (then at least two fields must follow)
-    and most of its lines are fields or continuations, so a post without headers is returned
-    unchanged.
+    The block is the text up to the first blank line (lines may end with ``"\\n"``, ``"\\r\\n"`` or a
+    lone ``"\\r"``). It is dropped only when it looks like mail or news headers: its first line is a
+    field (``Key: value``) or a folded continuation, it holds at least two fields, one of them with
+    the name of a mail or news header (``From``, ``Subject``, ``Newsgroups``, ``X-...``), and most of
+    its lines are fields or continuations. So a post without headers is returned unchanged, text that
+    merely starts with ``"Word: ..."`` included (``"Update: the battery died."``, ``"Re: orbits"``).
+    A text without a blank line is dropped only when every one of its lines belongs to such a block
+    (a post of headers alone): a first line of prose keeps the whole text, its body included.
 
     Parameters
     ----------
@@ -79,17 +103,28 @@ def strip_headers(text: str) -> str:
     str
         The post without its header block.
     """
-    m = _BLANK_LINE.search(text)
+    has_cr = "\r" in text
+    m = (_BLANK_LINE if has_cr else _BLANK_LINE_LF).search(text)
     block, rest = (text[: m.start()], text[m.end():]) if m else (text, "")
-    lines = block.lstrip("\r\n").split("\n")
+    block = block.lstrip("\r\n")
+    lines = _LINE_BREAK.split(block) if has_cr else block.split("\n")
+    if not m:  # the whole text: every line must be a field or a continuation (a final line break aside)
+        if lines and not lines[-1]:
+            lines.pop()
     # the first line may be the tail of a folded field (archives sometimes cut a long Path: line)
     if not lines or not (_HEADER_LINE.match(lines[0]) or _CONTINUATION_LINE.match(lines[0])):
         return text
-    n_fields = sum(1 for line in lines if _HEADER_LINE.match(line))
-    n_folded = sum(1 for line in lines if _CONTINUATION_LINE.match(line))
-    if n_fields == 0 or (not _HEADER_LINE.match(lines[0]) and n_fields < 2) or 2 * (n_fields + n_folded) < len(lines):
+    fields = list(filter(None, map(_HEADER_LINE.match, lines)))
+    n_other = len(lines) - len(fields)  # lines that are not fields, nor (below) continuations
+    if n_other:
+        n_other -= sum(1 for line in lines if _CONTINUATION_LINE.match(line))
+    if len(fields) < _MIN_FIELDS or (2 * n_other > len(lines) if m else n_other > 0):
         return text
-    return rest
+    for f in fields:
+        name = f.group(1).lower()
+        if name in _HEADER_NAMES or name.startswith(_HEADER_PREFIXES):
+            return rest
+    return text
 
 
 def strip_quotes(text: str) -> str:

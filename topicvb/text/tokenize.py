@@ -18,8 +18,10 @@ with digits (``"x11"``, ``"486dx"``, the base64 and uuencoded lines of mail atta
 one or two letters are dropped. ``alphabetic=False, min_length=2`` gives back the rule of
 scikit-learn's pattern (every run of two or more word characters); with those, ``normalize=None``,
 ``numbers``/``urls``/``emails`` set to ``"keep"`` and scikit-learn's stop-word list, the tokens equal
-those of ``CountVectorizer(stop_words="english")`` on text without combining marks (where
-scikit-learn's pattern splits a word at each mark, this one keeps the word whole).
+those of ``CountVectorizer(stop_words="english")`` on text without combining marks, soft hyphens
+(U+00AD) or the joiners U+200C, U+200D and U+2060. Those differ on purpose: scikit-learn's pattern
+splits a word at each of them (``"infor\\u00admation"`` gives ``"infor"`` and ``"mation"``), while here a
+soft hyphen is removed (``"information"``) and a mark or a joiner stays in its word.
 
 The per-token filters depend only on the token string, so they are applied once per distinct token
 type and cached. When only counts are needed no Python code runs per token:
@@ -57,6 +59,18 @@ DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 
 _FAST_DEFAULT_PATTERN = r"\w\w\w*"
 _SPECIAL_TRIGGER = re.compile(r"@|://|www\.", re.IGNORECASE)
+_WWW_ANY_CASE = re.compile(r"www\.", re.IGNORECASE)  # the URL pattern's "www." is matched in any case
+
+#: The methods that make a Tokenizer's tokens on the path of :meth:`Tokenizer.tokenize` only, or on the
+#: counting paths only (:meth:`Tokenizer.count`, the Vectorizer's ``_encode_chunk``). A subclass (or an
+#: instance) that overrides one of them makes its tokens its own way, which the counting paths would not
+#: see, so its tokens are counted from its calls instead (``_Compiled.counts_natively``). The methods both
+#: paths share (``_compile``, ``_prepare``, ``_text_steps``, ``_stemmer``, the URL search) may be overridden
+#: without losing the fast counting.
+_TOKEN_METHODS = frozenset({
+    "tokenize", "__call__", "count", "_raw_tokens", "_map_type", "_map_types", "_encode_chunk", "_raw_type_ids",
+    "_type_terms", "_cut_specials",
+})
 _NON_SPACE_RUN = re.compile(r"\S*")
 _URL_PATTERN = r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>\"'`]*[^\s<>\"'`.,;:!?)\]}]"
 _EMAIL_PATTERN = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
@@ -136,7 +150,7 @@ class _Compiled:
     __slots__ = (
         "token_re", "word_re", "special_re", "special_kinds", "steps", "needs_type_map", "stop",
         "stop_needs_lower", "min_length", "max_length", "numbers", "stem", "type_maps", "encoding", "ascii_fast",
-        "fast_drop", "lowercased", "alphabetic",
+        "fast_drop", "lowercased", "alphabetic", "counts_natively",
     )
 
 
@@ -203,12 +217,19 @@ class Tokenizer(_TermCounting, BaseEstimator):
         ``"<url>"`` in their place.
     emails : {"drop", "keep", "replace"}, default="drop"
         The same for e-mail addresses (and Usenet message ids); the placeholder is ``"<email>"``.
-    stop_words : "english", iterable of str or None, default=None
+    stop_words : "english", collection of str or None, default=None
         Tokens to remove, matched on the lower-cased token before stemming. ``"english"`` is
-        :data:`topicvb.text.ENGLISH_STOP_WORDS`.
+        :data:`topicvb.text.ENGLISH_STOP_WORDS`. A list of your own is read once, at the first use
+        of the tokenizer (normalised as the text is, and cached with the other rules): a list edited
+        in place afterwards is not seen by calls of the tokenizer, so assign the attribute to change
+        the stop words (``tok.stop_words = new_list``). A :class:`Vectorizer` reads the list again at
+        the start of each fit, as scikit-learn's ``CountVectorizer`` does.
     stemmer : {"porter", "snowball"} or None, default=None
         NLTK's Porter stemmer or the English Snowball ("Porter2") stemmer. Results are cached
-        per token type.
+        per token type. Stemming lower-cases every token, whatever ``lowercase`` is: both NLTK
+        stemmers lower-case their input (the Snowball stemmer has no option not to), so
+        ``Tokenizer(lowercase=False, stemmer="porter")("NASA Apples")`` gives
+        ``["nasa", "appl"]``; ``lowercase=False`` keeps case only without a stemmer.
     clean : {"email"} or None, default=None
         ``"email"`` removes the header block, quoted replies, the signature and the lines of encoded
         attachments of Usenet or e-mail posts (see :func:`topicvb.text.clean_text`) before anything
@@ -223,7 +244,14 @@ class Tokenizer(_TermCounting, BaseEstimator):
     Notes
     -----
     The placeholder tokens (``"<num>"``, ``"<url>"``, ``"<email>"``) are never stop words and are
-    not stemmed. Parameters changed after first use take effect at the next call.
+    not stemmed. Parameters changed after first use (assigned, not edited in place) take effect at the
+    next call.
+
+    A subclass may override :meth:`tokenize` (or ``__call__``, which calls it) to make tokens its own
+    way (a lemmatiser, say): :meth:`count` and :class:`Vectorizer` then count the tokens its calls give,
+    one document at a time. A subclass that keeps them (one that changes only the defaults, or
+    ``_stemmer``) keeps the fast counting: :meth:`count` and the Vectorizer then count without calling
+    :meth:`tokenize`, with the same result.
 
     Examples
     --------
@@ -382,8 +410,38 @@ class Tokenizer(_TermCounting, BaseEstimator):
         c.ascii_fast = self.token_pattern == DEFAULT_TOKEN_PATTERN
         c.fast_drop = _ASCII_WORD_CHARS if c.needs_type_map else _ASCII_WORD_CHARS | stop
         c.steps = self._text_steps()
+        c.counts_natively = self._counts_natively()
         self._compiled = c
         return c
+
+    def _counts_natively(self) -> bool:
+        """Whether the counting paths (:meth:`count`, ``_encode_chunk``) give the terms of this tokenizer's calls:
+        no method of :data:`_TOKEN_METHODS` is overridden, by a subclass or on the instance (an attribute set on
+        the instance recompiles, so this is decided again then)."""
+        if _TOKEN_METHODS & self.__dict__.keys():
+            return False
+        for cls in type(self).__mro__:
+            if cls is Tokenizer:
+                return True
+            if _TOKEN_METHODS & cls.__dict__.keys():
+                return False
+        return False  # (not reached: Tokenizer is in the MRO of every instance)
+
+    def _reread_stop_words(self) -> None:
+        """Forget the compiled rules when a stop-word collection was edited in place since they were compiled.
+
+        Called by the Vectorizer at the start of each fit (once, not per document), as scikit-learn's
+        ``CountVectorizer`` reads its stop words at each fit; when the stop words are unchanged the compiled
+        rules, and their cache of classified token types, are kept. The parameters must have been checked
+        (:meth:`_check_params`).
+        """
+        c = self.__dict__.get("_compiled")
+        sw = self.stop_words
+        if c is None or sw is None or isinstance(sw, str):
+            return
+        steps = self._text_steps(clean=False)
+        if frozenset(_apply(steps, w).lower() for w in sw) != c.stop:
+            self.__dict__.pop("_compiled", None)
 
     def _stemmer(self):
         """NLTK's stemming function of ``stemmer``, or None."""
@@ -514,8 +572,12 @@ class Tokenizer(_TermCounting, BaseEstimator):
         return text
 
     @staticmethod
-    def _may_have_specials(text: str) -> bool:
-        return "@" in text or "://" in text or "www." in text or "WWW." in text
+    def _may_have_specials(text: str, c: _Compiled) -> bool:
+        """Whether ``text`` may hold a URL or an e-mail address: it holds ``@``, ``://`` or ``www.`` in any
+        case, as the URL pattern (matched ignoring case) does; a lower-cased text needs only the lower case."""
+        if "@" in text or "://" in text:
+            return True
+        return "www." in text if c.lowercased else _WWW_ANY_CASE.search(text) is not None
 
     @staticmethod
     def _iter_specials(text: str, c: _Compiled):
@@ -549,7 +611,7 @@ class Tokenizer(_TermCounting, BaseEstimator):
     def _raw_tokens(self, text: str, c: _Compiled) -> list[str]:
         """Tokens from the regex, URLs/e-mails handled, before the per-type filters."""
         findall = (c.token_re if text.isascii() else c.word_re).findall
-        if c.special_re is None or not self._may_have_specials(text):
+        if c.special_re is None or not self._may_have_specials(text, c):
             return findall(text)
         tokens, start = [], 0
         for m in self._iter_specials(text, c):
@@ -596,4 +658,6 @@ class Tokenizer(_TermCounting, BaseEstimator):
             return [t for t in tokens if t not in stop]
         return tokens
 
-    __call__ = tokenize
+    def __call__(self, text) -> list[str]:
+        """Split one document into tokens: :meth:`tokenize` (so that a subclass overriding it is called too)."""
+        return self.tokenize(text)

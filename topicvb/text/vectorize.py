@@ -93,7 +93,11 @@ class Vectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
     ----------
     tokenizer : Tokenizer or callable or None, default=None
         Turns one document (str) into a list of tokens. ``None`` uses ``Tokenizer()``; a
-        :class:`Tokenizer` gets a fast path that counts without per-token Python work.
+        :class:`Tokenizer` gets a fast path that counts without per-token Python work. A subclass of
+        Tokenizer that overrides ``tokenize`` or ``__call__`` makes its tokens its own way, which the
+        fast path would not see: it is called once per document, like any other callable. The stop
+        words of a Tokenizer are read again at the start of each fit (a list edited in place since
+        its last use counts).
     phrases : bool or PhraseDetector, default=False
         Join learned two-word phrases into single terms (``new_york``). ``True`` uses
         ``PhraseDetector()``; a detector is cloned and fitted on the training documents.
@@ -110,7 +114,9 @@ class Vectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
     encoding : str, default="utf-8"
         Codec for bytes and files; undecodable bytes are replaced (and counted in a log warning).
     dtype : numpy dtype, default=np.int64
-        Dtype of the counts; a count it cannot hold (300 in ``np.int8``) is an error, not a wrapped value.
+        Dtype of the counts: an integer dtype, or a floating dtype that ``scipy.sparse`` can hold
+        (``float32``, ``float64``, ``longdouble``; not ``float16``, whose matrices SciPy cannot convert or
+        multiply). A count it cannot hold (300 in ``np.int8``) is an error, not a wrapped value.
     chunk_size : int, default=1000
         Documents read, tokenised and counted at a time.
     n_jobs : int or None, default=None
@@ -148,7 +154,10 @@ class Vectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
     With ``tokenizer=Tokenizer(normalize=None, numbers="keep", urls="keep", emails="keep",
     alphabetic=False, min_length=2, stop_words=sklearn.feature_extraction.text.ENGLISH_STOP_WORDS)``
     the matrix and feature names equal those of ``CountVectorizer(stop_words="english")`` with the
-    same ``min_df``, ``max_df``.
+    same ``min_df``, ``max_df``, on text without combining marks, soft hyphens (U+00AD) or the joiners
+    U+200C, U+200D and U+2060. Those differ on purpose: scikit-learn's pattern splits a word at each
+    of them (``"infor\\u00admation"`` gives ``"infor"`` and ``"mation"``), while the Tokenizer removes a
+    soft hyphen (``"information"``) and keeps a mark or a joiner in its word (see :class:`Tokenizer`).
 
     With the default :class:`Tokenizer` the counting runs without Python code per token (the
     tokens of a chunk become ids in C, NumPy counts them), which makes it faster than
@@ -241,6 +250,9 @@ class Vectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
             raise TypeError(f"dtype must be a NumPy numeric dtype, got {self.dtype!r}.") from None
         if not (np.issubdtype(dtype, np.integer) or np.issubdtype(dtype, np.floating)):
             raise ValueError(f"dtype must be an integer or floating dtype, got {dtype}.")
+        if dtype == np.float16:  # (the one NumPy float type scipy.sparse does not support)
+            raise ValueError("dtype=float16 is not supported by scipy.sparse (SciPy cannot convert or multiply such "
+                             "a matrix); use float32, float64 or an integer dtype.")
         check_int(self.chunk_size, "chunk_size", min_val=1)
         _resolve_n_jobs(self.n_jobs)
         check_int(self.verbose, "verbose", min_val=0)
@@ -411,6 +423,8 @@ class Vectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
             If ``X`` is a single string or holds something other than documents.
         """
         self._check_params()
+        if isinstance(self.tokenizer, Tokenizer):  # (a list edited in place since the last fit: as CountVectorizer)
+            self.tokenizer._reread_stop_words()
         caller = "Vectorizer.fit"
         fixed = self._fixed_vocabulary()
         if self.phrases is not False:

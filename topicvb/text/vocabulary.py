@@ -268,6 +268,10 @@ class Vocabulary:
             If the frequencies are unknown, the bounds are invalid, or no term is left.
         """
         if self.doc_freq is None or self.n_docs is None:
+            if self.doc_freq is not None:  # (frequencies without n_docs: as a plain-text file gives them back)
+                raise ValueError("Vocabulary.prune needs doc_freq and n_docs; this vocabulary has no n_docs, which a "
+                                 "plain-text vocabulary file does not store: save the vocabulary as .json (it keeps "
+                                 "n_docs), or build it again from counts.")
             raise ValueError("Vocabulary.prune needs doc_freq and n_docs; build the vocabulary from counts.")
         terms = self.terms
         old_ids = prune_ids(terms, self.doc_freq, self.term_freq, self.n_docs,
@@ -285,8 +289,11 @@ class Vocabulary:
         """Write the vocabulary to ``path``.
 
         A ``.json`` file stores terms, frequencies and ``n_docs``; any other name gets plain UTF-8
-        text with one term per line, followed by tab-separated document and total frequencies when
-        they are known.
+        text with one term per line (line ``i`` is column ``i``, which other tools read), followed by
+        the tab-separated document frequency when it is known, and the total frequency when that is
+        known too: ``term``, ``term<TAB>df`` or ``term<TAB>df<TAB>count``. The plain text has no place
+        for ``n_docs``, so a vocabulary loaded from it cannot be pruned (:meth:`prune` needs
+        ``n_docs``): save as ``.json`` to keep everything.
 
         Parameters
         ----------
@@ -336,10 +343,12 @@ class Vocabulary:
             raise ValueError(f"The vocabulary holds {bad} that the plain-text format cannot give back; save it as "
                              ".json instead.")
         with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-            if self.doc_freq is not None:
-                tf = self.term_freq if self.term_freq is not None else self.doc_freq
-                for t, df, n in zip(self.terms, self.doc_freq.tolist(), tf.tolist()):
+            if self.doc_freq is not None and self.term_freq is not None:
+                for t, df, n in zip(self.terms, self.doc_freq.tolist(), self.term_freq.tolist()):
                     fh.write(f"{t}\t{df}\t{n}\n")
+            elif self.doc_freq is not None:  # (no total frequencies: none are written, so none are made up on loading)
+                for t, df in zip(self.terms, self.doc_freq.tolist()):
+                    fh.write(f"{t}\t{df}\n")
             else:
                 for t in self.terms:
                     fh.write(t + "\n")
@@ -347,6 +356,10 @@ class Vocabulary:
     @classmethod
     def load(cls, path) -> Vocabulary:
         """Read a vocabulary written by :meth:`save` (or any one-term-per-line UTF-8 file).
+
+        A plain-text file gives back the terms and the frequencies its lines hold (``term``,
+        ``term<TAB>df`` or ``term<TAB>df<TAB>count``, the same on every line), but not ``n_docs``,
+        which only ``.json`` files store: a vocabulary loaded from plain text cannot be pruned.
 
         Parameters
         ----------
@@ -379,23 +392,28 @@ class Vocabulary:
                 raise ValueError(f"{path!r} is not a topicvb vocabulary file: it has no 'terms' list.")
             return cls(payload["terms"], payload.get("doc_freq"), payload.get("term_freq"), payload.get("n_docs"))
         terms, df, tf = [], [], []
+        n_fields = None  # of the first line: every line must have as many
         for lineno, line in enumerate(text.split("\n"), 1):  # universal newlines: \r and \r\n are \n here
             if not line:
                 continue
             fields = line.split("\t")
+            if len(fields) > 3:
+                raise ValueError(f"{path!r} line {lineno}: expected 'term', 'term<TAB>df' or 'term<TAB>df<TAB>count', "
+                                 f"got {line!r}.")
+            if n_fields is None:
+                n_fields = len(fields)
+            elif len(fields) != n_fields:
+                raise ValueError(f"{path!r} line {lineno}: every line must have the same number of columns (the first "
+                                 f"has {n_fields}, this one {len(fields)}): {line!r}.")
             terms.append(fields[0])
-            if len(fields) == 3:
-                try:
+            try:
+                if n_fields >= 2:
                     df.append(int(fields[1]))
+                if n_fields == 3:
                     tf.append(int(fields[2]))
-                except ValueError:
-                    raise ValueError(f"{path!r} line {lineno}: frequencies must be integers, got {line!r}.") from None
-            elif len(fields) != 1:
-                raise ValueError(f"{path!r} line {lineno}: expected 'term' or 'term<TAB>df<TAB>count', got {line!r}.")
-        has_freq = len(df) == len(terms) and terms
-        if df and not has_freq:
-            raise ValueError(f"{path!r}: either every line or no line must carry frequencies.")
-        return cls(terms, df if has_freq else None, tf if has_freq else None)
+            except ValueError:
+                raise ValueError(f"{path!r} line {lineno}: frequencies must be integers, got {line!r}.") from None
+        return cls(terms, df if n_fields and n_fields >= 2 else None, tf if n_fields == 3 else None)
 
 
 def _utf8_encodable(term: str) -> bool:
