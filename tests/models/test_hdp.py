@@ -341,6 +341,26 @@ def test_verbose_progress_goes_to_stderr(block_corpus, capsys):
     assert "HDP  iter 12/12" in capsys.readouterr().err
 
 
+def test_the_refit_of_the_kept_topics_reports_its_sweeps_and_is_quiet_when_asked(capsys):
+    """A hunt: the refit ran up to max_iter more sweeps without a line at verbose=1, and its ConvergenceWarning (and
+    the merges' one) ignored quiet_convergence, which perplexity_trace and select_n_topics fit under."""
+    from topicvb._config import quiet_convergence
+
+    X = make_lda_corpus(300, 150, 4, doc_length=60, random_state=5).corpus.X
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = HDP(max_components=12, max_iter=40, random_state=0, verbose=1).fit(X)
+    err = capsys.readouterr().err
+    assert model.refit_sweeps_ > 0 and f"HDP  refit sweep {model.refit_sweeps_}/40  bound" in err
+    assert err.count("refit sweep") == model.refit_sweeps_ and err.count("  iter ") == model.n_iter_
+    assert any(issubclass(w.category, ConvergenceWarning) for w in caught)  # (this fit does warn, unquietened)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with quiet_convergence():
+            HDP(max_components=12, max_iter=40, random_state=0).fit(X)
+    assert not [w for w in caught if issubclass(w.category, ConvergenceWarning)]
+
+
 def test_merges_off_keeps_the_split_topics(lda_corpus):
     X = lda_corpus.corpus.X
     plain = _fit(X, max_components=15, max_iter=60, merges=False)

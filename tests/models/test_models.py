@@ -453,3 +453,16 @@ def test_plsa_transform_folds_in_with_the_fitted_prior(block_corpus, prior, tmp_
     np.testing.assert_array_equal(loaded.transform(X), theta)
     del loaded.doc_topic_prior_  # (a model from a file of before the attribute: the parameter's prior, as before)
     np.testing.assert_array_equal(loaded.transform(X), theta)
+
+
+def test_online_verbose_2_names_its_mini_batch_lines(block_corpus, capsys):
+    """A hunt: at verbose=2 the mini-batch lines read "iter 12/3" (mini-batch 12 over max_iter=3 passes), in the
+    pass lines' format, so the two could not be told apart (and the command line's bar read them as iterations)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = OnlineLDA(3, batch_size=10, max_iter=3, tol=0, random_state=0, verbose=2).fit(block_corpus)
+    lines = capsys.readouterr().err.splitlines()
+    batches = [line for line in lines if "  mini-batch " in line]
+    passes = [line for line in lines if "  iter " in line]
+    assert len(batches) == model.n_batch_iter_ and f"OnlineLDA  mini-batch {model.n_batch_iter_}  bound" in batches[-1]
+    assert [line.split()[2] for line in passes] == ["1/3", "2/3", "3/3"]

@@ -554,11 +554,17 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
                           model_labels(self, probs.shape[0]))
 
     # ------------------------------------------------------------------ progress
-    def _report(self, it: int, bound: float, previous: float | None, started: float) -> None:
-        """One line per iteration: to stderr when ``verbose`` > 0, and always to the debug log."""
+    def _report(self, it: int, bound: float, previous: float | None, started: float, what: str = "iter",
+                total: int | None = None) -> None:
+        """One line per iteration: to stderr when ``verbose`` > 0, and always to the debug log. ``what`` names a
+        step that is not an iteration of the fit (OnlineLDA's mini-batches, HDP's refit sweeps), so that its lines
+        are not read as iterations; ``total`` is its number (``max_iter`` for iterations), left out when None."""
+        if what == "iter":
+            total = self.max_iter
+        counted = f"{what} {it}" + ("" if total is None else f"/{total}")
         change = "" if previous is None else f"  rel. change {abs(bound - previous) / max(abs(previous), 1e-300):.1e}"
         line = (
-            f"{type(self).__name__}  iter {it}/{self.max_iter}  bound {bound:.6g}{change}"
+            f"{type(self).__name__}  {counted}  bound {bound:.6g}{change}"
             f"  {time.perf_counter() - started:.2f}s"
         )
         logger.debug(line)

@@ -173,8 +173,8 @@ def online_pass(model, mapper, state, pass_no, started, learn_alpha, learn_eta):
                                              learn_eta, shape)
         state["n_batch_iter_"] = t
         state["n_docs_seen_"] += stats.n_docs
-        if model.verbose > 1:
-            model._report(t, bounds[-1], bounds[-2] if len(bounds) > 1 else None, started)
+        if model.verbose > 1:  # (named as mini-batches: their count is not a pass's, "iter 12/3" was ambiguous)
+            model._report(t, bounds[-1], bounds[-2] if len(bounds) > 1 else None, started, what="mini-batch")
     state["doc_topic_prior_"], state["topic_word_prior_"] = alpha, eta
     state["bound_history_"] = np.concatenate([state["bound_history_"], bounds])
     return bounds

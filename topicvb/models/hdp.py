@@ -12,7 +12,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from .._config import threads
+from .._config import convergence_warnings_wanted, threads
 from .._constraints import Boolean, Interval, StrOptions
 from .._kernels.cvb0 import document_counts, sweep, sweep_documents, term_counts
 from .._kernels.plsa import log_likelihood
@@ -339,7 +339,7 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
                 # (whether the fit had settled when it ended: one that reached max_iter while merges were still
                 # changing it, having settled before, ends unsettled and with a number of topics that depends on
                 # where max_iter cut it)
-                if ever_converged and not converged and self.tol > 0:
+                if ever_converged and not converged and self.tol > 0 and convergence_warnings_wanted():
                     warnings.warn(f"HDP reached max_iter={self.max_iter} while merges were still changing the fit "
                                   "(it had settled before an accepted merge), so its number of topics may still "
                                   "fall; raise max_iter, or pass merges=False.", ConvergenceWarning,
@@ -366,16 +366,18 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
         del state
         kept = fit.counts(gamma)
         alpha = alpha0 * beta[keep]
-        start, settled = len(history), False
-        for _ in range(self.max_iter):
+        start, settled, started = len(history), False, time.perf_counter()
+        for done in range(1, self.max_iter + 1):
             if stop.requested:
                 break
             fit.sweep(kept, alpha, eta)
             history.append(fit.log_likelihood(kept, alpha, eta))
+            self._report(done, history[-1], history[-2] if done > 1 else None, started, what="refit sweep",
+                         total=self.max_iter)
             settled = len(history) - start >= 3 and self._converged(history[start:])
             if settled:
                 break
-        if not (settled or stop.requested) and self.tol > 0:
+        if not (settled or stop.requested) and self.tol > 0 and convergence_warnings_wanted():
             warnings.warn(f"HDP: the refit of the {used} kept topics reached max_iter={self.max_iter} sweeps before "
                           f"the relative change of its log-likelihood fell below tol={self.tol}; raise max_iter or "
                           "tol (or pass refit_kept=False).", ConvergenceWarning, stacklevel=user_stacklevel())
