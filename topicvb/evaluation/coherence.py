@@ -21,16 +21,21 @@ c_v       mean over i of cos(v(w_i), sum_j v(w_j)) with v(w_i) = (NPMI(w_i, w_j)
 ========  ==============================================================================  =========
 
 **Agreement with gensim's CoherenceModel** (tested when gensim is installed): the same values for
-every measure, with four differences of convention. (1) gensim drops top words that are missing
-from its dictionary before scoring; here they stay, and their pairs score 0. (2) gensim's sliding-
-window counter removes the token that leaves a window from the window's word set even when the
-word recurs inside the window, so a word repeated within a window is undercounted (in ``a a b``
-with windows of 2 it sees the windows {a} and {b}); here a unit contains w when any of its tokens
-is w, as defined by Röder et al. The two agree when no word repeats within a window and when each
-document fits in one window (C_V's 110 tokens usually). (3) For UMass gensim adds 1e-12 to the
+every measure with the same units, with six differences of convention. (0) The default units of
+c_uci and c_npmi: whole documents here, a sliding window of 10 tokens in gensim; give tokenised
+texts with ``window_size=10`` here (or gensim a window as long as the longest document) for the same
+values. (1) gensim drops top words that are missing from its dictionary before scoring; here they
+stay, and their pairs score 0. (2) gensim's sliding-window counter removes the token that leaves a
+window from the window's word set even when the word recurs inside the window, so a word repeated
+within a window is undercounted (in ``a a b`` with windows of 2 it sees the windows {a} and {b});
+here a unit contains w when any of its tokens is w, as defined by Röder et al. The two agree when no
+word repeats within a window and when each document fits in one window (C_V's 110 tokens usually).
+(3) For UMass gensim adds 1e-12 to the
 *probability*, i.e. ``epsilon = 1e-12 * n_docs`` here; the default here is Mimno's count of 1.
 (4) With documents as units gensim counts empty documents too (so padding a reference corpus with
-them raises every PMI); here they are no units, as they are no windows in either.
+them raises every PMI); here they are no units, as they are no windows in either. (5) A pair that
+occurs in every unit has NPMI 1 here (Bouma's value for perfect co-occurrence); gensim's
+``log(1 + eps) / -log(1 + eps)`` gives it -1.
 
 Mimno et al. sum the UMass terms; here every measure is a mean over its pairs (as in gensim and
 Palmetto), so values do not grow with M; Mimno's sum is the mean times M (M - 1) / 2.
