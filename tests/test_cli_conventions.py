@@ -121,12 +121,13 @@ def test_vectorize_help_states_the_text_defaults_and_how_they_differ(capsys):
     with pytest.raises(SystemExit):
         main(["vectorize", "--help"])
     out = " ".join(capsys.readouterr().out.split())
-    assert "The command line's text defaults differ from the Python Vectorizer's (stop_words=None, min_df=1, " \
-           "max_df=1.0): English stop words are removed, and terms in fewer than 5 documents or in more than half " \
-           "of them are dropped." in out
+    assert "The command line's text defaults differ from the Python API's (Vectorizer(min_df=1, max_df=1.0) with " \
+           "Tokenizer(stop_words=None)): English stop words are removed, and terms in fewer than 5 documents or in " \
+           "more than half of them are dropped." in out  # (stop words are a Tokenizer's: a hunt's newcomer tried
+    # Vectorizer(stop_words=...))
     assert "(default: 5; the Python Vectorizer's is 1)" in out
     assert "(default: 0.5, half the documents; the Python Vectorizer's is 1.0)" in out
-    assert "(default: english; the Python Vectorizer's is none)" in out
+    assert "(default: english; the Python Tokenizer's is none)" in out
     assert "--vocab model.npz -o test.npz" in out  # the held-out example
 
 

@@ -34,7 +34,7 @@ FORMATS = ("auto", "npz", "textdir", "csv", "jsonl", "uci", "ldac", "mm", "20ng"
 TEXT_FORMATS = ("textdir", "csv", "jsonl", "20ng")
 DEFAULT_ENCODING = "utf-8"
 DEFAULT_SUBSET = "train"
-# The command line's text defaults (the Python Vectorizer's are stop_words=None, min_df=1, max_df=1.0).
+# The command line's text defaults (Python's: Tokenizer(stop_words=None), Vectorizer(min_df=1, max_df=1.0)).
 TEXT_DEFAULTS = {"min_df": 5, "max_df": 0.5, "max_features": None, "stop_words": "english", "stem": None,
                  "phrases": False, "clean_email": False}
 TOKENIZER_OPTIONS = ("stop_words", "stem", "phrases", "clean_email")

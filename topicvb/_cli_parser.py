@@ -77,8 +77,8 @@ def _add_output_options(p):
 
 
 TEXT_OPTIONS_NOTE = (
-    "The command line's text defaults differ from the Python Vectorizer's "
-    "(stop_words=None, min_df=1, max_df=1.0): English stop words are removed, and terms in fewer than 5 "
+    "The command line's text defaults differ from the Python API's "
+    "(Vectorizer(min_df=1, max_df=1.0) with Tokenizer(stop_words=None)): English stop words are removed, and terms in fewer than 5 "
     "documents or in more than half of them are dropped. With a saved model's vectorizer (a model fitted on raw "
     "text) these options do not apply: its own settings do.")
 
@@ -95,7 +95,7 @@ def _add_text_options(p):
     g.add_argument("--max-features", type=int, default=None, metavar="N",
                    help="keep only the N most frequent terms (default: all)")
     g.add_argument("--stop-words", choices=["english", "none"], default=None,
-                   help=f"stop words to remove (default: {d['stop_words']}; the Python Vectorizer's is none)")
+                   help=f"stop words to remove (default: {d['stop_words']}; the Python Tokenizer's is none)")
     g.add_argument("--stem", choices=["porter", "snowball"], default=None,
                    help="stem tokens with NLTK's stemmer (default: no stemming)")
     g.add_argument("--phrases", action="store_true", help="join learned bigram collocations (new_york)")

@@ -228,8 +228,11 @@ def top_words(model, vocabulary=None, n: int = 10, relevance: float | None = Non
         scores = phi
     else:
         if isinstance(relevance, bool) or not isinstance(relevance, numbers.Real) or not 0.0 <= relevance <= 1.0:
+            shown = repr(relevance)
+            if len(shown) > 80:  # (a vocabulary passed where relevance goes: TopicPipeline.top_words(n, relevance))
+                shown = f"a {type(relevance).__name__} ({shown[:60]}...)"
             raise ValueError(f"relevance must be a number in [0, 1] (lambda of Sievert & Shirley) or None, "
-                             f"got {relevance!r}.")
+                             f"got {shown}.")
         tf = _term_frequency(model, term_frequency, X, vocabulary, "top_words")
         scores = _relevance(phi, tf, float(relevance))
     order = np.argsort(-scores, axis=1, kind="stable")[:, :n]

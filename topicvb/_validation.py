@@ -232,9 +232,9 @@ def check_n_terms(X, n_expected: int, owner: str) -> None:
         )
 
 
-def check_matrix_type(X, caller: str) -> None:
-    """Raise ``TypeError`` naming X when it cannot be a document-term count matrix at all."""
-    what = ("a document-term count matrix X (a SciPy sparse matrix or a 2-D array of non-negative counts, "
+def check_matrix_type(X, caller: str, name: str = "X") -> None:
+    """Raise ``TypeError`` naming X (``name``) when it cannot be a document-term count matrix at all."""
+    what = (f"a document-term count matrix {name} (a SciPy sparse matrix or a 2-D array of non-negative counts, "
             "documents in rows)")
     if sp.issparse(X):  # (first: a DOK matrix is a dict)
         if X.ndim != 2:
@@ -243,17 +243,26 @@ def check_matrix_type(X, caller: str) -> None:
         return
     if X is None or isinstance(X, (str, bytes, dict, set, frozenset)):
         raise TypeError(f"{caller} expects {what}, got {type(X).__name__}.")
+    if hasattr(X, "X") and hasattr(X, "vocabulary") and not hasattr(X, "__array__"):  # a topicvb Corpus
+        raise TypeError(f"{caller} expects {what}, got a {type(X).__name__}; pass its counts, {type(X).__name__}.X "
+                        "(e.g. model.fit(corpus.X)).")
+    texts = ("turn texts into counts with topicvb.Vectorizer (or a Pipeline that starts with one, "
+             "topicvb.make_topic_pipeline) first")
     try:
         arr = np.asarray(X)
-    except Exception:  # ragged or otherwise unconvertible: let the array checks explain
-        return
+    except Exception:  # ragged or otherwise unconvertible
+        if isinstance(X, (list, tuple)) and any(isinstance(d, (list, tuple)) and any(isinstance(t, (str, bytes))
+                                                                                     for t in d) for d in X):
+            raise TypeError(f"{caller} expects {what}, but {name} holds lists of tokens (tokenised documents); "
+                            f"join each into a text and {texts}.") from None
+        return  # (let the array checks explain)
     texty = arr.dtype.kind in "US" or (arr.dtype == object and any(isinstance(v, (str, bytes)) for v in arr.flat))
     if texty:
-        raise TypeError(f"{caller} expects {what}, but X holds text; turn texts into counts with "
-                        "topicvb.Vectorizer (or a Pipeline that starts with one) first.")
+        raise TypeError(f"{caller} expects {what}, but {name} holds text; {texts}.")
     if arr.ndim > 2:
         raise ValueError(f"{caller} expects {what}, got an array of dim {arr.ndim} (shape {arr.shape}); a "
                          "document-term matrix needs dim <= 2: documents in rows, terms in columns.")
+
 
 
 MAX_COUNT = 1e100  # products and squares of counts (CVB variances) must stay far below float64's 1.8e308

@@ -26,6 +26,7 @@ Example
 
 from __future__ import annotations
 
+import numbers
 from pathlib import Path
 
 import numpy as np
@@ -264,11 +265,16 @@ class TopicPipeline(Pipeline):
     def top_words(self, n: int = 10, relevance: float | None = None) -> list[list[tuple[str, float]]]:
         """Top terms of each topic in the vectorizer's terms (see :func:`topicvb.top_words`).
 
-        With a topicvb Vectorizer, ``relevance`` uses its training term frequencies.
+        With a topicvb Vectorizer, ``relevance`` uses its training term frequencies. There is no vocabulary
+        argument (the model's ``top_words(n, vocabulary)`` has one): the terms are the vectorizer's.
         """
         from .inspection import top_words
 
         _, model = _parts(self, "TopicPipeline.top_words")
+        if relevance is not None and not isinstance(relevance, (numbers.Real, np.number)):
+            raise TypeError(f"TopicPipeline.top_words(n, relevance) takes relevance, a number in [0, 1] or None, got a "
+                            f"{type(relevance).__name__}; the pipeline's terms are its vectorizer's, so it takes no "
+                            "vocabulary (pipe.top_words(10)).")
         check_is_fitted(model)
         return top_words(model, self._vocabulary(), n=n, relevance=relevance)
 

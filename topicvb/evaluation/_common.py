@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._completion import normalised_rows  # (the models' score reads their rows through it too)
 from .._config import quiet_convergence
-from .._validation import as_csr, check_not_single_str, drop_negligible_counts
+from .._validation import as_csr, check_matrix_type, check_not_single_str, drop_negligible_counts
 
 
 def check_model(model, caller: str) -> None:
@@ -99,6 +99,7 @@ def check_counts(X, model, *, name: str = "X", caller: str) -> sp.csr_matrix:
     stored zeros."""
     if X is None:
         raise TypeError(f"{caller} needs {name}, a document-term count matrix; got None.")
+    check_matrix_type(X, caller, name)  # (texts, a Corpus, tokens: said so, not as a failed conversion to float)
     columns, fitted = getattr(X, "columns", None), getattr(model, "feature_names_in_", None)
     if columns is not None and fitted is not None and [str(c) for c in columns] != [str(c) for c in fitted]:
         raise ValueError(f"{caller}: the columns of {name} are not the feature names the model was fitted with (in "

@@ -69,6 +69,14 @@ def _check_corpus(X, caller: str):
         raise TypeError(f"{caller} expects an iterable of documents (str), got an array of shape {shape}.")
     if not isinstance(X, Iterable):
         raise TypeError(f"{caller} expects an iterable of documents (str), got {type(X).__name__}.")
+    if hasattr(X, "columns") and hasattr(X, "iloc"):  # a pandas DataFrame: iterating it gives its column names
+        columns = list(X.columns)
+        shown = ", ".join(repr(c) for c in columns[:5]) + (", ..." if len(columns) > 5 else "")
+        texty = [c for c in columns if str(c).lower() == "text"] or \
+            [c for c, kind in zip(columns, getattr(X, "dtypes", [])) if getattr(kind, "kind", "") in "OU"]
+        example = repr((texty or columns or ["text"])[0])
+        raise TypeError(f"{caller} expects an iterable of documents (str), got a DataFrame (whose iteration gives "
+                        f"its column names: {shown}); pass its column of texts, e.g. df[{example}].")
     return iter(X)
 
 

@@ -1,0 +1,82 @@
+"""Mistakes a newcomer makes (a hunt that followed the README as one, session 17): each gets a message that says
+what to pass instead, not nonsense fitted silently nor a failure inside NumPy or scikit-learn."""
+
+import warnings
+
+import pytest
+
+from topicvb import BatchLDA, CollapsedLDA, Vectorizer, make_topic_pipeline
+from topicvb.datasets import make_lda_corpus
+from topicvb.evaluation import heldout_perplexity, select_n_topics
+from topicvb.inspection import summary
+
+pd = pytest.importorskip("pandas")
+
+TEXTS = ["apples pears plums fruit", "pears plums apples juice", "taxi street bridge city", "city taxi traffic street"]
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    corpus = make_lda_corpus(40, 12, 2, random_state=0).corpus
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return BatchLDA(2, max_iter=5, random_state=0).fit(corpus.X), corpus
+
+
+def test_a_dataframe_of_texts_is_refused_naming_its_text_column():
+    """Before: iterating a DataFrame gives its column names, so the Vectorizer counted 'id' and 'text' as two
+    documents and a pipeline fitted topics of the word 'text', without a word."""
+    df = pd.DataFrame({"id": range(4), "text": TEXTS})
+    with pytest.raises(TypeError, match=r"got a DataFrame \(whose iteration gives its column names: 'id', 'text'\); "
+                                        r"pass its column of texts, e.g. df\['text'\]"):
+        Vectorizer().fit_transform(df)
+    with pytest.raises(TypeError, match=r"got a DataFrame"):
+        make_topic_pipeline(Vectorizer(), CollapsedLDA(2, max_iter=3)).fit(df)
+    assert Vectorizer().fit_transform(df["text"]).shape == (4, 10)  # (the column itself is fine)
+
+
+def test_a_corpus_object_is_refused_naming_its_counts(fitted):
+    """Before: scikit-learn's "float() argument must be a string or a real number, not 'Corpus'"."""
+    model, corpus = fitted
+    for call in (lambda: CollapsedLDA(2).fit(corpus), lambda: model.transform(corpus)):
+        with pytest.raises(TypeError, match=r"got a Corpus; pass its counts, Corpus\.X \(e\.g\. model\.fit\(corpus\.X\)\)"):
+            call()
+
+
+def test_tokenised_documents_are_named():
+    """Before: NumPy's "setting an array element with a sequence ... inhomogeneous shape" for ragged token lists (a
+    gensim habit); token lists of equal length already got the message for texts. (A 1-D array keeps scikit-learn's
+    message, which its estimator checks ask for.)"""
+    with pytest.raises(TypeError, match=r"holds lists of tokens \(tokenised documents\); join each into a text and "
+                                        r"turn texts into counts with topicvb\.Vectorizer"):
+        CollapsedLDA(2).fit([["apples", "pears"], ["taxi"]])
+
+
+def test_texts_given_to_the_evaluation_functions_are_named_as_texts(fitted):
+    """Before: "X is not a valid count matrix: could not convert string to float: '<the whole first document>'"."""
+    model, corpus = fitted
+    calls = {"heldout_perplexity": lambda: heldout_perplexity(model, TEXTS),
+             "summary": lambda: summary(model, TEXTS, vocabulary=corpus.vocabulary),
+             "select_n_topics": lambda: select_n_topics(TEXTS, [2, 3])}
+    for caller, call in calls.items():
+        with pytest.raises(TypeError, match=rf"{caller} expects a document-term count matrix X(_test)? .*holds text; "
+                                            r"turn texts into counts with topicvb\.Vectorizer"):
+            call()
+
+
+def test_a_vocabulary_given_to_a_pipelines_top_words_is_named_briefly():
+    """Before: TopicPipeline.top_words(10, vocabulary), the model's call, failed on relevance with the whole
+    vocabulary in the message (62 KB on the built-in corpus)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pipe = make_topic_pipeline(Vectorizer(), BatchLDA(2, max_iter=3, random_state=0)).fit(TEXTS * 3)
+    vocabulary = list(pipe.vectorizer.get_feature_names_out()) * 50
+    with pytest.raises(TypeError, match=r"takes relevance, a number in \[0, 1\] or None, got a list; .* so it takes no "
+                                        r"vocabulary \(pipe\.top_words\(10\)\)") as info:
+        pipe.top_words(10, vocabulary)
+    assert len(str(info.value)) < 300
+    from topicvb.inspection import top_words
+
+    with pytest.raises(ValueError, match=r"got a list \(\['apples', ") as info:
+        top_words(pipe.model, relevance=vocabulary)
+    assert len(str(info.value)) < 300
