@@ -80,3 +80,16 @@ def test_a_vocabulary_given_to_a_pipelines_top_words_is_named_briefly():
     with pytest.raises(ValueError, match=r"got a list \(\['apples', ") as info:
         top_words(pipe.model, relevance=vocabulary)
     assert len(str(info.value)) < 300
+
+
+def test_the_submodules_are_reached_from_a_bare_import():
+    """Before: after `import topicvb` alone, topicvb.datasets.load_builtin_corpus() raised AttributeError (the lazy
+    attributes covered names, not submodules) unless something else had imported the submodule."""
+    import subprocess
+    import sys
+
+    code = ("import topicvb; print(topicvb.datasets.load_builtin_corpus.__name__, topicvb.inspection.summary.__name__, "
+            "topicvb.evaluation.coherence.__name__, 'datasets' in dir(topicvb))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["load_builtin_corpus", "summary", "coherence", "True"]

@@ -51,10 +51,17 @@ _EXPORTS = {
     "precompile": "topicvb._jit",
 }
 
+# the public submodules, also imported on first attribute access (``topicvb.datasets.load_builtin_corpus()`` after a
+# bare ``import topicvb``, as with NumPy's and SciPy's submodules)
+_SUBMODULES = ("cli", "datasets", "distributed", "evaluation", "exceptions", "guided", "inspection", "models",
+               "persistence", "pipeline", "plotting", "report", "text")
+
 __all__ = sorted(_EXPORTS) + ["__version__"]
 
 
 def __getattr__(name):
+    if name in _SUBMODULES:
+        return import_module(f"topicvb.{name}")  # (the import sets the attribute: called once per submodule)
     try:
         module = _EXPORTS[name]
     except KeyError:
@@ -65,4 +72,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return __all__
+    return __all__ + list(_SUBMODULES)
