@@ -312,7 +312,8 @@ def fitted_ws(ws, capsys):
     (["report", "afolder", "c.npz", "-o", "r.html"], "the model 'afolder' is a folder"),
     (["fit", "c.npz", "--vocab", "afolder", "-k", "2", "-o", "x.npz"], "--vocab 'afolder' is a folder; give a file."),
     (["fit", "c.npz", "--format", "textdir", "-k", "2", "-o", "x.npz"],
-     "'c.npz' is not a folder; --format textdir reads a folder of text files."),
+     "'c.npz' is not a folder; --format textdir reads a folder of text files (a file with one document per line is "
+     "--format lines)."),
     (["topics", "c.npz"], "'c.npz' is not a topicvb model file but a corpus (a document-term matrix); fit a model "
                           "on it first: topicvb fit c.npz -k 20 -o model.npz."),
     (["evaluate", "m.npz", "m.npz"], "'m.npz' is a model file (written by 'topicvb fit'), not a corpus"),
@@ -478,3 +479,19 @@ def test_a_k_beyond_the_memory_is_refused_and_out_of_memory_is_said(fitted_ws, c
     monkeypatch.setattr(os, "sysconf", lambda name: -1)  # (indeterminate: the check is skipped, the fit runs)
     rc, out, err = _run(["fit", "c.npz", "--model", "batch", "-k", "2", "-o", "x.npz"], capsys)
     assert rc == 1 and _one_error(err).startswith("out of memory")  # (the patched fit's, not the check's refusal)
+
+
+def test_a_txt_file_is_read_one_document_per_line(ws, capsys):
+    """A newcomer's hunt: `topicvb fit lines.txt` said it could not tell the format and offered formats none of which
+    reads a document per line; --format csv took the first document as a header (399 of 400 documents)."""
+    texts = [" ".join(d.split()) for d in _texts(np.random.default_rng(1), 30)]
+    (ws / "lines.txt").write_text("\n".join(texts) + "\n\n", encoding="utf-8")
+    rc, out, err = _run(["vectorize", "lines.txt", "-o", "lines.npz", "--min-df", "1", "--max-df", "1.0"], capsys)
+    assert rc == 0, err
+    corpus = Corpus.load("lines.npz")
+    assert corpus.n_docs == 30 and corpus.doc_ids == [str(i) for i in range(1, 31)]
+    rc, out, err = _run(["vectorize", "lines.txt", "--format", "textdir", "-o", "x.npz"], capsys)
+    assert rc == 1 and _one_error(err) == ("'lines.txt' is not a folder; --format textdir reads a folder of text files "
+                                           "(a file with one document per line is --format lines).")
+    rc, out, err = _run(["vectorize", "train", "--format", "lines", "-o", "x.npz"], capsys)
+    assert rc == 1 and "'train' is a folder; --format lines reads one text file" in _one_error(err)

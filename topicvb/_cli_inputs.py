@@ -30,8 +30,8 @@ from typing import NamedTuple
 
 logger = logging.getLogger("topicvb.cli")
 
-FORMATS = ("auto", "npz", "textdir", "csv", "jsonl", "uci", "ldac", "mm", "20ng")
-TEXT_FORMATS = ("textdir", "csv", "jsonl", "20ng")
+FORMATS = ("auto", "npz", "textdir", "lines", "csv", "jsonl", "uci", "ldac", "mm", "20ng")
+TEXT_FORMATS = ("textdir", "lines", "csv", "jsonl", "20ng")
 DEFAULT_ENCODING = "utf-8"
 DEFAULT_SUBSET = "train"
 # The command line's text defaults (Python's: Tokenizer(stop_words=None), Vectorizer(min_df=1, max_df=1.0)).
@@ -124,8 +124,11 @@ def detect_format(path: str, fmt: str) -> str:
         return "uci"
     if name.endswith((".dat", ".ldac")):
         return "ldac"
+    if name.endswith((".txt", ".txt.gz")):  # (after docword.*.txt: a plain text file holds one document per line)
+        return "lines"
     raise ValueError(f"cannot tell the format of {path!r} from its name; pass --format "
-                     "{npz,textdir,csv,jsonl,uci,ldac,mm,20ng} (a folder of text files is read as textdir).")
+                     "{npz,textdir,lines,csv,jsonl,uci,ldac,mm,20ng} (a folder of text files is read as textdir, "
+                     "a .txt file as lines: one document per line).")
 
 
 def npz_kind(path) -> str | None:
@@ -622,8 +625,14 @@ def _read_text(path, fmt, args, vectorizer, target, used, why, progress, before_
         return datasets.load_20newsgroups(subset=args.subset or DEFAULT_SUBSET, vectorizer=counter)
     if fmt == "textdir":
         if not p.is_dir():
-            raise ValueError(f"{str(path)!r} is not a folder; --format textdir reads a folder of text files.")
+            raise ValueError(f"{str(path)!r} is not a folder; --format textdir reads a folder of text files (a file "
+                             "with one document per line is --format lines).")
         return datasets.read_text_dir(p, vectorizer=counter, encoding=enc)
+    if fmt == "lines":
+        if p.is_dir():
+            raise ValueError(f"{str(path)!r} is a folder; --format lines reads one text file with one document per "
+                             "line (a folder of text files is --format textdir).")
+        return datasets.read_lines(p, vectorizer=counter, encoding=enc)
     column = text_column(p, fmt, args, progress.note)
     if fmt == "csv":
         return datasets.read_csv(p, column, args.label_column, vectorizer=counter, encoding=enc,

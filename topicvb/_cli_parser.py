@@ -106,7 +106,8 @@ def _add_input_options(p):
     g = p.add_argument_group("input options")
     g.add_argument("--format", default="auto", choices=list(FORMATS),
                    help="input format (default: auto, from the name: .npz, .csv/.tsv, .jsonl/.json, .mtx, "
-                   "docword.*, .dat/.ldac; a folder is textdir; '20ng' is 20 Newsgroups)")
+                   "docword.*, .dat/.ldac, .txt (lines: one document per line); a folder is textdir (one document "
+                   "per file); '20ng' is 20 Newsgroups)")
     g.add_argument("--vocab", default=None, metavar="FILE",
                    help="a saved model or corpus (.npz): count the input over its vocabulary (a held-out corpus "
                    "for 'evaluate'; raw text is counted with a model's saved vectorizer when it has one). Or a "

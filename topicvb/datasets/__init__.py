@@ -4,7 +4,8 @@ Readers return a :class:`Corpus` (CSR counts, vocabulary, optional texts, labels
 
 - bag-of-words files: :func:`read_uci`, :func:`read_ldac`, :func:`read_matrix_market`
   (gzip-, bz2- and xz-compressed files are read transparently);
-- raw text: :func:`read_text_dir`, :func:`read_csv`, :func:`read_jsonl`, :func:`nltk_corpus`;
+- raw text: :func:`read_text_dir`, :func:`read_lines` (one document per line), :func:`read_csv`,
+  :func:`read_jsonl`, :func:`nltk_corpus`;
 - standard corpora: :func:`load_20newsgroups` (from a local copy first), and
   :func:`load_builtin_corpus`, docstrings of the standard library and installed packages, which
   needs no download;
@@ -20,6 +21,7 @@ from ._corpus import Corpus
 from ._csv_jsonl import read_csv, read_jsonl
 from ._files import find_corpora_dir
 from ._ldac import read_ldac, write_ldac
+from ._lines import read_lines
 from ._matrix_market import read_matrix_market
 from ._newsgroups import load_20newsgroups
 from ._nltk import nltk_corpus
@@ -44,6 +46,7 @@ __all__ = [
     "read_csv",
     "read_jsonl",
     "read_ldac",
+    "read_lines",
     "read_matrix_market",
     "read_text_dir",
     "read_uci",
