@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from topicvb.exceptions import DeadTopicWarning, SeedLostWarning, SeedUnseenWarning
+
 README = Path(__file__).resolve().parents[1] / "README.md"
 FENCE = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$", re.S | re.M)
 
@@ -85,6 +87,10 @@ class _Session:
                 try:
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")  # convergence notes on small fits are not errors here
+                        for quality in (SeedLostWarning, SeedUnseenWarning, DeadTopicWarning):  # but a newcomer who
+                            # pastes a block should not be told that its topics are dead or lost their seeds (the
+                            # guided example's seeds "distribution", "sample", "variance" were)
+                            warnings.simplefilter("error", quality)
                         exec(code, self.namespace)
                 except BaseException:
                     self.failed = i
