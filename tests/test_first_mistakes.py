@@ -3,6 +3,7 @@ what to pass instead, not nonsense fitted silently nor a failure inside NumPy or
 
 import warnings
 
+import numpy as np
 import pytest
 
 from topicvb import BatchLDA, CollapsedLDA, Vectorizer, make_topic_pipeline
@@ -93,3 +94,13 @@ def test_the_submodules_are_reached_from_a_bare_import():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["load_builtin_corpus", "summary", "coherence", "True"]
+
+
+def test_nan_counts_get_topicvbs_message_not_advice_for_supervised_learning():
+    """Before: scikit-learn's message, which recommends HistGradientBoostingClassifier or an imputer."""
+    X = np.ones((3, 4))
+    X[1, 2] = np.nan
+    with pytest.raises(ValueError, match=r"^CollapsedLDA\.fit: Input X contains NaN; a document-term matrix holds "
+                                         r"finite, non-negative counts") as info:
+        CollapsedLDA(2).fit(X)
+    assert "HistGradientBoosting" not in str(info.value) and "impute" not in str(info.value)

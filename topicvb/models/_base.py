@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import numbers
+import re
 import sys
 import time
 import warnings
@@ -152,15 +153,22 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
             check_n_terms(X, self.n_features_in_, type(self).__name__)
         check_sparse_structure(X, f"{type(self).__name__}.{caller}")
         dtype = self._float if reset else self._fitted_float
-        X = validate_data(
-            self,
-            X,
-            reset=reset,
-            accept_sparse=("csr", "csc", "coo", "lil", "dok", "bsr", "dia"),
-            dtype=dtype,
-            ensure_min_samples=1,
-            ensure_min_features=1,
-        )
+        try:
+            X = validate_data(
+                self,
+                X,
+                reset=reset,
+                accept_sparse=("csr", "csc", "coo", "lil", "dok", "bsr", "dia"),
+                dtype=dtype,
+                ensure_min_samples=1,
+                ensure_min_features=1,
+            )
+        except ValueError as exc:  # (scikit-learn's advice for NaN is an imputer or a supervised estimator)
+            bad = re.match(r"Input X contains (NaN|infinity)", str(exc))
+            if bad is None:
+                raise
+            raise ValueError(f"{type(self).__name__}.{caller}: Input X contains {bad[1]}; a document-term matrix "
+                             "holds finite, non-negative counts (a term a document does not use counts 0).") from None
         X = as_csr(X, dtype=dtype)
         check_nonnegative_counts(X, f"{type(self).__name__}.{caller}")
         check_count_range(X, f"{type(self).__name__}.{caller}", dtype)
