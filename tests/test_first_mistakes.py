@@ -104,3 +104,17 @@ def test_nan_counts_get_topicvbs_message_not_advice_for_supervised_learning():
                                          r"finite, non-negative counts") as info:
         CollapsedLDA(2).fit(X)
     assert "HistGradientBoosting" not in str(info.value) and "impute" not in str(info.value)
+
+
+def test_a_count_matrix_without_its_terms_is_no_coherence_reference(fitted):
+    """Before: "texts must hold tokenised documents; document 0 has a token <Compressed Sparse Row sparse matrix ...>"
+    for coherence(words, X_train), the vocabulary forgotten."""
+    from topicvb.evaluation import coherence
+
+    model, corpus = fitted
+    words = model.top_words(5, corpus.vocabulary)
+    for reference in (corpus.X, corpus.X.toarray()):
+        with pytest.raises(TypeError, match=r"a count matrix alone is no reference corpus: its columns need their "
+                                            r"terms\. Pass \(X, vocabulary\)"):
+            coherence(words, reference)
+    assert np.isfinite(coherence(words, (corpus.X, corpus.vocabulary)).mean)

@@ -207,6 +207,10 @@ def as_reference(reference) -> ReferenceCorpus:
         sp.issparse(reference[0]) or np.ndim(reference[0]) >= 2
     ):
         return ReferenceCorpus(X=reference[0], vocabulary=reference[1])
+    if sp.issparse(reference) or (isinstance(reference, np.ndarray) and reference.ndim == 2
+                                  and reference.dtype.kind in "iufb"):
+        raise TypeError("a count matrix alone is no reference corpus: its columns need their terms. Pass (X, "
+                        "vocabulary), or a Corpus (e.g. coherence(words, (X, corpus.vocabulary))).")
     if isinstance(reference, Iterable) and not isinstance(reference, (str, bytes)):
         return ReferenceCorpus(texts=reference)
     raise TypeError(
