@@ -118,3 +118,12 @@ def test_a_count_matrix_without_its_terms_is_no_coherence_reference(fitted):
                                             r"terms\. Pass \(X, vocabulary\)"):
             coherence(words, reference)
     assert np.isfinite(coherence(words, (corpus.X, corpus.vocabulary)).mean)
+
+
+@pytest.mark.parametrize("argv", [["topics", "m.npz"], ["report", "m.npz", "c.npz", "-o", "r.html"],
+                                  ["evaluate", "m.npz", "c.npz"]])
+def test_the_number_of_words_has_a_short_option(argv):
+    """Before: `topicvb topics model.npz -n 5` said "unrecognized arguments: -n 5" (only --n existed)."""
+    from topicvb.cli import build_parser
+
+    assert build_parser().parse_args([*argv, "-n", "5"]).n == 5
