@@ -564,7 +564,8 @@ def test_cli_seed_options_checks(cli_fit, capsys, tmp_path):
     out = tmp_path / "m.npz"
     assert _fit(cli_fit, "--seed-topics", str(tmp_path / "none.json"), out=out) == 1
     assert "topicvb: error: --seed-topics " in capsys.readouterr().err
-    assert _fit(cli_fit, "--seed-topics", str(cli_fit / "seeds.json"), "--seed-confidence", "1.5", out=out) == 1
+    # (a value out of range is a usage error: status 2, as for the wrong type)
+    assert _fit(cli_fit, "--seed-topics", str(cli_fit / "seeds.json"), "--seed-confidence", "1.5", out=out) == 2
     assert "topicvb: error: --seed-confidence must be a finite number in (0, 1), got 1.5." in capsys.readouterr().err
     assert not out.exists()
     with warnings.catch_warnings():
