@@ -17,6 +17,16 @@ def _shown(path) -> str:
     return repr(str(path))
 
 
+def _reraise_read_error(exc: Exception, p) -> None:
+    """Raise ``exc`` as a ValueError naming the file when it is an error of reading a file (a damaged compressed
+    one), else as it is."""
+    from topicvb.datasets._files import READ_ERRORS  # (here: the command line's start imports no SciPy)
+
+    if isinstance(exc, READ_ERRORS):
+        raise ValueError(f"could not read {_shown(p)}: {exc}.") from None
+    raise exc
+
+
 def _encoding(args) -> str:
     from ._cli_inputs import encoding
 
@@ -25,7 +35,7 @@ def _encoding(args) -> str:
 
 def csv_delimiter(p: Path) -> str:
     """A tab for ``.tsv`` files, else a comma."""
-    return "\t" if p.name.lower().endswith((".tsv", ".tsv.gz")) else ","
+    return "\t" if p.name.lower().endswith((".tsv", ".tsv.gz", ".tsv.bz2", ".tsv.xz")) else ","
 
 
 def _numeric(value: str) -> bool:
@@ -74,6 +84,8 @@ def _csv_columns(p: Path, enc: str, delimiter: str) -> tuple[list[str], list[str
                          "(for example --encoding latin-1).") from None
     except csv.Error as exc:
         raise ValueError(f"{_shown(p)} is not valid CSV: {exc}.") from None
+    except Exception as exc:  # a damaged compressed file (zlib.error, EOFError, ...: the readers' READ_ERRORS)
+        _reraise_read_error(exc, p)
     finally:
         csv.field_size_limit(old_limit)
     return header, [header[j] for j in sorted(strings)], [header[j] for j in sorted(spaced)]
@@ -125,6 +137,8 @@ def _jsonl_fields(p: Path, enc: str) -> tuple[list[str], list[str], list[str]]:
     except UnicodeDecodeError as exc:
         raise ValueError(f"{_shown(p)} is not valid {enc} text ({exc.reason}); pass the right --encoding "
                          "(for example --encoding latin-1).") from None
+    except Exception as exc:  # a damaged compressed file (zlib.error, EOFError, ...: the readers' READ_ERRORS)
+        _reraise_read_error(exc, p)
     strings = [k for k in names if kinds[k]]
     return names, strings, [k for k in strings if k in spaced]
 

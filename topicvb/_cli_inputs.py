@@ -95,6 +95,14 @@ def _check_df_bounds(args) -> None:
 
 
 # ----------------------------------------------------------------------------- formats
+def _uncompressed_name(name: str) -> str:
+    """``name`` without a compression suffix (``.gz``, ``.bz2``, ``.xz``)."""
+    for suffix in (".gz", ".bz2", ".xz"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
 def detect_format(path: str, fmt: str) -> str:
     """The input format of ``path``: ``fmt`` unless "auto", else from the name (a folder is text)."""
     if fmt != "auto":
@@ -109,17 +117,18 @@ def detect_format(path: str, fmt: str) -> str:
         return "textdir"
     if name.endswith(".npz"):
         return "npz"
-    if name.endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz")):
+    base = _uncompressed_name(name)  # (the readers decompress gzip, bz2 and xz by content)
+    if base.endswith((".csv", ".tsv")):
         return "csv"
-    if name.endswith((".jsonl", ".json", ".jsonl.gz", ".ndjson")):
+    if base.endswith((".jsonl", ".json", ".ndjson")):
         return "jsonl"
-    if name.endswith((".mtx", ".mtx.gz")):
+    if base.endswith(".mtx"):
         return "mm"
     if name.startswith("docword"):
         return "uci"
-    if name.endswith((".dat", ".ldac")):
+    if base.endswith((".dat", ".ldac")):
         return "ldac"
-    if name.endswith((".txt", ".txt.gz")):  # (after docword.*.txt: a plain text file holds one document per line)
+    if base.endswith(".txt"):  # (after docword.*.txt: a plain text file holds one document per line)
         return "lines"
     raise ValueError(f"cannot tell the format of {path!r} from its name; pass --format "
                      "{npz,textdir,lines,csv,jsonl,uci,ldac,mm,20ng} (a folder of text files is read as textdir, "

@@ -120,3 +120,28 @@ def test_a_damaged_compressed_file_is_a_clear_error(tmp_path, suffix, damage):
         path.write_bytes(data)
         with pytest.raises(ValueError, match=rf"^{what} '.*f\.{suffix}'"):
             read(path)
+
+
+@pytest.mark.parametrize("suffix", ["gz", "bz2", "xz"])
+def test_a_damaged_compressed_text_file_is_a_clear_error(tmp_path, suffix, capsys):
+    """The text readers too (CSV, JSON lines, one document per line): the decompressor's EOFError or zlib/LZMA error
+    reached the user raw, and the command line's column guess named only its type."""
+    import importlib
+
+    from topicvb.cli import main
+    from topicvb.datasets import read_csv, read_jsonl, read_lines
+
+    compress = importlib.import_module(_COMPRESSORS[suffix]).compress
+    for name, read, text, what in (
+        ("t.csv", lambda p: read_csv(p, "text"), "text\n" + "hello world\n" * 500, "read_csv: could not read"),
+        ("t.jsonl", lambda p: read_jsonl(p, "text"), '{"text": "hello world"}\n' * 500, "read_jsonl: could not read"),
+        ("t.txt", read_lines, "hello world\n" * 500, "read_lines: could not read"),
+    ):
+        data = compress(text.encode())
+        path = tmp_path / f"{name}.{suffix}"
+        path.write_bytes(data[: len(data) // 2])
+        with pytest.raises(ValueError, match=rf"^{what} '.*{name}\.{suffix}'"):
+            read(path)
+    for name in ("t.csv", "t.jsonl"):  # (the command line reads the first rows to guess the text column)
+        assert main(["vectorize", str(tmp_path / f"{name}.{suffix}"), "-o", str(tmp_path / "c.npz")]) == 1
+        assert capsys.readouterr().err.startswith(f"topicvb: error: could not read '{tmp_path / name}.{suffix}': ")

@@ -14,7 +14,7 @@ import numpy as np
 
 from .._validation import check_bool, check_encoding
 from ._corpus import Corpus
-from ._files import check_input_file, open_text
+from ._files import READ_ERRORS, check_input_file, open_text
 from ._text import build_text_corpus
 
 logger = logging.getLogger(__name__)
@@ -102,6 +102,8 @@ def _read_csv_columns(p: Path, columns: dict, encoding: str, delimiter: str, hea
         ) from None
     except csv.Error as exc:
         raise ValueError(f"read_csv: {str(p)!r} is not valid CSV: {exc}.") from exc
+    except READ_ERRORS as exc:  # (a damaged compressed file: zlib.error, EOFError, ... are not all OSErrors)
+        raise ValueError(f"read_csv: could not read {str(p)!r}: {exc}.") from None
     finally:
         csv.field_size_limit(old_limit)
 
@@ -225,6 +227,8 @@ def _read_jsonl_fields(p: Path, encoding: str, text_field: str, label_field, id_
         raise ValueError(
             f"read_jsonl: {str(p)!r} is not valid {encoding} text ({exc.reason}); pass the right encoding=."
         ) from None
+    except READ_ERRORS as exc:  # (a damaged compressed file)
+        raise ValueError(f"read_jsonl: could not read {str(p)!r}: {exc}.") from None
     return texts, labels, ids
 
 
