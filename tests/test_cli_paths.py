@@ -262,6 +262,12 @@ def test_good_output_paths_still_work(ws, capsys):
     assert (ws / "sub" / "t.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     assert main(["infer", "sub/m.npz", "c.npz", "-o", "theta.csv", "--show", "0"]) == 0
     assert (ws / "theta.csv").read_text().splitlines()[0] == "document,topic_0,topic_1"
+    # a hidden file in an input folder: the folder's reader skips it, so it is no document of a later run (a review)
+    assert main(["vectorize", "texts", "--min-df", "1", "--max-df", "1.0", "-o", "texts/.corpus.npz"]) == 0
+    assert main(["vectorize", "texts", "--min-df", "1", "--max-df", "1.0", "-o", "again.npz"]) == 0
+    from topicvb.datasets import Corpus
+
+    assert Corpus.load(ws / "texts" / ".corpus.npz").n_docs == Corpus.load(ws / "again.npz").n_docs == 2
     names = {p.name for p in ws.rglob("*")}
     assert not any(n.endswith(".tmp") for n in names), names  # no probe or temporary file left
 

@@ -127,3 +127,31 @@ def test_the_number_of_words_has_a_short_option(argv):
     from topicvb.cli import build_parser
 
     assert build_parser().parse_args([*argv, "-n", "5"]).n == 5
+
+
+def test_counts_too_large_for_a_float32_model_say_so():
+    """A review: the NaN/infinity message said "X contains infinity" for a finite count of 1e39 that a float32 model
+    cannot hold, and lost scikit-learn's "or a value too large for dtype('float32')"."""
+    X = np.ones((3, 4))
+    X[0, 0] = 1e39
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # (NumPy's cast overflow, before the check)
+        with pytest.raises(ValueError, match=r"Input X contains infinity or a value too large for dtype\('float32'\), "
+                                             r"the model's dtype; rescale X or use dtype='float64'"):
+            CollapsedLDA(2, dtype="float32").fit(X)
+    X[0, 0] = np.inf
+    with pytest.raises(ValueError, match=r"Input X contains infinity; a document-term matrix holds finite"):
+        CollapsedLDA(2).fit(X)
+
+
+def test_a_submodule_whose_optional_dependency_is_missing_is_an_attribute_error():
+    """A review: dir(topicvb) lists the submodules, and getattr of one whose optional dependency is missing raised
+    ImportError, so hasattr and inspect.getmembers(topicvb) failed."""
+    import subprocess
+    import sys
+
+    code = ("import sys, inspect; sys.modules['matplotlib'] = sys.modules['dask'] = sys.modules['distributed'] = None; "
+            "import topicvb; print(hasattr(topicvb, 'distributed'), len(inspect.getmembers(topicvb)) > 10)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "True"]

@@ -606,3 +606,18 @@ def test_foreign_archives_are_refused_naming_the_file(saved_dir, tmp_path):
     with pytest.raises(ValueError, match=r"c\.npz' is not a readable topicvb model file \(its metadata record is "
                                          r"nested too deeply\)"):
         persistence.load(write(tmp_path / "c.npz", {}, "[" * 100_000 + "]" * 100_000))
+
+
+def test_loading_a_model_fitted_with_random_state_none_leaves_numpys_global_stream_alone(tmp_path):
+    """A review: a model fitted with random_state=None draws from NumPy's global RandomState, which its file records;
+    load restored that record into the global stream itself, reseeding the user's np.random."""
+    X = sp.csr_matrix(np.random.RandomState(1).poisson(1.0, (20, N_TERMS)).astype(float))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        path = persistence.save(entry("OnlineLDA").cls(3, batch_size=10, n_jobs=1).partial_fit(X), tmp_path / "m.npz")
+    np.random.seed(123)
+    expected = np.random.rand(3)
+    np.random.seed(123)
+    model = persistence.load(path)
+    np.testing.assert_array_equal(np.random.rand(3), expected)
+    assert model.random_state_ is not np.random.mtrand._rand

@@ -112,4 +112,8 @@ def test_a_slice_of_top_words_keeps_the_topics_own_numbers(fitted):
     assert [ax.get_title() for ax in plotting.plot_top_words(words[1:3])] == ["topic 1", "topic 2"]
     named = type(words)(list(words), ["fruit", "topic_1", "city"])  # a guided model's names: positions are topics
     assert [ax.get_title() for ax in plotting.plot_top_words(named)] == ["topic 0: fruit", "topic 1", "topic 2: city"]
-    assert [ax.get_title() for ax in plotting.plot_top_words(named[1:])] == ["topic 1", "city"]
+    assert [ax.get_title() for ax in plotting.plot_top_words(named[1:])] == ["topic 1", "topic 2: city"]
+    # (a review: a slice of named topics only was still titled by position, "topic 0: beta")
+    guided = type(words)(list(words), ["fruit", "veg", "city"])
+    assert [ax.get_title() for ax in plotting.plot_top_words(guided[1:])] == ["topic 1: veg", "topic 2: city"]
+    assert [ax.get_title() for ax in plotting.plot_top_words(list(guided)[1:])] == ["topic 0", "topic 1"]  # (a list)

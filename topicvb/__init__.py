@@ -61,7 +61,10 @@ __all__ = sorted(_EXPORTS) + ["__version__"]
 
 def __getattr__(name):
     if name in _SUBMODULES:
-        return import_module(f"topicvb.{name}")  # (the import sets the attribute: called once per submodule)
+        try:
+            return import_module(f"topicvb.{name}")  # (the import sets the attribute: called once per submodule)
+        except ImportError as exc:  # (an optional dependency: hasattr and inspect expect an AttributeError)
+            raise AttributeError(f"topicvb.{name} cannot be imported: {exc}") from exc
     try:
         module = _EXPORTS[name]
     except KeyError:

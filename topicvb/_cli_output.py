@@ -90,6 +90,16 @@ def _inside(path: str, folder: str) -> bool:
         return False
 
 
+def _hidden_below(path: str, folder: str) -> bool:
+    """Whether ``path``, below ``folder``, is hidden there (a name starting with "." on the way): the text folder
+    reader skips it, so an output written there is no document of a later run."""
+    try:
+        relative = Path(os.path.realpath(path)).relative_to(os.path.realpath(folder))
+    except (OSError, ValueError):
+        return False
+    return any(part.startswith(".") for part in relative.parts)
+
+
 def _check_name(option: str, value, final: str) -> None:
     """Raise ValueError unless ``value`` (written as ``final``) names a file: not empty, not a folder."""
     shown = f"{option} {value!r}"
@@ -137,12 +147,13 @@ def check_output_paths(args) -> None:
     names the file, e.g. ``fit`` appends ``.npz``) must be a non-empty file name, not a folder;
     it must name neither one of the command's inputs (``args.inputs``: input files or folders,
     a model, a vocabulary; compared with :func:`os.path.samefile` when both exist, else by
-    resolved path), nor a file inside an input folder (whose files are read as documents), nor
-    another output of the command; and it must be a regular file or nothing,
-    in an existing folder where a file can be created. Raises ValueError, one sentence naming
-    the option and the path. An existing file that passes (an earlier output) will be replaced: a
-    warning says so before any work, so nothing is overwritten silently. Nothing is read or written, except a probe file created and
-    removed at once to learn whether the folder is writable.
+    resolved path), nor a file inside an input folder (whose files are read as documents; a hidden
+    one, which the reader skips, may be written there), nor another output of the command; and it
+    must be a regular file or nothing, in an existing folder where a file can be created. Raises
+    ValueError, one sentence naming the option and the path. An existing file that passes (an
+    earlier output) will be replaced: a warning says so before any work, so nothing is overwritten
+    silently. Nothing is read or written, except a probe file created and removed at once to learn
+    whether the folder is writable.
     """
     inputs = [(label, getattr(args, attr, None)) for label, attr in getattr(args, "inputs", ())]
     inputs = [(label, value) for label, value in inputs if isinstance(value, str) and value]
@@ -163,7 +174,8 @@ def check_output_paths(args) -> None:
             if os.path.isfile(final) and _inside(final, source):  # a document of an input folder
                 raise ValueError(f"Cannot write {shown}: it is a file inside {label} {source!r}, which would be "
                                  "overwritten; choose another output name.")
-            if _inside(final, source):  # a new file there: every later run would read it as a document
+            # (a new file there: a later run would read it as a document, unless it is hidden, which it skips)
+            if _inside(final, source) and not _hidden_below(final, source):
                 raise ValueError(f"Cannot write {shown}: it is inside {label} {source!r}, whose files are read as "
                                  "documents (a later run would read it as one); write it outside that folder.")
         for other_option, other in seen:

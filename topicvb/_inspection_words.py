@@ -89,15 +89,22 @@ class TopicWords(list):
     labels : list of str
         The name of each topic: the model's ``topic_labels_`` (seed labels for guided topics),
         ``topic_k`` for a model without names.
+    numbers : list of int
+        Each topic's number in the model: 0, 1, ... for :func:`top_words`' result, the topics' own numbers in
+        a slice of it (``words[3:6]`` holds topics 3, 4 and 5), which :func:`topicvb.plotting.plot_top_words`
+        titles them with.
 
     ``words["space"]`` is the topic named ``space``; integer indexing and everything else is that of a list.
     """
 
-    def __init__(self, topics=(), labels=None):
+    def __init__(self, topics=(), labels=None, numbers=None):
         super().__init__(topics)
         self.labels = default_labels(len(self)) if labels is None else [str(label) for label in labels]
         if len(self.labels) != len(self):
             raise ValueError(f"TopicWords: labels has {len(self.labels)} names for {len(self)} topics.")
+        self.numbers = list(range(len(self))) if numbers is None else [int(k) for k in numbers]
+        if len(self.numbers) != len(self):
+            raise ValueError(f"TopicWords: numbers has {len(self.numbers)} values for {len(self)} topics.")
 
     def __getitem__(self, key):
         if isinstance(key, str):
@@ -106,7 +113,8 @@ class TopicWords(list):
             except ValueError:
                 raise KeyError(f"no topic is named {key!r}; the topics are {self.labels}.") from None
         if isinstance(key, slice):
-            return TopicWords(super().__getitem__(key), self.labels[key])
+            numbers = getattr(self, "numbers", None)  # (a TopicWords unpickled from before it has none)
+            return TopicWords(super().__getitem__(key), self.labels[key], None if numbers is None else numbers[key])
         return super().__getitem__(key)
 
     def as_dict(self) -> dict:

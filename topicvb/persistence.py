@@ -322,6 +322,8 @@ def _new_model(meta, path: Path, arrays=None):
         raise ValueError(f"{where!r} has an invalid or inconsistent parameter: {exc}") from None
     if entry.keeps_random_state:  # the random stream partial_fit continues: the file's, or (older files) a new one
         if "random_state_" in meta:
+            if model.random_state is None:  # (NumPy's global stream, for a fit with random_state=None: a new one)
+                rng = np.random.RandomState()
             _restore_stream(rng, meta["random_state_"], where)
         model.random_state_ = rng
     return entry, model

@@ -257,11 +257,12 @@ def plot_top_words(model_or_topics, vocabulary=None, *, n: int = 10, topics=None
         n = check_positive_int(n, "n")
         names = getattr(model_or_topics, "labels", None)
         words = [list(t)[:n] for t in model_or_topics]
+    numbers = getattr(model_or_topics, "numbers", None)  # (a slice of top_words' result: the topics' own numbers)
     names = custom_labels(names) if names is not None and len(names) == len(words) else None
     chosen = list(range(len(words))) if topics is None else _topic_indices(topics, len(words))
     if not chosen:
         raise ValueError("plot_top_words has no topic to draw.")
-    titles = _panel_titles(names, len(words))
+    titles = _panel_titles(names, len(words), numbers if numbers is not None and len(numbers) == len(words) else None)
     if axes is None:
         ncols = min(ncols, len(chosen))
         nrows = math.ceil(len(chosen) / ncols)
@@ -290,11 +291,14 @@ def plot_top_words(model_or_topics, vocabulary=None, *, n: int = 10, topics=None
     return flat[: len(chosen)]
 
 
-def _panel_titles(names, n_topics: int) -> list[str]:
+def _panel_titles(names, n_topics: int, numbers=None) -> list[str]:
     """The title of each topic's panel in :func:`plot_top_words`: ``topic k``, or ``topic k: name`` for a topic with a
-    name of its own. A default name ``topic_j`` at another position (a slice of :func:`top_words`' result, such as
-    ``words[3:6]``) gives the topic's own number j, and then a name of its own stands alone: the positions are not the
-    model's topic numbers."""
+    name of its own, k the topic's number in the model: ``numbers`` (a TopicWords' own, also in a slice of it) where
+    given. Without them, a default name ``topic_j`` at another position (a slice of another list) gives the topic's
+    own number j, and then a name of its own stands alone: the positions are not the model's topic numbers."""
+    if numbers is not None:
+        return [f"topic {j}" if not names or names[k] == f"topic_{j}" else f"topic {j}: {names[k]}"
+                for k, j in enumerate(numbers)]
     if not names:
         return [f"topic {k}" for k in range(n_topics)]
     numbers = [re.fullmatch(r"topic_(\d+)", name) for name in names]

@@ -145,3 +145,21 @@ def test_a_damaged_compressed_text_file_is_a_clear_error(tmp_path, suffix, capsy
     for name in ("t.csv", "t.jsonl"):  # (the command line reads the first rows to guess the text column)
         assert main(["vectorize", str(tmp_path / f"{name}.{suffix}"), "-o", str(tmp_path / "c.npz")]) == 1
         assert capsys.readouterr().err.startswith(f"topicvb: error: could not read '{tmp_path / name}.{suffix}': ")
+
+
+def test_a_text_file_that_starts_with_bzh_is_text(tmp_path):
+    """A review: the bz2 signature's "BZh" is printable, so a vocabulary whose first term is "BZh" (or any text
+    starting so) was opened as bz2 and refused as an invalid data stream."""
+    import bz2
+
+    from topicvb.datasets import read_lines, read_vocabulary
+
+    (tmp_path / "v.txt").write_text("BZh\napple\n", encoding="utf-8")
+    assert read_vocabulary(tmp_path / "v.txt") == ["BZh", "apple"]
+    (tmp_path / "notes.txt").write_text("BZh91 is not a header\nsecond line\n", encoding="utf-8")
+    assert read_lines(tmp_path / "notes.txt").texts == ["BZh91 is not a header", "second line"]
+    (tmp_path / "empty.bz2").write_bytes(bz2.compress(b""))  # (an empty stream: its end-of-stream magic)
+    (tmp_path / "some.bz2").write_bytes(bz2.compress(b"pear\n"))
+    assert read_vocabulary(tmp_path / "some.bz2") == ["pear"]
+    with pytest.raises(ValueError, match="has no documents"):
+        read_lines(tmp_path / "empty.bz2")

@@ -206,3 +206,24 @@ def test_the_countvectorizer_claim_names_soft_hyphens_and_joiners():
     for doc in (Vectorizer.__doc__.split("Notes")[1], tokenize_module.__doc__):
         flat = " ".join(doc.split())
         assert "U+00AD" in flat and "U+200C" in flat, flat[:200]
+
+
+@pytest.mark.parametrize("text, body", [
+    ("Subject: Meeting moved to 3pm\n\nHi all, see you there.", "Hi all, see you there."),
+    ("From: alice@example.com\r\n\r\nThe launch is on Friday.", "The launch is on Friday."),
+    ("Von: Alice\nGesendet: Montag\nAn: Bob\nBetreff: Treffen\n\nHallo Bob", "Hallo Bob"),
+])
+def test_a_single_telling_header_and_forwarded_headers_are_dropped(text, body):
+    """A review: the two-field rule kept a lone "Subject:" or "From:" line before the body, and German mail headers
+    (Von, Gesendet, An, Betreff) named no known header."""
+    from topicvb.text import strip_headers
+
+    assert strip_headers(text) == body
+
+
+@pytest.mark.parametrize("text", ["Summary: the results hold.\n\nThe results are in.", "Date: tomorrow\n\nWe meet.",
+                                  "Note: bring food.\n\nAnd water."])
+def test_a_single_field_that_opens_prose_is_kept(text):
+    from topicvb.text import strip_headers
+
+    assert strip_headers(text) == text

@@ -22,6 +22,7 @@ import io
 import logging
 import lzma
 import os
+import re
 import secrets
 import tempfile
 import tokenize
@@ -35,7 +36,11 @@ import numpy as np
 logger = logging.getLogger(__name__)
 
 # The compressed formats the readers open transparently: the bytes a file starts with, and the opener.
-_COMPRESSED = ((b"\x1f\x8b", gzip.open), (b"BZh", bz2.open), (b"\xfd7zXZ\x00", lzma.open))
+_COMPRESSED = ((re.compile(rb"\x1f\x8b"), gzip.open),
+               # bz2's "BZh" is printable text: its block size digit and first block's (or the end of stream's)
+               # magic number too, so that a text file starting with "BZh" is read as text
+               (re.compile(rb"BZh[1-9](?:1AY&SY|\x17rE8P\x90)"), bz2.open),
+               (re.compile(rb"\xfd7zXZ\x00"), lzma.open))
 # What reading a damaged compressed file raises (zlib.error and LZMAError are not OSErrors): the readers
 # turn these into a ValueError naming the file.
 READ_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError)
@@ -91,9 +96,9 @@ def open_binary(path: Path):
     Reading a damaged compressed file raises one of :data:`READ_ERRORS`.
     """
     with open(path, "rb") as f:
-        head = f.read(6)
+        head = f.read(10)
     for magic, opener in _COMPRESSED:
-        if head.startswith(magic):
+        if magic.match(head):
             return opener(path, "rb")
     return open(path, "rb")
 

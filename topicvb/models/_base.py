@@ -164,9 +164,13 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
                 ensure_min_features=1,
             )
         except ValueError as exc:  # (scikit-learn's advice for NaN is an imputer or a supervised estimator)
-            bad = re.match(r"Input X contains (NaN|infinity)", str(exc))
+            bad = re.match(r"Input X contains (NaN|infinity)( or a value too large for dtype\('(\w+)'\))?", str(exc))
             if bad is None:
                 raise
+            if bad[2] and bad[3] != "float64":  # (a finite count beyond a float32 model's 3.4e38 may be the cause)
+                raise ValueError(f"{type(self).__name__}.{caller}: Input X contains infinity or a value too large "
+                                 f"for dtype('{bad[3]}'), the model's dtype; rescale X or use dtype='float64'.") \
+                    from None
             raise ValueError(f"{type(self).__name__}.{caller}: Input X contains {bad[1]}; a document-term matrix "
                              "holds finite, non-negative counts (a term a document does not use counts 0).") from None
         X = as_csr(X, dtype=dtype)

@@ -53,7 +53,13 @@ _HEADER_NAMES = frozenset({
     "content-disposition", "thread-topic", "thread-index", "importance", "priority", "user-agent", "status",
     "precedence", "errors-to", "mail-followup-to", "disposition-notification-to", "archive-name",
     "last-modified", "version", "posting-frequency",
+    # the header names of German and Spanish mail programs (forwarded messages)
+    "von", "gesendet", "an", "betreff", "de", "enviado", "para", "asunto",
 })
+# a block of one field is a header when its name is one of these and a blank line follows ("Subject: ...", "From:
+# ...": names that open prose as rarely as "Summary:" or "Date:" open it often)
+_SINGLE_FIELD_NAMES = frozenset({"from", "subject", "newsgroups", "message-id", "path", "xref", "received",
+                                 "return-path", "betreff", "asunto"})
 _HEADER_PREFIXES = ("x-", "content-", "list-", "resent-", "nntp-", "original-", "arc-", "dkim-", "authentication-")
 _MIN_FIELDS = 2  # a header block has at least two fields
 # a newline and a quoted line: "> ...", "| ...", ": ..." as the TIN newsreader writes it (not ":-)"),
@@ -87,9 +93,12 @@ def strip_headers(text: str) -> str:
     The block is the text up to the first blank line (lines may end with ``"\\n"``, ``"\\r\\n"`` or a
     lone ``"\\r"``). It is dropped only when it looks like mail or news headers: its first line is a
     field (``Key: value``) or a folded continuation, it holds at least two fields, one of them with
-    the name of a mail or news header (``From``, ``Subject``, ``Newsgroups``, ``X-...``), and most of
-    its lines are fields or continuations. So a post without headers is returned unchanged, text that
-    merely starts with ``"Word: ..."`` included (``"Update: the battery died."``, ``"Re: orbits"``).
+    the name of a mail or news header (``From``, ``Subject``, ``Newsgroups``, ``X-...``; also the
+    German and Spanish ``Von``, ``Betreff``, ``De``, ``Asunto``, ...), and most of its lines are fields
+    or continuations; or it is one ``From``, ``Subject``, ``Newsgroups`` (or ``Message-ID``,
+    ``Path``, ``Xref``, ``Received``, ``Return-Path``, ``Betreff``, ``Asunto``) field alone before a
+    blank line. So a post without headers is returned unchanged, text that merely starts with
+    ``"Word: ..."`` included (``"Update: the battery died."``, ``"Re: orbits"``).
     A text without a blank line is dropped only when every one of its lines belongs to such a block
     (a post of headers alone): a first line of prose keeps the whole text, its body included.
 
@@ -118,7 +127,10 @@ def strip_headers(text: str) -> str:
     n_other = len(lines) - len(fields)  # lines that are not fields, nor (below) continuations
     if n_other:
         n_other -= sum(1 for line in lines if _CONTINUATION_LINE.match(line))
-    if len(fields) < _MIN_FIELDS or (2 * n_other > len(lines) if m else n_other > 0):
+    if len(fields) < _MIN_FIELDS:  # one field: a header only alone before a blank line, and with a telling name
+        single = m is not None and len(fields) == 1 and n_other == 0
+        return rest if single and fields[0].group(1).lower() in _SINGLE_FIELD_NAMES else text
+    if 2 * n_other > len(lines) if m else n_other > 0:
         return text
     for f in fields:
         name = f.group(1).lower()
