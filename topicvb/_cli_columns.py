@@ -27,12 +27,6 @@ def _reraise_read_error(exc: Exception, p) -> None:
     raise exc
 
 
-def _encoding(args) -> str:
-    from ._cli_inputs import encoding
-
-    return encoding(args)
-
-
 def csv_delimiter(p: Path) -> str:
     """A tab for ``.tsv`` files, else a comma."""
     return "\t" if p.name.lower().endswith((".tsv", ".tsv.gz", ".tsv.bz2", ".tsv.xz")) else ","
@@ -143,11 +137,11 @@ def _jsonl_fields(p: Path, enc: str) -> tuple[list[str], list[str], list[str]]:
     return names, strings, [k for k in strings if k in spaced]
 
 
-def text_column(path, fmt: str, args, note) -> str:
+def text_column(path, fmt: str, args, note, enc: str) -> str:
     """``--text-column`` as given, else the obvious text column of the CSV (field of the JSON lines).
 
-    ``note(line)`` tells the user which column was picked when it was guessed from the values.
-    Raises ValueError listing the columns when none is obvious.
+    ``note(line)`` tells the user which column was picked when it was guessed from the values; ``enc`` is the
+    encoding the file is read in. Raises ValueError listing the columns when none is obvious.
     """
     if args.text_column is not None:
         return args.text_column
@@ -157,9 +151,9 @@ def text_column(path, fmt: str, args, note) -> str:
     check_input_file(p, "the input")
     what = "column" if fmt == "csv" else "field"
     if fmt == "csv":
-        names, strings, spaced = _csv_columns(p, _encoding(args), csv_delimiter(p))
+        names, strings, spaced = _csv_columns(p, enc, csv_delimiter(p))
     else:
-        names, strings, spaced = _jsonl_fields(p, _encoding(args))
+        names, strings, spaced = _jsonl_fields(p, enc)
     choice = _pick_text(names, strings, spaced)
     if choice is None:
         listed = ", ".join(repr(n) for n in names) or "none"

@@ -499,7 +499,7 @@ def _read_text(path, fmt, args, vectorizer, target, used, why, progress, before_
             raise ValueError(f"{str(path)!r} is a folder; --format lines reads one text file with one document per "
                              "line (a folder of text files is --format textdir).")
         return datasets.read_lines(p, vectorizer=counter, encoding=enc)
-    column = text_column(p, fmt, args, progress.note)
+    column = text_column(p, fmt, args, progress.note, enc)
     if fmt == "csv":
         return datasets.read_csv(p, column, args.label_column, vectorizer=counter, encoding=enc,
                                  delimiter=csv_delimiter(p))

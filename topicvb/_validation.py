@@ -265,6 +265,20 @@ def check_matrix_type(X, caller: str, name: str = "X") -> None:
 
 
 
+def non_finite_counts_error(exc: ValueError, caller: str) -> ValueError | None:
+    """topicvb's error for scikit-learn's "Input X contains NaN / infinity" (whose advice is an imputer or a
+    supervised estimator), or None for another error: a count matrix holds finite counts, and a finite count beyond
+    a float32 model's 3.4e38 asks for rescaling or float64."""
+    bad = re.match(r"Input X contains (NaN|infinity)( or a value too large for dtype\('(\w+)'\))?", str(exc))
+    if bad is None:
+        return None
+    if bad[2] and bad[3] != "float64":
+        return ValueError(f"{caller}: Input X contains infinity or a value too large for dtype('{bad[3]}'), the "
+                          "model's dtype; rescale X or use dtype='float64'.")
+    return ValueError(f"{caller}: Input X contains {bad[1]}; a document-term matrix holds finite, non-negative counts "
+                      "(a term a document does not use counts 0).")
+
+
 MAX_COUNT = 1e100  # products and squares of counts (CVB variances) must stay far below float64's 1.8e308
 
 

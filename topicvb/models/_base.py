@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import numbers
-import re
 import sys
 import time
 import warnings
@@ -29,7 +28,8 @@ from ._checkpoint import check_checkpoint_folder, fingerprint, load_checkpoint, 
 from .._validation import (MAX_INT, as_csr, check_count_range, check_int, check_matrix_type, check_n_terms,
                            check_nonnegative_counts, check_positive_prior, check_topic_labels,
                            check_topic_word_prior,
-                           check_sparse_structure, drop_negligible_counts, user_stacklevel)
+                           check_sparse_structure, drop_negligible_counts, non_finite_counts_error,
+                           user_stacklevel)
 from .._constraints import (N_JOBS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, Interval, Path, PositivePrior, PriorMatrix, StrOptions,
                             validate_params)
 
@@ -164,15 +164,10 @@ class TopicModelBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
                 ensure_min_features=1,
             )
         except ValueError as exc:  # (scikit-learn's advice for NaN is an imputer or a supervised estimator)
-            bad = re.match(r"Input X contains (NaN|infinity)( or a value too large for dtype\('(\w+)'\))?", str(exc))
-            if bad is None:
+            clearer = non_finite_counts_error(exc, f"{type(self).__name__}.{caller}")
+            if clearer is None:
                 raise
-            if bad[2] and bad[3] != "float64":  # (a finite count beyond a float32 model's 3.4e38 may be the cause)
-                raise ValueError(f"{type(self).__name__}.{caller}: Input X contains infinity or a value too large "
-                                 f"for dtype('{bad[3]}'), the model's dtype; rescale X or use dtype='float64'.") \
-                    from None
-            raise ValueError(f"{type(self).__name__}.{caller}: Input X contains {bad[1]}; a document-term matrix "
-                             "holds finite, non-negative counts (a term a document does not use counts 0).") from None
+            raise clearer from None
         X = as_csr(X, dtype=dtype)
         check_nonnegative_counts(X, f"{type(self).__name__}.{caller}")
         check_count_range(X, f"{type(self).__name__}.{caller}", dtype)
