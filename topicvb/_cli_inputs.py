@@ -26,7 +26,7 @@ from numbers import Integral
 from pathlib import Path
 from typing import NamedTuple
 
-from ._cli_columns import _shown, csv_delimiter, text_column  # noqa: F401  (_shown: for _cli_seeds)
+from ._cli_columns import csv_delimiter, text_column
 
 logger = logging.getLogger("topicvb.cli")
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from ._cli_inputs import _shown, check_file, encoding
+from ._cli_columns import _shown
+from ._cli_inputs import check_file, encoding
 
 
 def read_seed_topics(path, args) -> list:

@@ -19,7 +19,8 @@ from .._kernels.priors import cell_variances
 from .._kernels.sparse import column_index
 from .._kernels.workers import start_beside
 from .._validation import csr_arrays
-from ._base import _ROUNDING as ROUNDING, DEAD_SHARE
+from ._base import _ROUNDING as ROUNDING
+from ._fit_warnings import DEAD_SHARE
 from ._collapsed import point_estimates, topic_major
 from ._collapsed_start import start_counts, start_responsibilities
 from ._moves import (TRIAL_SWEEPS, Cells, Round, ShiftedRows, count_proposal, hopeless, judge, priced_proposal,

@@ -17,7 +17,8 @@ from sklearn.utils import check_random_state
 from .._config import threads
 from .._validation import csr_arrays
 from .._constraints import Boolean
-from ._base import CHECKPOINT_CONSTRAINTS, DEAD_SHARE, TopicModelBase
+from ._base import CHECKPOINT_CONSTRAINTS, TopicModelBase
+from ._fit_warnings import DEAD_SHARE
 from ._checkpoint import interruptible, restore_rng
 from ._moves import LATE_MOVES, MAX_REJECTED, TRIAL_SWEEPS, Cells, Round, judge, late_window, vb_proposal
 from ._priors import learn_flags

@@ -19,7 +19,8 @@ from .._validation import MAX_INT, csr_arrays, writable
 from .._constraints import MAX_TOTAL_SAMPLES, Boolean, Interval
 
 from .._config import threads
-from ._base import CHECKPOINT_CONSTRAINTS, DEAD_SHARE, TopicModelBase
+from ._base import CHECKPOINT_CONSTRAINTS, TopicModelBase
+from ._fit_warnings import DEAD_SHARE
 from ._checkpoint import interruptible, restore_rng
 from ._moves import RESEEDS_PER_PASS, Cells, vb_proposal
 from ._start import initial_topics, prior_excess, prior_informed_start

@@ -14,7 +14,8 @@ from .._config import block_rows, threads
 from .._kernels.plsa import column_prior_rows, fold_in, log_likelihood, normalise_columns, normalise_rows, sweep
 from .._validation import MAX_INT, check_topic_word_prior, csr_arrays
 from .._constraints import Boolean, Interval, StrOptions
-from ._base import CHECKPOINT_CONSTRAINTS, DEAD_SHARE, TopicModelBase
+from ._base import CHECKPOINT_CONSTRAINTS, TopicModelBase
+from ._fit_warnings import DEAD_SHARE
 from ._checkpoint import interruptible, restore_rng
 from ._moves import (MAX_REJECTED, TRIAL_SWEEPS, Cells, Round, count_proposal, expected_counts, hopeless, judge,
                      late_window, product_columns)

@@ -15,7 +15,8 @@ from .._kernels.plsa import log_likelihood
 from .._kernels.sparse import column_index
 from .._validation import MAX_INT, csr_arrays, writable
 from .._constraints import MAX_TOTAL_TOKENS, Boolean, Interval, StrOptions
-from ._base import DEAD_SHARE, TopicModelBase
+from ._base import TopicModelBase
+from ._fit_warnings import DEAD_SHARE
 from ._checkpoint import interruptible
 from ._collapsed import CollapsedInferenceMixin, infer_doc_counts, point_estimates, term_major
 from ._start import prior_informed_start, seeded_topics

@@ -43,7 +43,8 @@ from collections.abc import Iterable, Iterator
 from sklearn.base import BaseEstimator
 
 from .._validation import check_choice, check_encoding
-from ._decode import decode_counted
+from ._decode import decode_bytes, decode_counted
+from ._specials import iter_specials, may_have_specials, special_pattern
 from ._tokenize_counting import _ASCII_WORD_CHARS, _TermCounting
 from ._unicode import (_drop_loose_format_characters, _is_alphabetic, _lower, _marked_word_pattern,
                        _strip_accents_ascii, _strip_accents_unicode)
@@ -58,8 +59,6 @@ logger = logging.getLogger(__name__)
 DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 
 _FAST_DEFAULT_PATTERN = r"\w\w\w*"
-_SPECIAL_TRIGGER = re.compile(r"@|://|www\.", re.IGNORECASE)
-_WWW_ANY_CASE = re.compile(r"www\.", re.IGNORECASE)  # the URL pattern's "www." is matched in any case
 
 #: The methods that make a Tokenizer's tokens on the path of :meth:`Tokenizer.tokenize` only, or on the
 #: counting paths only (:meth:`Tokenizer.count`, the Vectorizer's ``_encode_chunk``). A subclass (or an
@@ -71,9 +70,6 @@ _TOKEN_METHODS = frozenset({
     "tokenize", "__call__", "count", "_raw_tokens", "_map_type", "_map_types", "_encode_chunk", "_raw_type_ids",
     "_type_terms", "_cut_specials",
 })
-_NON_SPACE_RUN = re.compile(r"\S*")
-_URL_PATTERN = r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>\"'`]*[^\s<>\"'`.,;:!?)\]}]"
-_EMAIL_PATTERN = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 _LETTER = re.compile(r"[^\W\d_]")
 _DIGIT = re.compile(r"\d")
 
@@ -85,43 +81,6 @@ _PLACEHOLDERS = frozenset({"<num>", "<url>", "<email>"})
 def _is_number(token: str) -> bool:
     """Whether a token holds a digit and no letter (``"1993"``, ``"3_000"``, ``"3.14"``)."""
     return not token.isalpha() and _DIGIT.search(token) is not None and _LETTER.search(token) is None
-
-
-def decode_bytes(data: bytes, encoding: str = "utf-8") -> str:
-    """Decode bytes to text, replacing undecodable bytes with U+FFFD.
-
-    The number of replaced byte sequences is logged (at DEBUG level, logger ``topicvb.text.tokenize``).
-
-    Parameters
-    ----------
-    data : bytes
-        Raw bytes (``bytearray`` and ``memoryview`` are accepted too).
-    encoding : str, default="utf-8"
-        Codec name as understood by :meth:`bytes.decode`.
-
-    Returns
-    -------
-    str
-        The decoded text.
-
-    Raises
-    ------
-    TypeError
-        If ``data`` is not bytes-like.
-    LookupError
-        If ``encoding`` is not a known codec.
-
-    Examples
-    --------
-    >>> decode_bytes(b"caf\\xe9 ok")
-    'caf\\ufffd ok'
-    """
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise TypeError(f"data must be bytes, got {type(data).__name__}.")
-    text, n_replaced = decode_counted(bytes(data), encoding)
-    if n_replaced:
-        logger.debug("Replaced %d undecodable byte sequence(s) while decoding as %s.", n_replaced, encoding)
-    return text
 
 
 def _new_type_maps() -> tuple[dict, set, dict]:
@@ -382,8 +341,7 @@ class Tokenizer(_TermCounting, BaseEstimator):
             kinds["url"] = self.urls
         if self.emails != "keep":
             kinds["email"] = self.emails
-        parts = [f"(?P<{k}>{_URL_PATTERN if k == 'url' else _EMAIL_PATTERN})" for k in kinds]
-        c.special_re = re.compile("|".join(parts), re.IGNORECASE) if parts else None
+        c.special_re = special_pattern(kinds)
         c.special_kinds = kinds
         if isinstance(self.stop_words, str):
             stop = ENGLISH_STOP_WORDS
@@ -573,40 +531,14 @@ class Tokenizer(_TermCounting, BaseEstimator):
 
     @staticmethod
     def _may_have_specials(text: str, c: _Compiled) -> bool:
-        """Whether ``text`` may hold a URL or an e-mail address: it holds ``@``, ``://`` or ``www.`` in any
-        case, as the URL pattern (matched ignoring case) does; a lower-cased text needs only the lower case."""
-        if "@" in text or "://" in text:
-            return True
-        return "www." in text if c.lowercased else _WWW_ANY_CASE.search(text) is not None
+        """Whether ``text`` may hold a URL or an e-mail address (see :func:`._specials.may_have_specials`)."""
+        return may_have_specials(text, c.lowercased)
 
     @staticmethod
     def _iter_specials(text: str, c: _Compiled):
-        """Yield the URL / e-mail matches of ``text``, as ``c.special_re.finditer`` would.
-
-        Matches contain no whitespace and always contain ``@``, ``://`` or ``www.``, so only the
-        whitespace-delimited words around those substrings are searched: running the pattern over
-        the whole text costs a failed attempt at every character.
-        """
-        if c.lowercased:  # plain substring search is much faster than a regex scan
-            hits = []
-            for literal in ("@", "://", "www."):
-                i = text.find(literal)
-                while i >= 0:
-                    hits.append((i, i + len(literal)))
-                    i = text.find(literal, i + 1)
-            hits.sort()
-        else:
-            hits = [m.span() for m in _SPECIAL_TRIGGER.finditer(text)]
-        last, rfind, finditer, run_end = 0, text.rfind, c.special_re.finditer, _NON_SPACE_RUN.match
-        for hs, he in hits:
-            if hs < last:
-                continue
-            # back to just after the last common blank (an earlier start is harmless)
-            start = max(last, rfind(" ", last, hs) + 1, rfind("\n", last, hs) + 1,
-                        rfind("\t", last, hs) + 1, rfind("\r", last, hs) + 1)
-            end = run_end(text, he).end()
-            yield from finditer(text, start, end)
-            last = end
+        """Yield the URL / e-mail matches of ``text``, as ``c.special_re.finditer`` would (see
+        :func:`._specials.iter_specials`)."""
+        return iter_specials(text, c.special_re, c.lowercased)
 
     def _raw_tokens(self, text: str, c: _Compiled) -> list[str]:
         """Tokens from the regex, URLs/e-mails handled, before the per-type filters."""
