@@ -96,6 +96,44 @@ def test_bound_history_smooths_a_stochastic_trace(fitted, stochastic):
         plotting.plot_bound_history(batch, smooth=0)
 
 
+def test_bound_history_x_axis_counts_passes_only_where_they_are_known(fitted):
+    """A StochasticCollapsedLDA fit ends with batch steps (one value per pass after its mini-batches): its x-axis
+    still ends at n_iter_ passes. Mini-batches streamed by partial_fit belong to no counted pass, also after a
+    fit: those are drawn one per mini-batch and the axis says so, instead of calling mini-batches passes."""
+    _, _, corpus = fitted
+    X = corpus.X  # 120 documents: 6 mini-batches of 20 a pass
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        scvb0 = StochasticCollapsedLDA(3, batch_size=20, random_state=0).fit(X)
+        streamed = OnlineLDA(3, batch_size=20, random_state=0)
+        for i in range(0, 120, 20):
+            streamed.partial_fit(X[i:i + 20])
+        refit = OnlineLDA(3, batch_size=20, max_iter=4, random_state=0).fit(X)
+        for i in range(0, 120, 20):
+            refit.partial_fit(X[i:i + 20])
+    steps = scvb0.bound_history_.size - scvb0.n_batch_iter_
+    assert steps > 1  # the fit made batch steps after its mini-batches
+    passes = scvb0.n_iter_ - (steps - 1)  # the passes of its mini-batches
+    assert scvb0.n_batch_iter_ == 6 * passes
+    ax = plotting.plot_bound_history(scvb0)
+    mean_line, raw_line = ax.lines
+    x = mean_line.get_xdata()
+    np.testing.assert_allclose(x[:scvb0.n_batch_iter_], np.arange(1, scvb0.n_batch_iter_ + 1) / 6)
+    np.testing.assert_allclose(x[scvb0.n_batch_iter_:], np.arange(passes, scvb0.n_iter_ + 1))
+    assert ax.get_xlabel().startswith("passes over the corpus")
+    y = scvb0.bound_history_  # the running mean is over one pass of mini-batches; the batch steps drawn as they are
+    np.testing.assert_allclose(mean_line.get_ydata()[scvb0.n_batch_iter_:], y[scvb0.n_batch_iter_:])
+    assert mean_line.get_ydata()[10] == pytest.approx(y[5:11].mean())
+    for model in (streamed, refit):
+        ax = plotting.plot_bound_history(model)
+        np.testing.assert_allclose(ax.lines[0].get_xdata(), np.arange(1, model.n_batch_iter_ + 1))
+        assert ax.get_xlabel() == "mini-batch"
+    batch, _, _ = fitted
+    ax = plotting.plot_bound_history({"batch": batch, "streamed": streamed})
+    assert ax.get_xlabel() == "iteration, or mini-batch (streamed fits)"
+    assert [t.get_text() for t in ax.get_legend().get_texts()][1].startswith("streamed (x: mini-batches)")
+
+
 def test_bound_history_goes_relative_for_bounds_of_different_kinds(fitted, stochastic):
     """StochasticCollapsedLDA records a per-token value (about -3), the others a corpus total (thousands):
     on one absolute axis one of them would be a flat line, so the default switches to relative bounds."""

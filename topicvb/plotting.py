@@ -60,8 +60,33 @@ def _is_model(item) -> bool:
     return callable(getattr(item, "fit", None)) or hasattr(item, "components_")
 
 
+def _stochastic_passes(item, n_values: int):
+    """For a stochastic model's history of ``n_values`` values, (passes its mini-batches made, mini-batches per
+    pass), or None where the passes cannot be known (``partial_fit`` streams, alone or after a ``fit``).
+
+    Only ``fit`` counts passes (``n_iter_``). A fit's history holds one value per mini-batch (``n_batch_iter_``),
+    then, for StochasticCollapsedLDA with its batch steps, the objective where they start and one value per batch
+    step, each one pass: those batch steps are ``n_values - n_batch_iter_ - 1`` of the ``n_iter_`` passes. The
+    passes of the mini-batches must agree with the documents seen and the batch size (a ``partial_fit`` after
+    the fit adds mini-batches and documents that no pass counts).
+    """
+    n_batches, passes = getattr(item, "n_batch_iter_", None), getattr(item, "n_iter_", 0)
+    if not n_batches or not passes or n_values < n_batches:
+        return None
+    extra = n_values - n_batches
+    passes -= max(extra - 1, 0)
+    seen, size = getattr(item, "n_docs_seen_", None), getattr(item, "batch_size", None)
+    if passes < 1 or n_batches % passes or not isinstance(seen, numbers.Integral) or seen % passes:
+        return None
+    per_pass = n_batches // passes
+    if isinstance(size, numbers.Integral) and size > 0 and -(-(seen // passes) // size) != per_pass:
+        return None
+    return passes, per_pass
+
+
 def _trace(item, label, smooth):
-    """(x, y, window or None, x is passes) of one model or history; window None = drawn as it is."""
+    """(x, y, window or None, unit, n_smoothed) of one model or history: window None = drawn as it is, unit one
+    of "iteration", "pass" and "mini-batch", and the first n_smoothed values under the running mean."""
     history = getattr(item, "bound_history_", item)
     if history is None or (history is item and _is_model(item)):
         raise ValueError(f"{label} has no bound_history_; fit the model first.")
@@ -70,20 +95,24 @@ def _trace(item, label, smooth):
     except (TypeError, ValueError):
         raise TypeError(f"{label} must be a fitted model with bound_history_ or a sequence of bound values, "
                         f"got {type(history).__name__}.") from None
-    n_batches = getattr(item, "n_batch_iter_", None)  # a stochastic fit: one value per mini-batch
-    passes = getattr(item, "n_iter_", 0) if n_batches is not None else None
-    if n_batches is not None and passes and y.size == n_batches:
-        x = np.arange(1, y.size + 1) * (passes / n_batches)  # in passes over the corpus, as batch iterations
-        per_pass = max(1, int(round(n_batches / passes)))
+    stochastic = getattr(item, "n_batch_iter_", None) is not None  # one value per mini-batch
+    known = _stochastic_passes(item, y.size) if stochastic else None
+    per_pass, n_batches = None, y.size
+    if known is not None:  # in passes over the corpus, as batch iterations are
+        passes, per_pass = known
+        n_batches = item.n_batch_iter_
+        steps = np.arange(passes, passes + y.size - n_batches, dtype=np.float64)  # the batch steps, if any
+        x = np.concatenate([np.arange(1, n_batches + 1) / per_pass, steps])
+        unit = "pass"
     else:
         x = np.arange(1, y.size + 1, dtype=np.float64)
-        per_pass = None
+        unit = "mini-batch" if stochastic else "iteration"
     if smooth is None:
-        smooth = n_batches is not None
+        smooth = stochastic
     if smooth is False or y.size < 3:
-        return x, y, None
+        return x, y, None, unit, 0
     window = int(smooth) if not isinstance(smooth, bool) else (per_pass or max(5, y.size // 20))
-    return x, y, max(1, min(window, y.size))
+    return x, y, max(1, min(window, y.size)), unit, n_batches
 
 
 def plot_bound_history(models, *, ax=None, labels=None, relative: bool | None = None, smooth=None):
@@ -93,7 +122,10 @@ def plot_bound_history(models, *, ax=None, labels=None, relative: bool | None = 
     records a noisy estimate per mini-batch; drawn as it is beside the monotone curves of the
     batch estimators it hides them. So its raw trace is drawn faint, under a running mean over one
     pass of mini-batches, and its x-axis counts passes over the corpus (an iteration of a batch
-    estimator is one pass), so that both kinds line up. The y-axis is fitted to the running means
+    estimator is one pass), so that both kinds line up; StochasticCollapsedLDA's batch steps after its
+    mini-batches (``moves=True``) are drawn one per pass, as they are. Mini-batches streamed by
+    ``partial_fit`` belong to no counted pass: such a trace is drawn one mini-batch per unit of the x-axis
+    (said in its legend beside other traces). The y-axis is fitted to the running means
     and the batch curves; outliers of the raw traces may leave it.
 
     Parameters
@@ -111,8 +143,8 @@ def plot_bound_history(models, *, ax=None, labels=None, relative: bool | None = 
         magnitude (``StochasticCollapsedLDA`` records a per-token value, the others one for the
         whole corpus), else False.
     smooth : bool or int, default=None
-        Running mean over this many values (True: one pass of mini-batches, or max(5, n / 20)
-        values for a plain history), drawn over a faint raw trace; False draws every trace as it
+        Running mean over this many values (True: one pass of mini-batches where the passes are known,
+        else max(5, n / 20) values), drawn over a faint raw trace; False draws every trace as it
         is. None smooths the stochastic fits only.
 
     Returns
@@ -135,19 +167,22 @@ def plot_bound_history(models, *, ax=None, labels=None, relative: bool | None = 
     if not (smooth is None or isinstance(smooth, bool) or (isinstance(smooth, numbers.Integral) and smooth >= 1)):
         raise ValueError(f"smooth must be None, a bool or a positive int, got {smooth!r}.")
     traces = [_trace(item, label, smooth) for item, label in zip(items, labels)]
-    finals = np.array([abs(y[-1]) for _, y, _ in traces if y.size])
+    finals = np.array([abs(y[-1]) for _, y, *_ in traces if y.size])
     if relative is None:
         relative = bool(finals.size > 1 and finals.min() > 0 and finals.max() > 10 * finals.min())
     ax = _axes(ax)
     low, high = np.inf, -np.inf
-    for (x, y, window), label in zip(traces, labels):
+    units = {unit for _, _, _, unit, _ in traces}
+    for (x, y, window, unit, n_smoothed), label in zip(traces, labels):
         if relative and y.size:
             y = y / abs(y[-1]) - np.sign(y[-1])
+        if unit == "mini-batch" and len(units) > 1:
+            label = f"{label} (x: mini-batches)"
         if window is None:
             line = ax.plot(x, y, marker="." if y.size < 50 else None, label=label)[0]
             main = y
-        else:
-            main = _running_mean(y, window)
+        else:  # (the batch steps after the mini-batches, one per pass, are drawn as they are)
+            main = np.concatenate([_running_mean(y[:n_smoothed], window), y[n_smoothed:]])
             line = ax.plot(x, main, label=f"{label} (mean of {window})" if window > 1 else label, zorder=3)[0]
             ax.plot(x, y, color=line.get_color(), alpha=0.25, linewidth=0.8, label="_raw " + str(label), zorder=2)
         finite = main[np.isfinite(main)]
@@ -156,8 +191,12 @@ def plot_bound_history(models, *, ax=None, labels=None, relative: bool | None = 
     if np.isfinite(low) and np.isfinite(high):
         pad = 0.05 * (high - low) if high > low else max(abs(high) * 0.05, 1e-12)
         ax.set_ylim(low - pad, high + pad)
-    stochastic = any(w is not None for _, _, w in traces)
-    ax.set_xlabel("passes over the corpus (iterations)" if stochastic else "iteration")
+    if units == {"mini-batch"}:
+        ax.set_xlabel("mini-batch")
+    elif "mini-batch" in units:
+        ax.set_xlabel("iteration, or mini-batch (streamed fits)")
+    else:
+        ax.set_xlabel("passes over the corpus (iterations)" if "pass" in units else "iteration")
     ax.set_ylabel("relative bound" if relative else "bound (ELBO / log-likelihood)")
     ax.set_title("Training bound")
     if len(items) > 1 or labels[0]:
