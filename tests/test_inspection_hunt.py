@@ -267,3 +267,109 @@ def test_a_topic_table_with_values_that_are_not_finite_displays_in_a_notebook():
         assert "width:0px;height:8px" in page and "width:60px;height:8px" in page
     assert "nan%" in html[0] and "inf%" in html[2]
     assert "width:0px;height:3px" in html[1] and "width:40px;height:3px" in html[1]  # (b: the largest finite weight)
+
+
+# ---------------------------------------------------------------- a second hunt (session 18)
+def _pet_texts():
+    rng = np.random.default_rng(0)
+    fruit = "apple pear plum cherry banana grape melon peach lemon mango".split()
+    cars = "car truck bus engine wheel brake tyre motor driver road".split()
+    pets = "dog cat hamster parrot puppy kitten leash collar vet fish".split()
+    return [" ".join(rng.choice([fruit, cars, pets][i % 3], 12)) + " " + " ".join(rng.choice(fruit + cars + pets, 3))
+            for i in range(90)]
+
+
+@pytest.fixture(scope="module")
+def pet_pipeline():
+    return make_topic_pipeline(Vectorizer(tokenizer=Tokenizer(stop_words=None)),
+                               BatchLDA(3, random_state=0, max_iter=30)).fit(_pet_texts())
+
+
+def _words(rows):
+    return [[w for w, _ in row] for row in rows]
+
+
+def test_pipeline_summary_relevance_ranks_by_the_training_frequencies_not_those_of_texts(pet_pipeline):
+    """The texts of summary measure prevalence; relevance ranks by the vectorizer's training frequencies, as
+    top_words does (a few texts used to push every word they lack to the bottom: every topic had the same words)."""
+    want = _words(pet_pipeline.top_words(5, relevance=0.6))
+    assert len({tuple(w) for w in want}) == 3
+    for texts in (None, ["apple car dog"], _pet_texts()[:3]):
+        table = pet_pipeline.summary(texts, n=5, relevance=0.6)
+        assert _words(table.topics) == want
+    counts = np.ones(len(pet_pipeline._vocabulary()))  # an explicit term_frequency is used as given
+    assert _words(pet_pipeline.top_words(5, relevance=0.6, term_frequency=counts)) == \
+        _words(top_words(pet_pipeline[-1], list(pet_pipeline._vocabulary()), 5, 0.6, term_frequency=counts))
+
+
+def test_a_plain_pipeline_with_a_topicvb_vectorizer_keeps_the_training_frequencies(pet_pipeline):
+    """GridSearchCV's best_estimator_ is a plain Pipeline: relevance works on it as on a TopicPipeline."""
+    from sklearn.pipeline import Pipeline
+
+    plain = Pipeline(pet_pipeline.steps)
+    assert _words(top_words(plain, n=5, relevance=0.6)) == _words(pet_pipeline.top_words(5, relevance=0.6))
+    assert _words(summary(plain, n=5, relevance=0.6).topics) == \
+        _words(pet_pipeline.top_words(5, relevance=0.6))
+
+
+def test_a_pipeline_without_training_frequencies_names_the_argument_it_takes():
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    pipe = make_topic_pipeline(CountVectorizer(), BatchLDA(3, random_state=0, max_iter=10)).fit(_pet_texts())
+    for call in (lambda: pipe.top_words(5, relevance=0.6), lambda: pipe.summary(relevance=0.6)):
+        with pytest.raises(ValueError, match=r"CountVectorizer does not; pass term_frequency="):
+            call()
+    X = pipe[:-1].transform(_pet_texts())
+    tf = np.asarray(X.sum(axis=0)).ravel()
+    assert _words(pipe.top_words(5, relevance=0.6, term_frequency=tf)) == \
+        _words(top_words(pipe[-1], list(pipe[:-1].get_feature_names_out()), 5, 0.6, X=X))
+    assert pipe.summary(_pet_texts(), relevance=0.6).topics  # (texts give the frequencies there)
+
+
+@pytest.mark.parametrize("edit", ["nan", "inf", "zero row", "negative"])
+def test_the_models_own_top_words_refuse_a_damaged_components(edit):
+    """model.top_words gave NaN weights (or dropped the infinite term) where the inspection functions refuse."""
+    model = BatchLDA(3, random_state=0, max_iter=5).fit(make_lda_corpus(40, 20, 3, random_state=0).corpus.X)
+    comp = model.components_.copy()
+    if edit == "zero row":
+        comp[1] = 0.0
+    else:
+        comp[1, 2] = {"nan": np.nan, "inf": np.inf, "negative": -1.0}[edit]
+    model.components_ = comp
+    for call in (model.topic_word_distribution, lambda: model.top_words(3)):
+        with pytest.raises(ValueError, match=r"BatchLDA.components_ must hold non-negative finite weights .*topic 1"):
+            call()
+
+
+def test_the_models_top_words_say_the_vocabulary_comes_second():
+    model = BatchLDA(3, random_state=0, max_iter=5).fit(make_lda_corpus(40, 20, 3, random_state=0).corpus.X)
+    with pytest.raises(TypeError, match=r"the vocabulary is the second argument: model.top_words\(10, vocabulary\)"):
+        model.top_words([f"w{j}" for j in range(20)])
+
+
+def test_a_topic_table_of_a_slice_keeps_the_topics_numbers():
+    """TopicTable(top_words(...)[1:]) numbered its rows 0, 1 (and showed a label column of topic_1, topic_2 as
+    names of their own) where the slice holds topics 1 and 2."""
+    import io
+
+    from topicvb.inspection import TopicTable
+
+    model = BatchLDA(3, random_state=0, max_iter=5).fit(make_lda_corpus(40, 20, 3, random_state=0).corpus.X)
+    words = model.top_words(3)
+    table = TopicTable(words[1:])
+    assert table.numbers == [1, 2]
+    assert [(row["topic"], row["label"]) for row in table.to_dict()["topics"]] == [(1, "topic_1"), (2, "topic_2")]
+    lines = str(table).splitlines()
+    assert lines[0].split() == ["topic", "top", "words"]  # no label column: the names are the defaults
+    assert [line.split()[0] for line in lines[1:]] == ["1", "2"]
+    buffer = io.StringIO()
+    table.to_csv(buffer)
+    rows = buffer.getvalue().splitlines()
+    assert rows[0] == "topic,rank,word,weight,prevalence,coherence,junk"
+    assert [r.split(",")[0] for r in rows[1:]] == ["1"] * 3 + ["2"] * 3
+    assert re.search(r'<td style="[^"]*">1</td>', table._repr_html_())
+    whole = TopicTable(words)
+    assert whole.numbers == [0, 1, 2] and str(whole).splitlines()[1].split()[0] == "0"
+    assert TopicTable([[("a", 1.0)]], numbers=[7]).to_dict()["topics"][0]["topic"] == 7
+    with pytest.raises(ValueError, match=r"numbers must have one int topic number per topic \(1\)"):
+        TopicTable([[("a", 1.0)]], numbers=[1, 2])

@@ -117,3 +117,23 @@ def test_a_slice_of_top_words_keeps_the_topics_own_numbers(fitted):
     guided = type(words)(list(words), ["fruit", "veg", "city"])
     assert [ax.get_title() for ax in plotting.plot_top_words(guided[1:])] == ["topic 1: veg", "topic 2: city"]
     assert [ax.get_title() for ax in plotting.plot_top_words(list(guided)[1:])] == ["topic 0", "topic 1"]  # (a list)
+
+
+@pytest.mark.parametrize("traces, exc, match", [
+    ([], ValueError, "needs at least one trace"),
+    ([{"time": [1.0, 2.0]}], ValueError, "must have 'time' and 'perplexity' sequences"),
+    ([[1.0, 2.0], [3.0, 4.0]], TypeError, r"traces must be dicts with 'time' and 'perplexity' .* trace 0 is a list"),
+    ([{"time": [1.0], "perplexity": [9.0]}, {"label": "bad", "time": [1.0], "perplexity": [9.0, 8.0]}], ValueError,
+     "trace 'bad' has 1 times but 2 perplexities"),
+])
+def test_perplexity_plot_checks_every_trace_before_drawing(traces, exc, match):
+    """A refused call left an empty (or half-drawn) figure open under the traceback, and a list of lists gave an
+    AttributeError."""
+    plt.close("all")
+    with pytest.raises(exc, match=match):
+        plotting.plot_perplexity_vs_time(traces)
+    assert plt.get_fignums() == []
+    _, ax = plt.subplots()
+    with pytest.raises(exc, match=match):
+        plotting.plot_perplexity_vs_time(traces, ax=ax)
+    assert len(ax.lines) == 0  # nothing drawn on the user's axes either

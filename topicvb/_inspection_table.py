@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import html
+import numbers as numbers_
 import os
 
 import numpy as np
@@ -43,6 +44,9 @@ class TopicTable:
         The topics' names (a model's ``topic_labels_``; None: ``topic_0``, ``topic_1``, ...). When
         some topic has a name other than its default (a guided topic), ``str()``, the HTML table and
         the CSV file have a ``label`` column; ``to_dict`` always holds the names.
+    numbers : list of int, default=None
+        Each topic's number in the model, shown in the ``topic`` column (None: those that ``topics`` knows, as
+        a slice of :func:`topicvb.top_words`' result does, else 0, 1, ...).
 
     Attributes
     ----------
@@ -50,10 +54,12 @@ class TopicTable:
         Number of topics.
     labels : list of str
         The topics' names.
+    numbers : list of int
+        The topics' numbers in the model.
     """
 
     def __init__(self, topics, prevalence=None, coherence=None, coherence_measure: str | None = None,
-                 title: str = "", junk=None, labels=None):
+                 title: str = "", junk=None, labels=None, numbers=None):
         self.topics = [[(str(w), float(v)) for w, v in t] for t in topics]
         K = len(self.topics)
         if labels is None:
@@ -63,6 +69,14 @@ class TopicTable:
         if isinstance(labels, str) or len(labels) != K:
             raise ValueError(f"TopicTable: labels must have one name per topic ({K}), got {labels!r}.")
         self.labels = [str(label) for label in labels]
+        if numbers is None:
+            numbers = getattr(topics, "numbers", None)  # a slice of top_words' result keeps the topics' numbers
+        if numbers is None:
+            numbers = range(K)
+        if isinstance(numbers, (str, bytes)) or len(numbers) != K or not all(
+                isinstance(j, numbers_.Integral) and not isinstance(j, (bool, np.bool_)) for j in numbers):
+            raise ValueError(f"TopicTable: numbers must have one int topic number per topic ({K}), got {numbers!r}.")
+        self.numbers = [int(j) for j in numbers]
         self.prevalence = None if prevalence is None else np.asarray(prevalence, dtype=np.float64).ravel()
         self.coherence = None if coherence is None else np.asarray(coherence, dtype=np.float64).ravel()
         for name, arr in (("prevalence", self.prevalence), ("coherence", self.coherence)):
@@ -79,7 +93,14 @@ class TopicTable:
     @property
     def _shown_labels(self):
         """The names, when some topic has one of its own (then displays show them), else None."""
-        return custom_labels(self.labels)
+        numbers = getattr(self, "numbers", None)  # (a TopicTable unpickled from before it had numbers has none)
+        if numbers is None:
+            return custom_labels(self.labels)
+        return None if self.labels == [f"topic_{j}" for j in numbers] else list(self.labels)
+
+    @property
+    def _numbers(self) -> list[int]:
+        return getattr(self, "numbers", None) or list(range(self.n_topics))
 
     def _flag(self, k: int) -> str:
         return "" if self.junk is None else ", ".join(self.junk[k])
@@ -108,7 +129,7 @@ class TopicTable:
         rows = []
         for k, words in enumerate(self.topics):
             rows.append({
-                "topic": k,
+                "topic": self._numbers[k],
                 "label": self.labels[k],
                 "words": [w for w, _ in words],
                 "weights": [v for _, v in words],
@@ -153,7 +174,7 @@ class TopicTable:
             coh = "" if self.coherence is None else repr(float(self.coherence[k]))
             junk = "" if self.junk is None else ";".join(self.junk[k])
             for r, (w, v) in enumerate(words, start=1):
-                write([k, r, str(w), repr(v), prev, coh, junk] + ([names[k]] if names else []))
+                write([self._numbers[k], r, str(w), repr(v), prev, coh, junk] + ([names[k]] if names else []))
 
     # ------------------------------------------------------------------ display
     def __str__(self) -> str:
@@ -168,7 +189,7 @@ class TopicTable:
         head.append("top words")
         rows = []
         for k, words in enumerate(self.topics):
-            row = [str(k)] + ([names[k]] if names else [])
+            row = [str(self._numbers[k])] + ([names[k]] if names else [])
             if self.prevalence is not None:
                 row.append(f"{100 * self.prevalence[k]:.1f}%")
             if self.coherence is not None:
@@ -205,7 +226,7 @@ class TopicTable:
         prev = None if self.prevalence is None else np.asarray(self.prevalence, dtype=np.float64)
         max_prev = float(np.max(prev[np.isfinite(prev)], initial=0.0)) if prev is not None else 1.0
         for k, words in enumerate(self.topics):
-            cells = [f'<td style="{td}">{k}</td>']
+            cells = [f'<td style="{td}">{self._numbers[k]}</td>']
             if names:
                 cells.append(f'<td style="{td}text-align:left;font-weight:bold;">{esc(names[k])}</td>')
             if self.prevalence is not None:

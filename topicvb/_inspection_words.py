@@ -42,13 +42,21 @@ def _pipeline_terms(pipeline, inner):
     """The terms of the steps before the model (None while the model is unfitted: its check says so first)."""
     if getattr(inner, "components_", None) is None:
         return None
-    own = getattr(pipeline, "_vocabulary", None)  # TopicPipeline: the Vectorizer's Vocabulary (with term_freq)
-    if callable(own):
-        return own()
     try:
-        return pipeline[:-1].get_feature_names_out()
+        return pipeline_vocabulary(pipeline)
     except AttributeError:  # (a step without feature names: the model's own, or column numbers)
         return None
+
+
+def pipeline_vocabulary(pipeline):
+    """The terms of a fitted pipeline's steps before its model: the first step's Vocabulary (``vocab_``, with the
+    training term frequencies that relevance uses) when it is a topicvb Vectorizer whose terms are the model's
+    columns, else ``get_feature_names_out()`` of those steps (AttributeError where a step has none)."""
+    vocab = getattr(pipeline.steps[0][1], "vocab_", None)
+    n_terms = np.shape(getattr(pipeline.steps[-1][1], "components_", ()))[-1:]
+    if vocab is not None and (len(vocab),) == tuple(n_terms):
+        return vocab
+    return pipeline[:-1].get_feature_names_out()
 
 
 def default_labels(n_topics: int) -> list[str]:

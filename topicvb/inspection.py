@@ -158,7 +158,7 @@ def summary(model, X=None, vocabulary=None, n: int = 10, coherence=None, *, rele
     relevance : float in [0, 1], default=None
         Rank words by relevance instead of probability (see :func:`top_words`).
     term_frequency : array-like of shape (n_terms,), default=None
-        Term frequencies for relevance when X is not given.
+        Term frequencies for relevance; they take precedence over those of ``X``.
     coherence_measure : {"u_mass", "c_uci", "c_npmi", "c_v"}, default="c_npmi"
         Measure computed when ``coherence`` is a reference corpus (checked in any case).
 

@@ -254,19 +254,33 @@ class TopicPipeline(Pipeline):
         return self.steps[-1][1]
 
     def _vocabulary(self):
-        vec = self.steps[0][1]
-        vocab = getattr(vec, "vocab_", None)  # a topicvb Vectorizer: terms with their frequencies
-        return vocab if vocab is not None else self[:-1].get_feature_names_out()
+        from ._inspection_words import pipeline_vocabulary
+
+        return pipeline_vocabulary(self)  # (a topicvb Vectorizer's: terms with their training frequencies)
+
+    def _training_frequencies(self, vocabulary, relevance, term_frequency, caller, texts=None):
+        """The term frequencies relevance ranks by: ``term_frequency`` when given, else the vectorizer's training
+        frequencies (None: the vocabulary's own, or those of ``texts`` where the vectorizer kept none)."""
+        if relevance is None or term_frequency is not None or getattr(vocabulary, "term_freq", None) is not None:
+            return term_frequency
+        if texts is None:
+            raise ValueError(
+                f"{caller}: relevance ranks by the training term frequencies, which a topicvb Vectorizer keeps and "
+                f"this pipeline's {type(self.steps[0][1]).__name__} does not; pass term_frequency=, the column sums "
+                "of the training counts: np.asarray(pipe[:-1].transform(train_texts).sum(axis=0)).ravel().")
+        return None
 
     def document_topics(self, texts) -> np.ndarray:
         """Topic proportions of new texts (see :func:`document_topics`)."""
         return document_topics(self, texts)
 
-    def top_words(self, n: int = 10, relevance: float | None = None) -> list[list[tuple[str, float]]]:
+    def top_words(self, n: int = 10, relevance: float | None = None, *,
+                  term_frequency=None) -> list[list[tuple[str, float]]]:
         """Top terms of each topic in the vectorizer's terms (see :func:`topicvb.top_words`).
 
-        With a topicvb Vectorizer, ``relevance`` uses its training term frequencies. There is no vocabulary
-        argument (the model's ``top_words(n, vocabulary)`` has one): the terms are the vectorizer's.
+        With a topicvb Vectorizer, ``relevance`` uses its training term frequencies; another vectorizer keeps
+        none, so relevance then needs ``term_frequency`` (one count per term). There is no vocabulary argument
+        (the model's ``top_words(n, vocabulary)`` has one): the terms are the vectorizer's.
         """
         from .inspection import top_words
 
@@ -276,10 +290,12 @@ class TopicPipeline(Pipeline):
                             f"{type(relevance).__name__}; the pipeline's terms are its vectorizer's, so it takes no "
                             "vocabulary (pipe.top_words(10)).")
         check_is_fitted(model)
-        return top_words(model, self._vocabulary(), n=n, relevance=relevance)
+        vocabulary = self._vocabulary()
+        term_frequency = self._training_frequencies(vocabulary, relevance, term_frequency, "TopicPipeline.top_words")
+        return top_words(model, vocabulary, n=n, relevance=relevance, term_frequency=term_frequency)
 
     def summary(self, texts=None, n: int = 10, coherence=None, *, relevance: float | None = None,
-                coherence_measure: str = "c_npmi"):
+                term_frequency=None, coherence_measure: str = "c_npmi"):
         """A :class:`topicvb.TopicTable` of the topics (see :func:`topicvb.summary`).
 
         Parameters
@@ -287,7 +303,11 @@ class TopicPipeline(Pipeline):
         texts : iterable of str, default=None
             Documents to measure each topic's prevalence on (vectorised with the fitted vectorizer).
         n, coherence, relevance, coherence_measure :
-            As for :func:`topicvb.summary`.
+            As for :func:`topicvb.summary`. ``relevance`` ranks by the vectorizer's training term frequencies
+            (a topicvb Vectorizer keeps them), not by those of ``texts``, as :meth:`top_words` does.
+        term_frequency : array-like of shape (n_terms,), default=None
+            Term frequencies for relevance instead: needed with a vectorizer that keeps none and no ``texts``
+            (with ``texts`` and such a vectorizer, theirs are used).
         """
         from .inspection import summary
 
@@ -297,8 +317,13 @@ class TopicPipeline(Pipeline):
             raise TypeError("TopicPipeline.summary expects an iterable of texts, got a single str. "
                             "Wrap it in a list: [text].")
         X = None if texts is None else text_steps.transform(texts)
-        return summary(model, X, self._vocabulary(), n=n, coherence=coherence, relevance=relevance,
-                       coherence_measure=coherence_measure)
+        vocabulary = self._vocabulary()
+        term_frequency = self._training_frequencies(vocabulary, relevance, term_frequency, "TopicPipeline.summary",
+                                                    texts)
+        if term_frequency is None and relevance is not None and getattr(vocabulary, "term_freq", None) is not None:
+            term_frequency = vocabulary.term_freq  # (X would otherwise give those of texts)
+        return summary(model, X, vocabulary, n=n, coherence=coherence, relevance=relevance,
+                       term_frequency=term_frequency, coherence_measure=coherence_measure)
 
     def save(self, path):
         """Save the fitted vectorizer and model to one file (see :func:`topicvb.save`)."""

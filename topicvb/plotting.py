@@ -221,22 +221,31 @@ def plot_perplexity_vs_time(traces, *, ax=None, log_time: bool = False):
     matplotlib.axes.Axes
     """
     _pyplot()
-    ax = _axes(ax)
     if isinstance(traces, Mapping) and "perplexity" in traces:
         traces = [traces]
+    if not isinstance(traces, Mapping):
+        traces = list(traces)
+        for i, t in enumerate(traces):
+            if not isinstance(t, Mapping):
+                raise TypeError(f"traces must be dicts with 'time' and 'perplexity' sequences (as perplexity_trace "
+                                f"returns) or a dict of them; trace {i} is a {type(t).__name__}.")
     items = list(traces.items()) if isinstance(traces, Mapping) else [(t.get("label", f"model {i}"), t)
                                                                       for i, t in enumerate(traces)]
     if not items:
         raise ValueError("plot_perplexity_vs_time needs at least one trace.")
+    lines = []  # (every trace checked before anything is drawn: no empty or half-drawn figure on an error)
     for label, trace in items:
         try:
             t = np.asarray(trace["time"], dtype=np.float64)
             p = np.asarray(trace["perplexity"], dtype=np.float64)
-        except (KeyError, TypeError):
+        except (KeyError, TypeError, ValueError):
             raise ValueError(f"trace {label!r} must have 'time' and 'perplexity' sequences.") from None
         if t.shape != p.shape:
             raise ValueError(f"trace {label!r} has {t.size} times but {p.size} perplexities.")
-        ax.plot(t, p, marker="o", label=str(label))
+        lines.append((t, p, str(label)))
+    ax = _axes(ax)
+    for t, p, label in lines:
+        ax.plot(t, p, marker="o", label=label)
     if log_time:
         ax.set_xscale("log")
     ax.set_xlabel("fit time (s)")
@@ -274,8 +283,8 @@ def plot_top_words(model_or_topics, vocabulary=None, *, n: int = 10, topics=None
     ndarray of matplotlib.axes.Axes
         One Axes per topic drawn, titled ``topic k``, and ``topic k: label`` for a topic with a name
         of its own (a guided topic: the model's ``topic_labels_``, a TopicTable's or top_words' labels). A
-        slice of top_words' result (``words[3:6]``) keeps the topics' own numbers, and its named topics are
-        titled by their names alone.
+        slice of top_words' result (``words[3:6]``) keeps the topics' own numbers in these titles; a slice of a
+        plain list of labelled topics, which has no numbers, titles its named topics by their names alone.
     """
     from ._inspection_words import as_model, custom_labels
     from .evaluation._common import check_positive_int

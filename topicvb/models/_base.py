@@ -441,10 +441,19 @@ class TopicModelBase(FittedWarnings, ClassNamePrefixFeaturesOutMixin, Transforme
 
     # ------------------------------------------------------------------ inspection helpers
     def topic_word_distribution(self):
-        """P(term | topic): the rows of ``components_`` normalised to sum to 1."""
+        """P(term | topic): the rows of ``components_`` normalised to sum to 1.
+
+        Raises a ValueError naming the topic where ``components_`` (set by hand, or edited) holds a negative or
+        non-finite weight or a row without weight, which would give NaN probabilities.
+        """
         check_is_fitted(self)
         comp = np.asarray(self.components_, dtype=np.float64)
-        return comp / comp.sum(axis=1, keepdims=True)
+        totals = comp.sum(axis=1, keepdims=True)
+        good = np.all(np.isfinite(comp) & (comp >= 0), axis=1) & (totals[:, 0] > 0) & np.isfinite(totals[:, 0])
+        if not np.all(good):
+            raise ValueError(f"{type(self).__name__}.components_ must hold non-negative finite weights with a positive "
+                             f"sum in every topic row (topic {int(np.flatnonzero(~good)[0])}).")
+        return comp / totals
 
     def top_words(self, n: int = 10, vocabulary=None):
         """The ``n`` most probable terms of each topic, with their probabilities.
@@ -465,6 +474,10 @@ class TopicModelBase(FittedWarnings, ClassNamePrefixFeaturesOutMixin, Transforme
             ``labels`` are the topics' names (``topic_labels_``), and ``words["space"]`` is the topic so named.
         """
         check_is_fitted(self)
+        if not isinstance(n, (numbers.Integral, str)) and hasattr(n, "__len__"):
+            raise TypeError(f"{type(self).__name__}.top_words(n, vocabulary) takes the number of terms first, got a "
+                            f"{type(n).__name__}; the vocabulary is the second argument: model.top_words(10, "
+                            "vocabulary).")
         check_int(n, "n", min_val=1)
         from ..evaluation._common import ordered_terms  # (a dict {term: column} by column; a set refused)
 
