@@ -66,6 +66,10 @@ OTHER_COMMANDS = [  # (argv, message); the inputs do not exist: options are chec
     (["demo", "--k", "0"], "n_components (--k) must be an int in [1, 2147483647], got 0."),
     # (a hunt: the CSV reader said "unknown encoding: foo", after the work before it)
     (["vectorize", "no-input", "-o", "c.npz", "--encoding", "foo"], "--encoding must be a known codec name, got 'foo'."),
+    # (a codec that is no text encoding failed in the reader, exit 1, with Python's advice to use codecs.open())
+    (["vectorize", "no-input", "-o", "c.npz", "--encoding", "bz2"],
+     "--encoding must be a text encoding such as utf-8 or latin-1, got 'bz2', which is not one (compressed .gz, .bz2 "
+     "and .xz files are recognised by their content)."),
 ]
 
 

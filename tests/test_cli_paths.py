@@ -272,6 +272,30 @@ def test_good_output_paths_still_work(ws, capsys):
     assert not any(n.endswith(".tmp") for n in names), names  # no probe or temporary file left
 
 
+def test_a_hidden_output_in_an_input_folder_is_replaced_on_a_rerun(ws, capsys):
+    """The first run wrote it and the second refused it as "a file inside the input", though it is no document."""
+    args = ["vectorize", "texts", "--min-df", "1", "--max-df", "1.0", "-o", "texts/.corpus.npz"]
+    assert main(args) == 0
+    assert main(args) == 0
+    assert "'texts/.corpus.npz' exists and will be replaced" in capsys.readouterr().err
+
+
+def test_an_output_in_a_folder_an_input_folder_links_to_is_refused(ws, capsys):
+    """The reader follows links to folders: an output written through one was read as a document next time."""
+    (ws / "shared").mkdir()
+    (ws / "texts" / "shared").symlink_to("../shared", target_is_directory=True)
+    for name in ("shared/corpus.npz", "shared/deeper/corpus.npz"):
+        rc, err = _run(["vectorize", "texts", "--min-df", "1", "--max-df", "1.0", "-o", name], capsys)
+        assert rc == 1 and not (ws / name).exists()
+        assert (f"Cannot write -o/--output '{name}': it is inside the input 'texts' (through its link "
+                "'texts/shared'), whose files are read as documents") in err
+    (ws / "shared" / "old.npz").write_text("x")  # an existing file there is a document: not overwritten
+    rc, err = _run(["vectorize", "texts", "--min-df", "1", "--max-df", "1.0", "-o", "shared/old.npz"], capsys)
+    assert rc == 1 and "it is a file inside the input 'texts' (through its link 'texts/shared')" in err
+    assert main(["vectorize", "texts", "--min-df", "1", "--max-df", "1.0", "-o", "shared/.hidden.npz"]) == 0
+    assert main(["vectorize", "texts", "--min-df", "1", "--max-df", "1.0", "-o", "elsewhere.npz"]) == 0
+
+
 def test_replacing_an_earlier_output_is_said_before_any_work(ws, capsys):
     assert main(["fit", "c.npz", "-k", "2", "--max-iter", "2", "-o", "m.npz"]) == 0
     first = (ws / "m.npz").stat().st_mtime_ns

@@ -90,6 +90,21 @@ def _inside(path: str, folder: str) -> bool:
         return False
 
 
+def _read_folder_holding(path: str, folder: str) -> str | None:
+    """The folder read as part of the input folder ``folder`` (itself, a sub-folder, or one a symbolic link in it
+    leads to: the reader follows them) that ``path`` lies under, links resolved; None when there is none."""
+    if not os.path.isdir(folder):
+        return None
+    if _inside(path, folder):
+        return folder
+    from .datasets._text_dir import _folders
+
+    for read in _folders(Path(folder), warn=False):  # (the reader's own walk: what a later run would read)
+        if os.path.islink(read) and _inside(path, str(read)):
+            return str(read)
+    return None
+
+
 def _hidden_below(path: str, folder: str) -> bool:
     """Whether ``path``, below ``folder``, is hidden there (a name starting with "." on the way): the text folder
     reader skips it, so an output written there is no document of a later run."""
@@ -171,13 +186,17 @@ def check_output_paths(args) -> None:
             if _same_file(final, source):
                 raise ValueError(f"Cannot write {shown}: it is {label} {source!r}, which would be "
                                  "overwritten; choose another output name.")
-            if os.path.isfile(final) and _inside(final, source):  # a document of an input folder
-                raise ValueError(f"Cannot write {shown}: it is a file inside {label} {source!r}, which would be "
-                                 "overwritten; choose another output name.")
-            # (a new file there: a later run would read it as a document, unless it is hidden, which it skips)
-            if _inside(final, source) and not _hidden_below(final, source):
-                raise ValueError(f"Cannot write {shown}: it is inside {label} {source!r}, whose files are read as "
-                                 "documents (a later run would read it as one); write it outside that folder.")
+            read = _read_folder_holding(final, source)
+            # (a hidden file there is no document: the text folder reader skips it)
+            if read is not None and not _hidden_below(final, read):
+                where = "" if read == source else f" (through its link {read!r})"
+                if os.path.isfile(final):  # a document of an input folder
+                    raise ValueError(f"Cannot write {shown}: it is a file inside {label} {source!r}{where}, which "
+                                     "would be overwritten; choose another output name.")
+                # (a new file there: a later run would read it as a document)
+                raise ValueError(f"Cannot write {shown}: it is inside {label} {source!r}{where}, whose files are "
+                                 "read as documents (a later run would read it as one); write it outside that "
+                                 "folder.")
         for other_option, other in seen:
             if _same_file(final, other):
                 raise ValueError(f"Cannot write {shown}: {other_option} writes the same file; give them "

@@ -183,13 +183,18 @@ def check_finite_real(value, name: str, *, min_val=None, max_val=None, include_b
 
 
 def check_encoding(encoding, name: str = "encoding") -> None:
-    """Raise unless ``encoding`` names a codec Python knows (``TypeError`` if it is not a str)."""
+    """Raise unless ``encoding`` names a text encoding Python knows (``TypeError`` if it is not a str). Codecs that
+    are not text encodings (bz2, zlib, base64, hex, rot13) are refused here: Python's own error for them, raised
+    later while reading, is a LookupError that advises codecs.open()."""
     if not isinstance(encoding, str):
         raise TypeError(f"{name} must be a codec name (str), got {type(encoding).__name__}.")
     try:
-        codecs.lookup(encoding)
+        info = codecs.lookup(encoding)
     except LookupError:
         raise ValueError(f"{name} must be a known codec name, got {encoding!r}.") from None
+    if not getattr(info, "_is_text_encoding", True):  # (CodecInfo's flag that str.encode/bytes.decode check)
+        raise ValueError(f"{name} must be a text encoding such as utf-8 or latin-1, got {encoding!r}, which is not "
+                         "one (compressed .gz, .bz2 and .xz files are recognised by their content).")
 
 
 def check_positive_int(value, name: str, *, allow_none: bool = False):

@@ -171,6 +171,9 @@ DATASET_CASES = [
     C("textdir-None", lambda tmp: read_text_dir(None), Raises(TypeError, r"read_text_dir.*path.*NoneType")),
     C("textdir-bad-encoding", lambda tmp: read_text_dir(_textdir({"a.txt": "hello world"})(tmp), encoding="nope"),
       Raises(ValueError, r"encoding must be a known codec name, got 'nope'")),
+    # (a codec that is no text encoding: Python's LookupError, advising codecs.decode(), after the folder walk)
+    C("textdir-non-text-encoding", lambda tmp: read_text_dir(_textdir({"a.txt": "hello world"})(tmp), encoding="rot13"),
+      Raises(ValueError, r"encoding must be a text encoding such as utf-8 or latin-1, got 'rot13'")),
     # read_csv
     C("csv-ok", _csv("text,label\nhello world,a\nworld peace,b\n", "text"), _shape((2, 3))),
     C("csv-empty", _csv("", "text"), Raises(ValueError, r"read_csv: .* is empty")),

@@ -83,3 +83,42 @@ def test_read_text_dir_follows_symlinked_folders_without_looping(tmp_path, stub_
     c = read_text_dir(root, vectorizer=stub_vectorizer)
     assert c.doc_ids == ["neg/b.txt", "pos/a.txt"]
     assert c.label_names == ["neg", "pos"]
+
+
+def test_read_text_dir_reads_each_folder_once_and_nothing_above_it(tmp_path, stub_vectorizer, caplog):
+    """A link to the folder above the corpus read the files beside it; a link to a folder of the corpus (latest ->
+    pos) read its files twice under two labels; links that fork and meet again were walked 2^n times."""
+    root = tmp_path / "corpus"
+    (root / "pos").mkdir(parents=True)
+    (root / "pos" / "a.txt").write_text("good film")
+    (tmp_path / "private").mkdir()
+    (tmp_path / "private" / "secret.txt").write_text("not part of the corpus")
+    (root / "up").symlink_to("..", target_is_directory=True)
+    (root / "latest").symlink_to("pos", target_is_directory=True)  # sorted before pos: still read as pos
+    with caplog.at_level("WARNING", logger="topicvb.datasets"):
+        c = read_text_dir(root, vectorizer=stub_vectorizer)
+    assert c.doc_ids == ["pos/a.txt"]
+    assert "2 link(s) to folders not followed" in caplog.text
+    chain = tmp_path / "chain"
+    for i in range(20):
+        (chain / f"d{i}").mkdir(parents=True)
+        (chain / f"d{i}" / "f.txt").write_text(f"word{i} film")
+    for i in range(19):  # two links from each folder to the next: 2^19 paths to d19
+        (chain / f"d{i}" / "x").symlink_to(f"../d{i + 1}", target_is_directory=True)
+        (chain / f"d{i}" / "y").symlink_to(f"../d{i + 1}", target_is_directory=True)
+    c = read_text_dir(chain, vectorizer=stub_vectorizer)
+    assert c.doc_ids == sorted(f"d{i}/f.txt" for i in range(20))
+
+
+def test_read_text_dir_drops_a_utf8_byte_order_mark(tmp_path):
+    """The other readers drop it; here it stayed at the start of the text, and clean="email" then kept the
+    headers of such files (the first line no longer started with "From:")."""
+    from topicvb.text import Tokenizer, Vectorizer
+
+    post = "From: someone@nasa.gov\nSubject: orbits\nOrganization: NASA\n\nThe planets are elliptic orbits.\n"
+    (tmp_path / "a.txt").write_bytes(post.encode("utf-8"))
+    (tmp_path / "b.txt").write_bytes(b"\xef\xbb\xbf" + post.encode("utf-8"))
+    c = read_text_dir(tmp_path, vectorizer=Vectorizer(tokenizer=Tokenizer(clean="email", stop_words=None)))
+    assert c.texts[1] == c.texts[0]
+    assert c.X[0].toarray().tolist() == c.X[1].toarray().tolist()
+    assert "nasa" not in c.vocabulary

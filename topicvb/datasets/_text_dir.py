@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .._validation import check_encoding
 from ._corpus import Corpus
-from ._files import check_path_type
+from ._files import check_path_type, without_bom
 from ._text import build_text_corpus
 
 logger = logging.getLogger(__name__)
@@ -25,25 +25,52 @@ def _check_folder(path, encoding: str) -> Path:
     return root
 
 
-def _folders(root: Path) -> list[Path]:
-    """``root`` and its visible sub-folders, symbolic links to folders included, in sorted order.
+def _folders(root: Path, warn: bool = True) -> list[Path]:
+    """``root`` and its visible sub-folders, symbolic links to folders included, each real folder once.
 
     :meth:`Path.rglob` does not follow links to folders, so a linked sub-folder's files were left out
-    without a word. Here a link is followed unless its target is the folder holding it or one above
-    (a loop, as ``find -L`` reports one). Unreadable folders are skipped, as :meth:`Path.rglob` skips them.
+    without a word. Here the real sub-folders are walked first, then the links (in sorted order, and the links
+    found in the folders they lead to): a link is followed unless it leads to a folder read already (by its
+    own name or through another link: its files would be read twice, under two labels, and links that fork
+    and meet again would be walked exponentially often) or to ``root`` or a folder above it (a loop, or the
+    files beside the corpus). Unreadable folders are skipped, as :meth:`Path.rglob` skips them.
     """
-    folders, stack = [], [(root, frozenset([root.resolve()]))]  # (a folder, the real paths down to it)
-    while stack:
-        folder, above = stack.pop()
-        folders.append(folder)
-        try:
-            subfolders = sorted(e for e in folder.iterdir() if not e.name.startswith(".") and e.is_dir())
-        except OSError:
-            continue
-        for sub in reversed(subfolders):
-            real = sub.resolve()
-            if real not in above:
-                stack.append((sub, above | {real}))
+    top = root.resolve()
+    seen, folders, links = {top}, [], []
+
+    def walk(start: Path) -> None:  # start and its real sub-folders; the links met are kept for later
+        stack = [start]
+        while stack:
+            folder = stack.pop()
+            folders.append(folder)
+            try:
+                subfolders = sorted(e for e in folder.iterdir() if not e.name.startswith(".") and e.is_dir())
+            except OSError:
+                continue
+            for sub in reversed(subfolders):
+                if sub.is_symlink():
+                    links.append(sub)
+                    continue
+                real = sub.resolve()
+                if real not in seen:
+                    seen.add(real)
+                    stack.append(sub)
+
+    walk(root)
+    skipped = []
+    while links:
+        pending = sorted(links)
+        links.clear()
+        for link in pending:
+            real = link.resolve()
+            if real in seen or top.is_relative_to(real):
+                skipped.append(link)
+                continue
+            seen.add(real)
+            walk(link)
+    if skipped and warn:
+        logger.warning("read_text_dir: %d link(s) to folders not followed, as they lead to a folder read already "
+                       "or to %s or a folder above it (for example %s).", len(skipped), root, skipped[0])
     return folders
 
 
@@ -65,16 +92,17 @@ def _list_files(root: Path, pattern: str) -> list[tuple[str, Path]]:
 def _read_texts(files, encoding: str, root: Path) -> list[str]:
     """The decoded files; undecodable bytes become U+FFFD, and the files that had any are counted in a warning."""
     texts, n_bad = [], 0
+    codec = without_bom(encoding)  # (a UTF-8 byte-order mark is not text: as the other readers, drop it)
     for _, f in files:
         try:
             raw = f.read_bytes()
         except OSError as exc:
             raise ValueError(f"read_text_dir could not read {str(f)!r}: {exc}.") from exc
         try:
-            texts.append(raw.decode(encoding))
+            texts.append(raw.decode(codec))
         except UnicodeDecodeError:
             n_bad += 1
-            texts.append(raw.decode(encoding, errors="replace"))
+            texts.append(raw.decode(codec, errors="replace"))
     if n_bad:
         logger.warning(
             "read_text_dir: %d of %d files under %s had bytes that are not valid %s; they were replaced by U+FFFD.",
@@ -97,8 +125,9 @@ def read_text_dir(
 ) -> Corpus:
     """Read a folder of text files, one document per file, with labels from sub-folder names.
 
-    Files are searched recursively, through symbolic links to folders too (except a link to a folder
-    above it, which would loop), and read in sorted order of their relative paths; hidden files and
+    Files are searched recursively, through symbolic links to folders too (each folder is read once, by its
+    own name where it has one under ``path``: a link to a folder read already, or to ``path`` or a folder
+    above it, is not followed, with a warning), and read in sorted order of their relative paths; hidden files and
     folders (names starting with ``.``) are skipped. When some files sit in sub-folders, the
     label of each file is the name of its top-level sub-folder (``""`` for files directly in
     ``path``); when all files sit directly in ``path``, the corpus has no labels.
