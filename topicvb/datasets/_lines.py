@@ -2,22 +2,73 @@
 
 from __future__ import annotations
 
+import codecs
+import itertools
 import logging
 
 from .._validation import check_encoding
 from ._corpus import Corpus
-from ._files import READ_ERRORS, check_input_file, open_text
+from ._files import READ_ERRORS, check_input_file, open_binary, open_text, without_bom
 from ._text import build_text_corpus
 
 logger = logging.getLogger(__name__)
+
+_RESCAN_BYTES = 64 * 1024  # bytes decoded at a time when a file that did not decode is read again for the line
+
+
+def _undecodable_line(p, encoding: str) -> int | None:
+    """The line of ``p`` (counted as :func:`read_lines` counts them) holding the first bytes that are not valid
+    ``encoding``, or None when the file cannot be read again or now decodes.
+
+    The text reader decodes a block of lines at a time and its error gives an offset in that block only, so
+    the file is decoded again here, counting line ends (only after an error: the normal path pays nothing).
+    """
+    decoder = codecs.getincrementaldecoder(without_bom(encoding))()
+    n_lf = n_cr = 0  # the line ends decoded before the error
+    try:
+        with open_binary(p) as f:
+            while True:
+                chunk = f.read(_RESCAN_BYTES)
+                state = decoder.getstate()
+                try:
+                    text = decoder.decode(chunk, final=not chunk)
+                except UnicodeDecodeError:
+                    break
+                if not chunk:
+                    return None  # (the file decodes now)
+                n_lf, n_cr = n_lf + text.count("\n"), n_cr + text.count("\r")
+            if chunk:  # (else the file ends in the middle of a character: the error is at its end)
+                # decode the failing block again a byte at a time from the state before it, to count the line
+                # ends before the failing byte (the error's offset would also count bytes the decoder held back)
+                decoder.setstate(state)
+                for i in range(len(chunk)):
+                    try:
+                        text = decoder.decode(chunk[i:i + 1])
+                    except UnicodeDecodeError:
+                        chunk = chunk[i:]  # the bytes from the error on
+                        break
+                    n_lf, n_cr = n_lf + text.count("\n"), n_cr + text.count("\r")
+                else:
+                    return None  # (no error byte by byte: name no line rather than a wrong one)
+            if n_lf:
+                return n_lf + 1
+            # No "\n" before the error: read_lines splits an old Mac file (no "\n" anywhere) at "\r", so look for
+            # a "\n" after it, in the raw bytes (which also finds the "\n" of UTF-16 and UTF-32).
+            rest = itertools.chain([chunk], iter(lambda: f.read(_RESCAN_BYTES), b""))
+            return 1 if any(b"\n" in block for block in rest) else n_cr + 1
+    except (READ_ERRORS + (LookupError,)):
+        return None
 
 
 def read_lines(path, *, vectorizer=None, encoding: str = "utf-8", name: str | None = None) -> Corpus:
     """Read a text file with one document per line.
 
     Blank lines (empty or only whitespace) are no documents; each document's id is its line number
-    (from 1), so that results can be traced back to the file. Lines end with ``"\\n"``, ``"\\r\\n"``
-    or ``"\\r"``; gzip-, bz2- and xz-compressed files are read transparently.
+    (from 1), so that results can be traced back to the file. Lines end with ``"\\n"`` or ``"\\r\\n"``
+    and are counted as ``wc -l``, ``grep -n`` and ``sed -n`` count them: a lone ``"\\r"`` inside a line
+    does not end it but stays in the text, as whitespace (as in gensim's ``LineSentence``). Only a file
+    without any ``"\\n"`` is split at ``"\\r"`` (old Mac line ends). gzip-, bz2- and xz-compressed files
+    are read transparently.
 
     Parameters
     ----------
@@ -40,7 +91,8 @@ def read_lines(path, *, vectorizer=None, encoding: str = "utf-8", name: str | No
     FileNotFoundError
         If the file does not exist.
     ValueError
-        If the file is not valid text in ``encoding``, cannot be read, or holds no document.
+        If the file is not valid text in ``encoding`` (the line is named), cannot be read, or holds no
+        document.
 
     Examples
     --------
@@ -56,15 +108,24 @@ def read_lines(path, *, vectorizer=None, encoding: str = "utf-8", name: str | No
     check_encoding(encoding)
     texts, ids = [], []
     try:
-        with open_text(p, encoding=encoding) as f:  # (universal newlines: "\r\n" and "\r" end lines too)
-            for line_no, line in enumerate(f, start=1):
-                text = line.rstrip("\n")
+        # split at "\n" only (not universal newlines), so that a stray "\r" does not shift every later line number
+        with open_text(p, encoding=encoding, newline="\n") as f:
+            first = f.readline()
+            if "\r" in first and not first.endswith("\n"):
+                # the first line is the whole file and it has no "\n": old Mac "\r" line ends, not one long line
+                lines = first.split("\r")
+            else:
+                lines = itertools.chain([first], f)
+            for line_no, line in enumerate(lines, start=1):
+                text = line.removesuffix("\n").removesuffix("\r")  # (the "\r" of a "\r\n" line end)
                 if text.strip():
                     texts.append(text)
                     ids.append(str(line_no))
     except UnicodeDecodeError as exc:
-        raise ValueError(f"read_lines: {str(p)!r} is not valid {encoding} text ({exc.reason}); pass the right "
-                         "encoding=.") from None
+        line_no = _undecodable_line(p, encoding)
+        where = f" on line {line_no}" if line_no else ""
+        raise ValueError(f"read_lines: {str(p)!r} is not valid {encoding} text ({exc.reason}{where}); pass the "
+                         "right encoding=.") from None
     except READ_ERRORS as exc:
         raise ValueError(f"read_lines: could not read {str(p)!r}: {exc}.") from None
     if not texts:

@@ -68,9 +68,9 @@ def _data_start(raw: bytes) -> tuple[int, int]:
 
 
 def _lines_look_valid(b: np.ndarray, n_tokens: int, real: bool) -> bool:
-    """True when the bytes ``b`` of whole data lines are blank lines or ``n_tokens`` integer tokens (real ones
-    when ``real``) apart by separators, decided with array operations; False when one may be malformed or holds
-    a word such as ``nan`` (then the caller checks the lines one by one)."""
+    """True when the bytes ``b`` of whole data lines are blank lines or ``n_tokens`` integer tokens (the last
+    one a real number when ``real``) apart by separators, decided with array operations; False when one may be
+    malformed or holds a word such as ``nan`` (then the caller checks the lines one by one)."""
     if b.size == 0:
         return True
     c = np.take(_CLASS, b)
@@ -100,10 +100,15 @@ def _lines_look_valid(b: np.ndarray, n_tokens: int, real: bool) -> bool:
     )
     if not np.all(ok):  # (this also refuses the other bytes, such as the letters of nan)
         return False
+    marks = at[point | exp]
+    token = np.searchsorted(starts, marks, side="right")  # the (1-based) token of each point and exponent
+    # only the value, the last token of a line, may be a real number: the row and column are integers (scipy reads
+    # '1 2.5 7' as column 2 with the value .5, and drops the 7). Every non-blank line has n_tokens tokens (checked
+    # above), so a token is the last of its line when its number is a multiple of n_tokens.
+    if np.any(token % n_tokens):
+        return False
     # at most one point then one exponent within a token: a point or exponent and the next one in the same token
     # (no token start between them) must be a point and then an exponent
-    marks = at[point | exp]
-    token = np.searchsorted(starts, marks, side="right")
     same = token[:-1] == token[1:]
     return not np.any(same & ~((c[marks[:-1]] == _POINT) & (c[marks[1:]] == _EXP)))
 
