@@ -272,6 +272,7 @@ class TopicModelBase(FittedWarnings, ClassNamePrefixFeaturesOutMixin, Transforme
                 self._check_same_topics(caller)
             labels = self._topic_labels()  # (checked before the work)
             X = self._validate_counts(X, reset=reset, caller=caller)
+            self._check_seed_names(caller)
             fitted = body(X)
         except BaseException:
             self.__dict__.clear()
@@ -284,6 +285,26 @@ class TopicModelBase(FittedWarnings, ClassNamePrefixFeaturesOutMixin, Transforme
         for name, value in fitted.items():
             setattr(self, name, value)
         return self
+
+    def _check_seed_names(self, caller: str):
+        """A guided prior (a :class:`topicvb.SeededPrior`, which knows its seed words' columns) used on counts with
+        named columns (``feature_names_in_``, a DataFrame's) must not raise a seed word's column where X has a
+        column of that name elsewhere: the prior was built over another column order, and would raise other words,
+        silently. (Names that are not the seed words at all, such as ``c0, c1, ...``, say nothing of the order.)"""
+        prior, names = self.topic_word_prior, getattr(self, "feature_names_in_", None)
+        seeds, columns = getattr(prior, "seed_topics", None), getattr(prior, "seed_columns", None)
+        if names is None or not seeds or not columns:
+            return
+        where = {str(name): j for j, name in enumerate(names)}
+        for label, words in seeds.items():
+            cols = columns.get(label, ())
+            if any(where.get(str(w), c) != c for w, c in zip(words, cols)):
+                found = [str(names[j]) if 0 <= j < len(names) else "?" for j in cols]
+                raise ValueError(
+                    f"{type(self).__name__}.{caller}: the seed words of topic {label!r} ({', '.join(map(str, words))}) "
+                    f"are not X's columns of those names: the prior raises the columns named "
+                    f"{', '.join(map(str, found))}. Build the prior over X's columns, in their order "
+                    "(seed_topic_prior(list(X.columns), ...)), or select the columns in the prior's order.")
 
     def _check_same_topics(self, caller: str):
         """A call that continues a fit (a later ``partial_fit``) keeps the fitted topics: ``n_components`` set to
@@ -302,6 +323,39 @@ class TopicModelBase(FittedWarnings, ClassNamePrefixFeaturesOutMixin, Transforme
             raise ValueError(
                 f"{type(self).__name__}.{caller}: dtype={self.dtype!r}, but the model was fitted in {fitted_dtype}; "
                 f"{caller} continues that fit, so set dtype back to {fitted_dtype!r}, or call fit to start a new one."
+            )
+        self._check_same_priors(caller)
+
+    def _check_same_priors(self, caller: str):
+        """A continued fit goes on with the fitted priors (``doc_topic_prior_``, ``topic_word_prior_``): a prior
+        parameter set to another value after the first call is refused, as it would be ignored (a SeededPrior set
+        then named topics that nothing seeded). A learned prior may differ from its parameter, but not in kind
+        (a matrix prior for a number, other topic names)."""
+        from ._priors import learn_flags
+
+        learn_alpha, learn_eta = learn_flags(getattr(self, "learn_priors", False), type(self).__name__)
+        alpha, eta = self._resolve_priors(self.n_features_in_)
+        fitted_alpha, fitted_eta = self.doc_topic_prior_, self.topic_word_prior_
+        labels, fitted_labels = self._topic_labels(), getattr(self, "topic_labels_", None)
+
+        def differs(value, fitted, learned):
+            if np.ndim(value) != np.ndim(fitted) or np.shape(value) != np.shape(fitted):
+                return True
+            return not learned and not np.allclose(np.asarray(value, dtype=np.float64),
+                                                   np.asarray(fitted, dtype=np.float64), rtol=1e-6, atol=0.0)
+
+        changed = []
+        if differs(eta, fitted_eta, learn_eta) or (fitted_labels is not None
+                                                   and [str(x) for x in labels] != [str(x) for x in fitted_labels]):
+            changed.append("topic_word_prior")
+        if differs(alpha, fitted_alpha, learn_alpha):
+            changed.append("doc_topic_prior")
+        if changed:
+            what = " and ".join(changed)
+            raise ValueError(
+                f"{type(self).__name__}.{caller}: {what} differs from the prior the model was fitted with "
+                f"({', '.join(name + '_' for name in changed)}); {caller} continues that fit with the fitted prior, "
+                f"so set {what} back, or call fit to start a new one."
             )
 
     def transform(self, X):

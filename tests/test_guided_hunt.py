@@ -1,0 +1,75 @@
+"""Guided topics, HDP and model selection: what a hunt for wrong answers found (session 18).
+
+Each test pins one fix and fails on the code before it.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+
+from topicvb import CollapsedLDA, OnlineLDA, StochasticCollapsedLDA, seed_topic_prior
+from topicvb.datasets import make_lda_corpus
+
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning",
+                                        "ignore::topicvb.exceptions.DeadTopicWarning")
+
+
+@pytest.fixture(scope="module")
+def lda():
+    corpus = make_lda_corpus(200, 30, 3, doc_length=50, random_state=0).corpus
+    return corpus.X, list(corpus.vocabulary)
+
+
+@pytest.mark.parametrize("cls", [OnlineLDA, StochasticCollapsedLDA])
+def test_a_prior_set_between_partial_fit_calls_is_refused_not_half_used(lda, cls):
+    """A SeededPrior set after the first partial_fit named topic 0 "space" while nothing seeded it (the stream went
+    on with the first call's prior), and taking the seeds away renamed the topics while the seeds stayed."""
+    X, vocab = lda
+    prior = seed_topic_prior(vocab, {"space": [vocab[2], vocab[5]]}, 3)
+    model = cls(3, random_state=0).partial_fit(X[:100])
+    before = model.components_.copy()
+    model.set_params(topic_word_prior=prior)
+    with pytest.raises(ValueError, match=rf"{cls.__name__}.partial_fit: topic_word_prior differs from the prior the "
+                                         r"model was fitted with \(topic_word_prior_\); .* set topic_word_prior back"):
+        model.partial_fit(X[100:])
+    np.testing.assert_array_equal(model.components_, before)  # nothing changed
+    model.set_params(topic_word_prior=None).partial_fit(X[100:])  # set back: goes on
+    seeded = cls(3, topic_word_prior=prior, random_state=0).partial_fit(X[:100])
+    seeded.set_params(topic_word_prior=None)
+    with pytest.raises(ValueError, match="topic_word_prior differs"):
+        seeded.partial_fit(X[100:])
+    seeded.set_params(topic_word_prior=prior).partial_fit(X[100:])  # the same prior: goes on, labels kept
+    assert list(seeded.topic_labels_) == ["space", "topic_1", "topic_2"]
+    scalar = cls(3, topic_word_prior=0.05, doc_topic_prior=0.2, random_state=0).partial_fit(X[:100])
+    scalar.set_params(doc_topic_prior=0.5)
+    with pytest.raises(ValueError, match=r"doc_topic_prior differs .*\(doc_topic_prior_\)"):
+        scalar.partial_fit(X[100:])
+
+
+def test_a_learned_prior_may_move_between_partial_fit_calls(lda):
+    X, _ = lda
+    model = OnlineLDA(3, learn_priors=True, batch_size=20, random_state=0).partial_fit(X[:100])
+    assert not np.allclose(model.doc_topic_prior_, 1 / 3)  # learned: no longer its parameter
+    model.partial_fit(X[100:])  # not refused
+
+
+def test_a_seeded_prior_over_another_column_order_than_a_dataframe_is_refused():
+    """The prior raised the columns of "the" and "and" for the seeds nasa, orbit: X's columns were in another order."""
+    pd = pytest.importorskip("pandas")
+    vocab = ["nasa", "orbit", "puck", "goal", "the", "and"]
+    counts = np.random.RandomState(0).poisson(3, size=(50, 6))
+    reordered = pd.DataFrame(counts, columns=vocab)[["the", "and", "puck", "goal", "nasa", "orbit"]]
+    prior = seed_topic_prior(vocab, {"space": ["nasa", "orbit"]}, 2)
+    with pytest.raises(ValueError, match=r"CollapsedLDA.fit: the seed words of topic 'space' \(nasa, orbit\) are not "
+                                         r"X's columns of those names: the prior raises the columns named the, and"):
+        CollapsedLDA(2, topic_word_prior=prior, random_state=0, max_iter=5).fit(reordered)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        CollapsedLDA(2, topic_word_prior=prior, random_state=0, max_iter=5).fit(pd.DataFrame(counts, columns=vocab))
+        # names that are not the seed words say nothing about the order: the prior is used by position
+        CollapsedLDA(2, topic_word_prior=prior, random_state=0, max_iter=5).fit(
+            pd.DataFrame(counts, columns=[f"c{j}" for j in range(6)]))
