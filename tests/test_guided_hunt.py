@@ -73,3 +73,27 @@ def test_a_seeded_prior_over_another_column_order_than_a_dataframe_is_refused():
         # names that are not the seed words say nothing about the order: the prior is used by position
         CollapsedLDA(2, topic_word_prior=prior, random_state=0, max_iter=5).fit(
             pd.DataFrame(counts, columns=[f"c{j}" for j in range(6)]))
+
+
+def test_hdp_all_components_follow_the_refit_topics_row_for_row():
+    """After the refit of the kept topics, components_ was re-sorted by the new sizes but all_components_,
+    topic_weights_ and topic_shares_ kept the order before it: row k of them described another topic."""
+    from topicvb import HDP
+
+    corpus = make_lda_corpus(300, 150, 10, doc_length=40, random_state=0).corpus
+    model = HDP(max_components=25, random_state=0, tol=1e-4, min_topic_share=0.02).fit(corpus.X)
+    K = model.n_components_
+    assert K < 25 and model.refit_sweeps_ > 0
+
+    def unit(m):
+        return m / np.linalg.norm(m, axis=1, keepdims=True)
+
+    refit = unit(model.components_ - model.topic_word_prior_)
+    before = unit(model.all_components_[:K] - model.topic_word_prior_)
+    similarity = refit @ before.T
+    np.testing.assert_array_equal(similarity.argmax(axis=1), np.arange(K))
+    assert np.all(np.diag(similarity) > 0.9)
+    # the shares are those of all_components_'s rows: its own expected tokens, less eta, over all topics'
+    tokens = np.maximum(model.all_components_ - model.topic_word_prior_, 0).sum(axis=1)
+    np.testing.assert_allclose(model.topic_shares_, tokens / tokens.sum(), rtol=1e-6)
+    assert np.all(np.diff(model.components_.sum(axis=1)) <= 1e-6 * model.components_.sum())  # by decreasing size

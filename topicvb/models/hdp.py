@@ -150,7 +150,8 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
     all_components_ : ndarray of shape (max_components, n_features)
         Every topic of the fit, by decreasing size. The first ``n_components_`` rows are the kept topics as
         the fit of all T topics left them: ``components_`` itself with ``refit_kept=False`` or when no topic
-        was dropped, else the same topics before their refit.
+        was dropped, else the same topics before their refit, row for row (in the order of ``components_``,
+        by their sizes after the refit), then the dropped topics.
     topic_weights_ : ndarray of shape (max_components,)
         The global weights beta (summing to 1), in the order of ``all_components_``.
     topic_shares_ : ndarray of shape (max_components,)
@@ -349,7 +350,13 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
             fit.exact_counts(state)
             fitted = self._fitted(state, alpha0, beta, conc, eta, history, objectives, it)
             if self.refit_kept and fitted["n_components_"] < T and not stop.requested:
-                fitted.update(self._refit_kept(fit, state, alpha0, beta, eta, fitted["n_components_"], history, stop))
+                refit = self._refit_kept(fit, state, alpha0, beta, eta, fitted["n_components_"], history, stop)
+                # the kept topics of all_components_ and their weights and shares follow components_, re-sorted by
+                # their sizes after the refit, so that row k of each is the same topic
+                order, used = refit.pop("order"), fitted["n_components_"]
+                for name in ("all_components_", "topic_weights_", "topic_shares_"):
+                    fitted[name][:used] = fitted[name][:used][order]
+                fitted.update(refit)
         return fitted
 
     def _refit_kept(self, fit, state, alpha0, beta, eta, used, history, stop):
@@ -388,7 +395,7 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
         return {"components_": np.ascontiguousarray((kept["n_wk"][:, order] + eta).T, dtype=kept["n_wk"].dtype),
                 "doc_topic_prior_": np.maximum(alpha[order], MIN_PRIOR),
                 "bound_history_": np.asarray(history, dtype=np.float64),
-                "refit_sweeps_": len(history) - start}
+                "refit_sweeps_": len(history) - start, "order": order}
 
     def _fitted(self, state, alpha0, beta, conc, eta, history, objectives, n_iter):
         n_wk = state["n_wk"]
