@@ -142,7 +142,8 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
     n_components_ : int
         The inferred number of topics (those with at least ``min_topic_share`` of the tokens).
     components_ : ndarray of shape (n_components_, n_features)
-        Expected topic-term counts plus eta of those topics, by decreasing size.
+        Expected topic-term counts plus eta of those topics, by decreasing size (before the refit of the kept
+        topics, ``refit_kept``, which may change their sizes a little: row k stays row k of ``all_components_``).
     doc_topic_prior_ : ndarray of shape (n_components_,)
         alpha0 beta_k of those topics (at least 1e-12).
     topic_word_prior_ : float
@@ -150,8 +151,7 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
     all_components_ : ndarray of shape (max_components, n_features)
         Every topic of the fit, by decreasing size. The first ``n_components_`` rows are the kept topics as
         the fit of all T topics left them: ``components_`` itself with ``refit_kept=False`` or when no topic
-        was dropped, else the same topics before their refit, row for row (in the order of ``components_``,
-        by their sizes after the refit), then the dropped topics.
+        was dropped, else the same topics before their refit, row for row.
     topic_weights_ : ndarray of shape (max_components,)
         The global weights beta (summing to 1), in the order of ``all_components_``.
     topic_shares_ : ndarray of shape (max_components,)
@@ -350,13 +350,7 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
             fit.exact_counts(state)
             fitted = self._fitted(state, alpha0, beta, conc, eta, history, objectives, it)
             if self.refit_kept and fitted["n_components_"] < T and not stop.requested:
-                refit = self._refit_kept(fit, state, alpha0, beta, eta, fitted["n_components_"], history, stop)
-                # the kept topics of all_components_ and their weights and shares follow components_, re-sorted by
-                # their sizes after the refit, so that row k of each is the same topic
-                order, used = refit.pop("order"), fitted["n_components_"]
-                for name in ("all_components_", "topic_weights_", "topic_shares_"):
-                    fitted[name][:used] = fitted[name][:used][order]
-                fitted.update(refit)
+                fitted.update(self._refit_kept(fit, state, alpha0, beta, eta, fitted["n_components_"], history, stop))
         return fitted
 
     def _refit_kept(self, fit, state, alpha0, beta, eta, used, history, stop):
@@ -391,11 +385,12 @@ class HDP(CollapsedInferenceMixin, TopicModelBase):
         fit.exact_counts(kept)
         logger.info("HDP: the %d kept topics refit alone (%.3g of the tokens were in the dropped topics) in %d "
                     "sweeps", used, dropped, len(history) - start)
-        order = size_order(kept["n_wk"].sum(axis=0, dtype=np.float64))
-        return {"components_": np.ascontiguousarray((kept["n_wk"][:, order] + eta).T, dtype=kept["n_wk"].dtype),
-                "doc_topic_prior_": np.maximum(alpha[order], MIN_PRIOR),
+        # (the kept topics stay in their order, by size before the refit: re-sorted by their new sizes, row k of
+        # components_ would no longer be row k of all_components_, topic_weights_ and topic_shares_)
+        return {"components_": np.ascontiguousarray(kept["n_wk"].T + eta, dtype=kept["n_wk"].dtype),
+                "doc_topic_prior_": np.maximum(alpha, MIN_PRIOR),
                 "bound_history_": np.asarray(history, dtype=np.float64),
-                "refit_sweeps_": len(history) - start, "order": order}
+                "refit_sweeps_": len(history) - start}
 
     def _fitted(self, state, alpha0, beta, conc, eta, history, objectives, n_iter):
         n_wk = state["n_wk"]
