@@ -97,3 +97,58 @@ def test_hdp_all_components_follow_the_refit_topics_row_for_row():
     tokens = np.maximum(model.all_components_ - model.topic_word_prior_, 0).sum(axis=1)
     np.testing.assert_allclose(model.topic_shares_, tokens / tokens.sum(), rtol=1e-6)
     assert np.all(np.diff(model.topic_shares_) <= 0)  # by decreasing size
+
+
+# ---------------------------------------------------------------- select_n_topics
+@pytest.fixture(scope="module")
+def small():
+    return make_lda_corpus(120, 40, 3, doc_length=30, random_state=0).corpus.X
+
+
+def _table(result):
+    return {row["n_topics"]: (round(row["perplexity"], 9), round(row["bound"], 6)) for row in result.to_dict()["table"]}
+
+
+def test_select_n_topics_with_a_random_state_instance_does_not_depend_on_the_candidates_order(small):
+    """One RandomState was shared by every model and the split: each K's numbers depended on the K before it."""
+    from topicvb.evaluation import select_n_topics
+
+    ab = select_n_topics(small, [2, 4], model="batch", random_state=np.random.RandomState(0), max_iter=10)
+    ba = select_n_topics(small, [4, 2], model="batch", random_state=np.random.RandomState(0), max_iter=10)
+    assert _table(ab) == _table(ba)
+    with pytest.raises(TypeError, match="random_state must be an int, a numpy.random.RandomState or None, got str"):
+        select_n_topics(small, [2], model="batch", random_state="a")
+
+
+def test_select_n_topics_without_held_out_tokens_fails_before_any_fit(small, monkeypatch):
+    """An X_test of one token (or held-out documents without any) failed after the first fit, naming X_test and
+    observed_fraction, which the command line's select-k does not have; the default criterion falls back."""
+    from topicvb.evaluation import selection
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("a model was fitted")
+
+    monkeypatch.setattr(selection, "fit_quietly", no_fit)
+    one_token = np.zeros((2, small.shape[1]))
+    one_token[0, 3] = 1.0
+    for X_test in (np.zeros((2, small.shape[1])), one_token):
+        with pytest.raises(ValueError, match=r"select_n_topics: X_test leaves no token to score once each document's "
+                                             r"tokens are split .*pass more or longer test documents\."):
+            selection.select_n_topics(small, [2, 3], model="batch", criterion="heldout", X_test=X_test)
+    order = np.random.RandomState(7).permutation(120)  # the split of random_state=7: hold out 24 documents
+    X = small.copy().tolil()
+    for i in order[:24]:
+        X[i, :] = 0
+    with pytest.raises(ValueError, match=r"the 24 document\(s\) held out of X \(test_size=0.2, random_state=7\) leave "
+                                         r"no token .* a larger test_size or another random_state\."):
+        selection.select_n_topics(X.tocsr(), [2, 3], model="batch", criterion="heldout", random_state=7)
+
+
+def test_select_n_topics_refuses_a_seeded_prior_before_any_fit(small):
+    from topicvb.evaluation import select_n_topics
+
+    prior = seed_topic_prior([f"w{j}" for j in range(small.shape[1])], {"a": ["w1"]}, 3)
+    for topic_word_prior in (prior, prior.matrix):
+        with pytest.raises(ValueError, match=r"select_n_topics varies n_components, but the model's topic_word_prior "
+                                             r"is a matrix for 3 topics"):
+            select_n_topics(small, [3, 4], model="batch", topic_word_prior=topic_word_prior, max_iter=5)
