@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 import time
 from collections.abc import Callable
 from numbers import Integral
@@ -14,7 +15,7 @@ from distributed import Client, default_client
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import MAX_INT, writable
+from .._validation import MAX_INT, check_choice, writable
 from .._constraints import InstanceOf, Interval, StrOptions, validate_params
 from ..models import BatchLDA, OnlineLDA
 from ..models._priors import learn_flags
@@ -29,18 +30,67 @@ from ._tasks import transform_partition, warm_up
 logger = logging.getLogger("topicvb.distributed")
 
 
-def warm_up_workers(client: Client, dtypes=("float64",)) -> dict:
+WARM_UP_DTYPES = {"float32", "float64"}
+
+
+def warm_up_workers(client: Client | None = None, dtypes=("float64",)) -> dict:
     """Compile the E-step and bound kernels once on every worker (``client.run``).
 
     Numba compiles a kernel once per process and per signature, and caches the machine code on
     disk (next to the package, or under ``NUMBA_CACHE_DIR``), so later workers on the same machine
     only load it. Warming up keeps compilation out of the first iteration and out of task timings.
 
+    Parameters
+    ----------
+    client : distributed.Client, default=None
+        The cluster; None uses the default client.
+    dtypes : str or sequence of str, default=("float64",)
+        The model dtypes to compile the kernels for: "float32", "float64" or both.
+
     Returns a mapping worker address -> seconds spent.
     """
-    return client.run(warm_up, tuple(dtypes))
+    if client is None:
+        try:
+            client = default_client()
+        except ValueError:
+            raise ValueError("warm_up_workers needs a Dask client: pass client= or start one first "
+                             "(Client(LocalCluster()) for this machine).") from None
+    check_client(client)
+    if isinstance(dtypes, str):
+        dtypes = (dtypes,)
+    try:
+        dtypes = tuple(dtypes)
+    except TypeError:
+        raise TypeError(f"dtypes must be a dtype name or a sequence of them, got {type(dtypes).__name__}.") from None
+    if not dtypes:
+        raise ValueError(f"dtypes must name at least one of {sorted(WARM_UP_DTYPES)}, got {dtypes!r}.")
+    names = []
+    for d in dtypes:  # (a name, or a numpy dtype or type: np.float32)
+        name = np.dtype(d).name if isinstance(d, np.dtype) or (isinstance(d, type) and issubclass(d, np.generic)) \
+            else d
+        check_choice(name, "warm_up_workers: each of dtypes", WARM_UP_DTYPES)
+        names.append(name)
+    return client.run(warm_up, tuple(dict.fromkeys(names)))
 
 
+def _warm_up(model, client) -> None:
+    """:func:`warm_up_workers` for a fit, said: logged at INFO before and after (the workers compile the kernels
+    on first use, for seconds), and on stderr when the model is ``verbose``, as the estimators say their own
+    first compilation (:meth:`topicvb.models._base.TopicModelBase._compile_notice`)."""
+    name, n = type(model).__name__, len(client.nthreads())
+    logger.info("warming up %d workers (compiling kernels on first use)", n)
+    if model.verbose:
+        sys.stderr.write(f"{name}  warming up {n} workers (compiling kernels on first use)\n")
+        sys.stderr.flush()
+    started = time.perf_counter()
+    seconds = warm_up_workers(client, (model.dtype,))
+    elapsed = time.perf_counter() - started
+    slowest = max(seconds.values(), default=0.0)
+    logger.info("warmed up %d workers in %.1fs (slowest worker %.1fs)", len(seconds), elapsed, slowest)
+    if model.verbose:
+        sys.stderr.write(f"{name}  warmed up {len(seconds)} workers in {elapsed:.1f}s (slowest worker "
+                         f"{slowest:.1f}s)\n")
+        sys.stderr.flush()
 
 
 def _initial_topics(model, client, parts, rng, init_sample_size, eta, total=None):
@@ -171,6 +221,13 @@ def fit_distributed(model: BatchLDA | OnlineLDA, shards, client: Client | None =
     (:class:`~topicvb.exceptions.DeadTopicWarning`) and of seeded topics that lost their seed words
     (:class:`~topicvb.exceptions.SeedLostWarning`).
 
+    Disk: to survive a lost worker, a BatchLDA fit keeps the topics of every iteration (exp(E[log beta])
+    and a scale per term) in a temporary folder on the client, to replay the E-steps of partitions that
+    are read again: max_iter x (n_components + 1) x n_features x 8 bytes (float64; half for float32) at
+    most, e.g. 16 GB for 100 iterations of 200 topics over 100,000 terms. Nothing is written when no
+    partition can be read again (every partition a matrix or a future held in memory: a lost worker
+    stops the fit then), and the folder is removed when the fit ends, whichever way it ends.
+
     An OnlineLDA's mini-batches take from every partition in proportion to its size
     (:func:`interleaved_order`); each costs a broadcast of the topics and a round trip, so choose
     ``batch_size`` large (thousands of documents per worker). ``shuffle=True`` reorders each
@@ -180,12 +237,15 @@ def fit_distributed(model: BatchLDA | OnlineLDA, shards, client: Client | None =
     ----------
     model : BatchLDA or OnlineLDA
         The estimator to fit (its parameters are used as given; it is fitted in place).
-    shards : list or dask.bag.Bag
+    shards : list, dask.bag.Bag or dask.array.Array
         The partitions, in document order: paths of ``.npz`` files written by
         :func:`scipy.sparse.save_npz` or of UCI docword files (read by the workers themselves, so
         the files must be visible to every worker), sparse or dense count matrices (scattered to
-        the workers once), dask delayed objects or futures of matrices, or a dask bag whose
-        partitions are lists of sparse rows or matrices.
+        the workers once), dask delayed objects or futures of matrices (or an array of delayed
+        objects, such as ``Array.to_delayed()``), a dask bag whose partitions are lists of sparse rows
+        or matrices, or a dask array chunked along its rows only (each row block a partition). Every
+        partition is checked as ``fit`` checks its input (index structure, finite non-negative counts
+        within the model dtype's range), each error naming the partition.
     client : distributed.Client, default=None
         The cluster to use. None uses the default client when there is one, and otherwise starts a
         ``LocalCluster`` with one single-threaded worker process per core for the duration of the
@@ -225,7 +285,8 @@ def fit_distributed(model: BatchLDA | OnlineLDA, shards, client: Client | None =
     TypeError
         If ``model`` is not a BatchLDA or an OnlineLDA, or a partition has an unsupported type.
     ValueError
-        For bad parameters, partitions of different widths, negative or non-finite counts, or an
+        For bad parameters, partitions of different widths, a partition with a bad index structure,
+        negative or non-finite counts, counts beyond what the model's dtype holds (as ``fit``), or an
         OnlineLDA ``total_samples`` below the number of documents.
     """
     if isinstance(model, OnlineLDA):
@@ -239,8 +300,8 @@ def fit_distributed(model: BatchLDA | OnlineLDA, shards, client: Client | None =
     labels = model._topic_labels()  # (checked before the work, as fit does)
     client, cleanup = resolve_client(client)
     try:
-        warm_up_workers(client, (model.dtype,))
-        parts = Partitions(client, shards, model.dtype, retries)
+        _warm_up(model, client)
+        parts = Partitions(client, shards, model.dtype, retries, caller="fit_distributed")
         fitted = fit(model, client, parts, random_streams=random_streams, kernel_threads=kernel_threads,
                      retries=retries, max_repairs=max_repairs, init_sample_size=init_sample_size, callback=callback,
                      hook=_hook)
@@ -298,7 +359,7 @@ def transform_distributed(model, shards, client: Client | None = None, *, kernel
     check_client(client)
     validate_params({"kernel_threads": kernel_threads}, OPTION_CONSTRAINTS)
     fitted = model._fitted_float  # (as model.transform: the fitted dtype and topics, whatever was set since the fit)
-    parts = Partitions(client, shards, np.dtype(fitted).name, retries=3)
+    parts = Partitions(client, shards, np.dtype(fitted).name, retries=3, caller="transform_distributed")
     if parts.n_terms != model.n_features_in_:
         raise ValueError(f"The partitions have {parts.n_terms} terms, but this {type(model).__name__} was fitted on "
                          f"{model.n_features_in_}. Transform with the vectorizer used for fit.")
