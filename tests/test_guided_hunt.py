@@ -152,3 +152,12 @@ def test_select_n_topics_refuses_a_seeded_prior_before_any_fit(small):
         with pytest.raises(ValueError, match=r"select_n_topics varies n_components, but the model's topic_word_prior "
                                              r"is a matrix for 3 topics"):
             select_n_topics(small, [3, 4], model="batch", topic_word_prior=topic_word_prior, max_iter=5)
+
+
+def test_seed_topic_prior_base_prior_of_another_type_is_a_type_error():
+    """base_prior="1" was a ValueError about "a 1-D vector", which the docs do not offer (they say TypeError)."""
+    for bad in ("1", [0.1, 0.2], True):
+        with pytest.raises(TypeError, match="base_prior must be one positive number .* or None"):
+            seed_topic_prior(["a", "b"], {"x": ["a"]}, 2, base_prior=bad)
+    with pytest.raises(ValueError, match="base_prior must be a positive finite number"):
+        seed_topic_prior(["a", "b"], {"x": ["a"]}, 2, base_prior=-1.0)

@@ -454,6 +454,10 @@ def _base_prior(base_prior, K: int) -> float:
     """:func:`seed_topic_prior`'s ``base_prior`` checked, 1 / K for None."""
     from ._validation import check_positive_prior
 
+    if base_prior is not None and (isinstance(base_prior, (bool, np.bool_))
+                                   or not isinstance(base_prior, (numbers.Real, np.number))):
+        raise TypeError(f"base_prior must be one positive number (the symmetric prior of every other term) or None, "
+                        f"got {type(base_prior).__name__} {base_prior!r}.")
     base = check_positive_prior(base_prior, "base_prior")
     if base is not None and np.ndim(base) != 0:  # (a prior vector passes that check: one number is wanted here)
         raise TypeError(f"base_prior must be one positive number (the symmetric prior of every other term) or None, "

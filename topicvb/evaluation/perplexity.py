@@ -73,6 +73,8 @@ def split_tokens(X, observed_fraction: float = 0.5, random_state=0):
 
     Raises
     ------
+    TypeError
+        If ``observed_fraction`` is not a number.
     ValueError
         If ``observed_fraction`` is not in (0, 1), or ``X`` has negative or non-integer counts
         (split fractional weights yourself and pass both parts to :func:`heldout_perplexity`).
@@ -176,7 +178,7 @@ def heldout_perplexity(model, X_test, *, observed_fraction: float = 0.5, random_
     ValueError
         If ``X_test`` has the wrong number of terms, negative or (without ``X_heldout``)
         non-integer counts, a different number of documents than ``X_heldout``, or no held-out
-        token at all; or if ``observed_fraction`` is not a number in (0, 1).
+        token at all; or if ``observed_fraction`` is not in (0, 1) (a TypeError if it is not a number).
 
     References
     ----------

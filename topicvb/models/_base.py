@@ -486,7 +486,8 @@ class TopicModelBase(FittedWarnings, ClassNamePrefixFeaturesOutMixin, Transforme
         Returns
         -------
         float
-            The bound (natural log); 0 for documents without tokens.
+            The bound (natural log): the documents' terms plus, for the models with Dirichlet topics, the
+            topics' own term, so that documents without tokens add 0 but do not give 0.
         """
         check_is_fitted(self)
         self._check_params_after_fit()

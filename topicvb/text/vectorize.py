@@ -553,8 +553,10 @@ def iter_batches(X, batch_size: int, shuffle: bool = False, random_state=None):
 
     Raises
     ------
+    TypeError
+        If ``batch_size`` is not an int.
     ValueError
-        If ``batch_size`` is not a positive int.
+        If ``batch_size`` is not positive.
 
     Examples
     --------
