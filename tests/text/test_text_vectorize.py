@@ -700,3 +700,23 @@ def test_a_tokenizer_encoding_the_vectorizer_would_ignore_is_named():
         vec = Vectorizer(encoding="latin-1", tokenizer=Tokenizer(stop_words="english")).fit(docs)
         vec.transform(docs)
     assert list(vec.get_feature_names_out()) == ["café", "naïve"]
+
+
+def test_counting_a_stream_leaves_no_cyclic_garbage():
+    """Each chunk's dict of raw tokens (a defaultdict whose factory was its own __len__) was a reference cycle: freed
+    only by the cyclic garbage collector, a stream held several chunks' tokens at a time (on 150,000 documents of
+    100 tokens the peak memory of fit_transform fell from +741 to +516 MB, of transform from +808 to +373 MB)."""
+    import gc
+
+    texts = [f"word{i % 50} other{i % 7} thing{i % 13} more text here" for i in range(5000)]
+    vectorizer = Vectorizer(min_df=1, max_df=1.0)
+    vectorizer.fit_transform(texts[:10])
+    gc.collect()
+    gc.disable()
+    try:
+        vectorizer.fit_transform(iter(texts))
+        vectorizer.transform(iter(texts))
+        found = gc.collect()
+    finally:
+        gc.enable()
+    assert found == 0

@@ -123,6 +123,10 @@ class _TermCounting:
                 text = text[start:]
             extend(map(getitem, split(text)))
             raw_lengths.append(len(ids) - before)
+        # (the factory, a method of the dict itself, makes a reference cycle: left in place, each chunk's dict of raw
+        # tokens waited for the cyclic garbage collector, and a stream of chunks held several chunks' worth of
+        # memory, fragmented, at a time)
+        types.default_factory = None
         return types, ids, raw_lengths
 
     def _type_terms(self, types, c, type_maps) -> tuple[list[str], np.ndarray]:

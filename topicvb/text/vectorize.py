@@ -445,6 +445,8 @@ class Vectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
             lookup = defaultdict()
             lookup.default_factory = lookup.__len__
         indices, data, lengths = build_csr(chunks, lookup, grow=fixed is None)
+        if fixed is None:
+            lookup.default_factory = None  # (no reference cycle left: see _raw_type_ids)
         n_docs = lengths.shape[0]
         if n_docs == 0:
             raise ValueError(f"{caller} received 0 documents; pass at least one non-empty document.")
