@@ -43,22 +43,41 @@ def point_estimates(n_dk, n_wk, alpha, eta):
     return theta, phi_t
 
 
+# The cells' responsibilities of new documents are held for a block of documents at a time, about this many bytes
+# (a document with more cells than that alone in its block): with the topics fixed each document converges on its
+# own, so the blocks give exactly the counts of one call over all of them, in memory that does not grow with X.
+INFER_BLOCK_BYTES = 64 * 2**20
+
+
 def infer_doc_counts(X, n_wk, alpha, eta, max_iter, tol):
     """Expected document-topic counts n_dk of CSR ``X`` by CVB0 updates of its cells with the topic-term
     counts ``n_wk`` (V, K) fixed (the collapsed models' ``transform``); ``eta`` a float or a term-major
-    (V, K) matrix."""
+    (V, K) matrix. The documents are inferred a block at a time (:data:`INFER_BLOCK_BYTES`)."""
     K = n_wk.shape[1]
     dtype = n_wk.dtype
     indptr, indices, data = csr_arrays(X)
     n_wk = np.ascontiguousarray(np.maximum(n_wk, 0), dtype=dtype)
     n_k = n_wk.sum(axis=0)
-    gamma = np.full((X.nnz, K), 1.0 / K, dtype=dtype)
     n_dk = np.empty((X.shape[0], K), dtype=dtype)
     empty = np.empty((0, K), dtype=dtype)
-    document_counts(indptr, data, gamma, n_dk, empty, False)
-    sweep_documents(indptr, indices, data, gamma, n_dk, n_wk, n_k, empty, empty, np.zeros(K, dtype=dtype),
-                    np.asarray(alpha, dtype=np.float64), eta if isinstance(eta, np.ndarray) else float(eta), False,
-                    True, int(max_iter), float(tol))
+    alpha = np.asarray(alpha, dtype=np.float64)
+    eta = eta if isinstance(eta, np.ndarray) else float(eta)
+    budget = max(1, INFER_BLOCK_BYTES // (K * dtype.itemsize))  # cells of a block
+    buffer = np.empty((min(X.nnz, budget), K), dtype=dtype)
+    start = 0
+    while start < X.shape[0]:
+        # the documents whose cells fit the budget (at least one)
+        stop = max(start + 1, int(np.searchsorted(indptr, indptr[start] + budget, side="right")) - 1)
+        stop = min(stop, X.shape[0])
+        first, last = indptr[start], indptr[stop]
+        block_indptr = indptr[start:stop + 1] - first
+        gamma = buffer[:last - first] if last - first <= buffer.shape[0] else np.empty((last - first, K), dtype=dtype)
+        gamma.fill(1.0 / K)
+        block = n_dk[start:stop]
+        document_counts(block_indptr, data[first:last], gamma, block, empty, False)
+        sweep_documents(block_indptr, indices[first:last], data[first:last], gamma, block, n_wk, n_k, empty, empty,
+                        np.zeros(K, dtype=dtype), alpha, eta, False, True, int(max_iter), float(tol))
+        start = stop
     # (the sweeps add each cell's change in place: with counts of about 1e12 a cell and more, the rounding can leave
     # a count of a topic the document does not use slightly below 0, which would make its proportion negative)
     return np.maximum(n_dk, 0, out=n_dk)

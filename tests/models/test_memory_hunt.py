@@ -1,0 +1,48 @@
+"""Memory at scale: what a hunt for arrays that grow with the corpus found (session 18).
+
+The collapsed models' inference of new documents held the responsibilities of every cell of X at once
+(n_nonzero x K): it is now made a block of documents at a time, with exactly the same result.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from topicvb import CollapsedLDA, StochasticCollapsedLDA
+from topicvb.datasets import make_lda_corpus
+from topicvb.models import _collapsed
+
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning",
+                                        "ignore::topicvb.exceptions.DeadTopicWarning")
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    X = make_lda_corpus(300, 80, 4, doc_length=60, random_state=0).corpus.X.tocsr()
+    X[7] = 0  # an empty document between others
+    X.eliminate_zeros()
+    return X
+
+
+@pytest.mark.parametrize("cls", [CollapsedLDA, StochasticCollapsedLDA])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_inference_in_blocks_equals_one_block(corpus, cls, dtype, monkeypatch):
+    model = cls(4, random_state=0, max_iter=10, dtype=dtype).fit(corpus)
+    whole = (model.transform(corpus), model.score(corpus), model.bound(corpus))
+    cells = []
+    calls = _collapsed.sweep_documents
+
+    def counted(indptr, *args):
+        cells.append(int(indptr[-1]))
+        return calls(indptr, *args)
+
+    monkeypatch.setattr(_collapsed, "sweep_documents", counted)
+    # blocks of about 100 cells (a document has about 40): many blocks, some of one document
+    monkeypatch.setattr(_collapsed, "INFER_BLOCK_BYTES", 100 * 4 * np.dtype(dtype).itemsize)
+    blocks = (model.transform(corpus), model.score(corpus), model.bound(corpus))
+    assert len(cells) > 3 * 10 and max(cells) <= max(100, int(np.diff(corpus.indptr).max()))  # many blocks a call
+    np.testing.assert_array_equal(blocks[0], whole[0])
+    assert blocks[1] == whole[1] and blocks[2] == whole[2]
+    monkeypatch.setattr(_collapsed, "INFER_BLOCK_BYTES", 1)  # one document a block
+    np.testing.assert_array_equal(model.transform(corpus), whole[0])
