@@ -33,8 +33,9 @@ def test_a_prior_set_between_partial_fit_calls_is_refused_not_half_used(lda, cls
     model = cls(3, random_state=0).partial_fit(X[:100])
     before = model.components_.copy()
     model.set_params(topic_word_prior=prior)
-    with pytest.raises(ValueError, match=rf"{cls.__name__}.partial_fit: topic_word_prior differs from the prior the "
-                                         r"model was fitted with \(topic_word_prior_\); .* set topic_word_prior back"):
+    with pytest.raises(ValueError, match=rf"{cls.__name__}.partial_fit: topic_word_prior differs from the value the "
+                                         r"fit started with; .*own priors \(topic_word_prior_\), so set "
+                                         r"topic_word_prior back"):
         model.partial_fit(X[100:])
     np.testing.assert_array_equal(model.components_, before)  # nothing changed
     model.set_params(topic_word_prior=None).partial_fit(X[100:])  # set back: goes on
@@ -48,13 +49,22 @@ def test_a_prior_set_between_partial_fit_calls_is_refused_not_half_used(lda, cls
     scalar.set_params(doc_topic_prior=0.5)
     with pytest.raises(ValueError, match=r"doc_topic_prior differs .*\(doc_topic_prior_\)"):
         scalar.partial_fit(X[100:])
+    scalar.set_params(doc_topic_prior=0.5, topic_word_prior=0.1)
+    with pytest.raises(ValueError, match=r"doc_topic_prior and topic_word_prior differ from the values the fit "
+                                         r"started with"):
+        scalar.partial_fit(X[100:])
 
 
-def test_a_learned_prior_may_move_between_partial_fit_calls(lda):
+def test_a_learned_prior_may_move_and_be_frozen_between_partial_fit_calls(lda):
+    """(A review: the first version of the check compared the parameter with the fitted prior, and refused a stream
+    whose learned priors were frozen by set_params(learn_priors=False).)"""
     X, _ = lda
     model = OnlineLDA(3, learn_priors=True, batch_size=20, random_state=0).partial_fit(X[:100])
     assert not np.allclose(model.doc_topic_prior_, 1 / 3)  # learned: no longer its parameter
-    model.partial_fit(X[100:])  # not refused
+    model.partial_fit(X[100:120])  # not refused
+    model.set_params(learn_priors=False).partial_fit(X[120:])  # frozen: goes on with the learned priors
+    fitted = OnlineLDA(3, learn_priors=True, random_state=0, max_iter=3).fit(X[:100])
+    fitted.set_params(learn_priors=False).partial_fit(X[100:])
 
 
 def test_a_seeded_prior_over_another_column_order_than_a_dataframe_is_refused():

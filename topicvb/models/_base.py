@@ -271,6 +271,7 @@ class TopicModelBase(FittedWarnings, ClassNamePrefixFeaturesOutMixin, Transforme
             if not reset:
                 self._check_same_topics(caller)
             labels = self._topic_labels()  # (checked before the work)
+            started = self._prior_params() if reset else None
             X = self._validate_counts(X, reset=reset, caller=caller)
             self._check_seed_names(caller)
             fitted = body(X)
@@ -282,6 +283,8 @@ class TopicModelBase(FittedWarnings, ClassNamePrefixFeaturesOutMixin, Transforme
             raise
         if "components_" in fitted and "topic_labels_" not in fitted:
             fitted["topic_labels_"] = labels
+        if reset:  # (the prior parameters a later partial_fit must still have: _check_same_priors)
+            fitted["_started_priors"] = started
         for name, value in fitted.items():
             setattr(self, name, value)
         return self
@@ -326,36 +329,31 @@ class TopicModelBase(FittedWarnings, ClassNamePrefixFeaturesOutMixin, Transforme
             )
         self._check_same_priors(caller)
 
+    def _prior_params(self) -> tuple:
+        """Digests of the prior parameters (``doc_topic_prior``, ``topic_word_prior``: values, and a SeededPrior's
+        labels) as a fit started with them: a continued fit compares them (:meth:`_check_same_priors`)."""
+        from ._checkpoint import _array_param_token, _is_array_param, _plain_param
+
+        return tuple(_array_param_token(v) if _is_array_param(v) else repr(_plain_param(v))
+                     for v in (getattr(self, "doc_topic_prior", None), getattr(self, "topic_word_prior", None)))
+
     def _check_same_priors(self, caller: str):
-        """A continued fit goes on with the fitted priors (``doc_topic_prior_``, ``topic_word_prior_``): a prior
-        parameter set to another value after the first call is refused, as it would be ignored (a SeededPrior set
-        then named topics that nothing seeded). A learned prior may differ from its parameter, but not in kind
-        (a matrix prior for a number, other topic names)."""
-        from ._priors import learn_flags
-
-        learn_alpha, learn_eta = learn_flags(getattr(self, "learn_priors", False), type(self).__name__)
-        alpha, eta = self._resolve_priors(self.n_features_in_)
-        fitted_alpha, fitted_eta = self.doc_topic_prior_, self.topic_word_prior_
-        labels, fitted_labels = self._topic_labels(), getattr(self, "topic_labels_", None)
-
-        def differs(value, fitted, learned):
-            if np.ndim(value) != np.ndim(fitted) or np.shape(value) != np.shape(fitted):
-                return True
-            return not learned and not np.allclose(np.asarray(value, dtype=np.float64),
-                                                   np.asarray(fitted, dtype=np.float64), rtol=1e-6, atol=0.0)
-
-        changed = []
-        if differs(eta, fitted_eta, learn_eta) or (fitted_labels is not None
-                                                   and [str(x) for x in labels] != [str(x) for x in fitted_labels]):
-            changed.append("topic_word_prior")
-        if differs(alpha, fitted_alpha, learn_alpha):
-            changed.append("doc_topic_prior")
+        """A continued fit goes on with the fitted priors (``doc_topic_prior_``, ``topic_word_prior_``, learned or
+        not): a prior parameter set to another value after the first call is refused, as it would be ignored (a
+        SeededPrior set then named topics that nothing seeded). ``learn_priors`` may change: the priors as they
+        are go on. (A model loaded by :func:`topicvb.load` does not keep the digests, and is not checked.)"""
+        started = self.__dict__.get("_started_priors")
+        if started is None:
+            return
+        now = self._prior_params()
+        changed = [name for name, a, b in zip(("doc_topic_prior", "topic_word_prior"), now, started) if a != b]
         if changed:
             what = " and ".join(changed)
             raise ValueError(
-                f"{type(self).__name__}.{caller}: {what} differs from the prior the model was fitted with "
-                f"({', '.join(name + '_' for name in changed)}); {caller} continues that fit with the fitted prior, "
-                f"so set {what} back, or call fit to start a new one."
+                f"{type(self).__name__}.{caller}: {what} {'differs' if len(changed) == 1 else 'differ'} from the "
+                f"value{'s' if len(changed) > 1 else ''} the fit started with; {caller} continues that fit with its "
+                f"own priors ({', '.join(name + '_' for name in changed)}), so set {what} back, or call fit to start "
+                "a new one."
             )
 
     def transform(self, X):
