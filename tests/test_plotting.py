@@ -108,9 +108,12 @@ def test_bound_history_x_axis_counts_passes_only_where_they_are_known(fitted):
         streamed = OnlineLDA(3, batch_size=20, random_state=0)
         for i in range(0, 120, 20):
             streamed.partial_fit(X[i:i + 20])
-        refit = OnlineLDA(3, batch_size=20, max_iter=4, random_state=0).fit(X)
-        for i in range(0, 120, 20):
-            refit.partial_fit(X[i:i + 20])
+        refits = []
+        for passes in (2, 3, 4):  # (30 mini-batches: round numbers for 2 and 3 passes, which fooled a first version)
+            refit = OnlineLDA(3, batch_size=20, max_iter=passes, tol=0, random_state=0).fit(X)
+            for i in range(0, 120, 20):
+                refit.partial_fit(X[i:i + 20])
+            refits.append(refit)
     steps = scvb0.bound_history_.size - scvb0.n_batch_iter_
     assert steps > 1  # the fit made batch steps after its mini-batches
     passes = scvb0.n_iter_ - (steps - 1)  # the passes of its mini-batches
@@ -124,7 +127,7 @@ def test_bound_history_x_axis_counts_passes_only_where_they_are_known(fitted):
     y = scvb0.bound_history_  # the running mean is over one pass of mini-batches; the batch steps drawn as they are
     np.testing.assert_allclose(mean_line.get_ydata()[scvb0.n_batch_iter_:], y[scvb0.n_batch_iter_:])
     assert mean_line.get_ydata()[10] == pytest.approx(y[5:11].mean())
-    for model in (streamed, refit):
+    for model in (streamed, *refits):
         ax = plotting.plot_bound_history(model)
         np.testing.assert_allclose(ax.lines[0].get_xdata(), np.arange(1, model.n_batch_iter_ + 1))
         assert ax.get_xlabel() == "mini-batch"

@@ -285,6 +285,8 @@ class TopicModelBase(FittedWarnings, ClassNamePrefixFeaturesOutMixin, Transforme
             fitted["topic_labels_"] = labels
         if reset:  # (the prior parameters a later partial_fit must still have: _check_same_priors)
             fitted["_started_priors"] = started
+        if caller == "fit" and "n_batch_iter_" in fitted:  # (the mini-batches of fit's passes: plot_bound_history)
+            fitted["_fit_batches"] = int(fitted["n_batch_iter_"])
         for name, value in fitted.items():
             setattr(self, name, value)
         return self
