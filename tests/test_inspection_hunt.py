@@ -371,5 +371,9 @@ def test_a_topic_table_of_a_slice_keeps_the_topics_numbers():
     whole = TopicTable(words)
     assert whole.numbers == [0, 1, 2] and str(whole).splitlines()[1].split()[0] == "0"
     assert TopicTable([[("a", 1.0)]], numbers=[7]).to_dict()["topics"][0]["topic"] == 7
+    # numbers without labels: the default names are those of the numbers, no label column (a review)
+    given = TopicTable([[("a", 0.5), ("b", 0.3)], [("c", 0.6), ("d", 0.2)]], numbers=[3, 7])
+    assert [(row["topic"], row["label"]) for row in given.to_dict()["topics"]] == [(3, "topic_3"), (7, "topic_7")]
+    assert str(given).splitlines()[0].split() == ["topic", "top", "words"]
     with pytest.raises(ValueError, match=r"numbers must have one int topic number per topic \(1\)"):
         TopicTable([[("a", 1.0)]], numbers=[1, 2])

@@ -14,7 +14,7 @@ import os
 
 import numpy as np
 
-from ._inspection_words import custom_labels, default_labels
+from ._inspection_words import custom_labels
 from ._validation import encodable
 
 
@@ -41,7 +41,7 @@ class TopicTable:
         Per topic, the reasons it is flagged as junk (see :func:`topicvb.inspection.junk_topics`); empty lists for
         topics that are not. Flagged topics are marked in ``str()`` and the HTML table.
     labels : list of str, default=None
-        The topics' names (a model's ``topic_labels_``; None: ``topic_0``, ``topic_1``, ...). When
+        The topics' names (a model's ``topic_labels_``; None: ``topic_k`` for each topic's number k). When
         some topic has a name other than its default (a guided topic), ``str()``, the HTML table and
         the CSV file have a ``label`` column; ``to_dict`` always holds the names.
     numbers : list of int, default=None
@@ -62,13 +62,6 @@ class TopicTable:
                  title: str = "", junk=None, labels=None, numbers=None):
         self.topics = [[(str(w), float(v)) for w, v in t] for t in topics]
         K = len(self.topics)
-        if labels is None:
-            labels = getattr(topics, "labels", None)  # top_words' result knows them
-        if labels is None:
-            labels = default_labels(K)
-        if isinstance(labels, str) or len(labels) != K:
-            raise ValueError(f"TopicTable: labels must have one name per topic ({K}), got {labels!r}.")
-        self.labels = [str(label) for label in labels]
         if numbers is None:
             numbers = getattr(topics, "numbers", None)  # a slice of top_words' result keeps the topics' numbers
         if numbers is None:
@@ -77,6 +70,13 @@ class TopicTable:
                 isinstance(j, numbers_.Integral) and not isinstance(j, (bool, np.bool_)) for j in numbers):
             raise ValueError(f"TopicTable: numbers must have one int topic number per topic ({K}), got {numbers!r}.")
         self.numbers = [int(j) for j in numbers]
+        if labels is None:
+            labels = getattr(topics, "labels", None)  # top_words' result knows them
+        if labels is None:  # (the default names of the topics' own numbers)
+            labels = [f"topic_{j}" for j in self.numbers]
+        if isinstance(labels, str) or len(labels) != K:
+            raise ValueError(f"TopicTable: labels must have one name per topic ({K}), got {labels!r}.")
+        self.labels = [str(label) for label in labels]
         self.prevalence = None if prevalence is None else np.asarray(prevalence, dtype=np.float64).ravel()
         self.coherence = None if coherence is None else np.asarray(coherence, dtype=np.float64).ravel()
         for name, arr in (("prevalence", self.prevalence), ("coherence", self.coherence)):
