@@ -90,7 +90,7 @@ def _inside(path: str, folder: str) -> bool:
         return False
 
 
-def _read_folder_holding(path: str, folder: str) -> str | None:
+def _read_folder_holding(path: str, folder: str, linked: dict) -> str | None:
     """The folder read as part of the input folder ``folder`` (itself, a sub-folder, or one a symbolic link in it
     leads to: the reader follows them) that ``path`` lies under, links resolved; None when there is none."""
     if not os.path.isdir(folder):
@@ -99,9 +99,12 @@ def _read_folder_holding(path: str, folder: str) -> str | None:
         return folder
     from .datasets._text_dir import _folders
 
-    for read in _folders(Path(folder), warn=False):  # (the reader's own walk: what a later run would read)
-        if os.path.islink(read) and _inside(path, str(read)):
-            return str(read)
+    links = linked.get(folder)
+    if links is None:  # (the reader's own walk, what a later run would read; once per input folder: ``linked``)
+        links = linked[folder] = [str(read) for read in _folders(Path(folder), warn=False) if os.path.islink(read)]
+    for read in links:
+        if _inside(path, read):
+            return read
     return None
 
 
@@ -173,6 +176,7 @@ def check_output_paths(args) -> None:
     inputs = [(label, getattr(args, attr, None)) for label, attr in getattr(args, "inputs", ())]
     inputs = [(label, value) for label, value in inputs if isinstance(value, str) and value]
     seen: list[tuple[str, str]] = []
+    linked: dict[str, list[str]] = {}  # each input folder's linked folders, walked once
     for option, attr, naming in getattr(args, "outputs", ()):
         value = getattr(args, attr, None)
         if value is None:
@@ -186,7 +190,7 @@ def check_output_paths(args) -> None:
             if _same_file(final, source):
                 raise ValueError(f"Cannot write {shown}: it is {label} {source!r}, which would be "
                                  "overwritten; choose another output name.")
-            read = _read_folder_holding(final, source)
+            read = _read_folder_holding(final, source, linked)
             # (a hidden file there is no document: the text folder reader skips it)
             if read is not None and not _hidden_below(final, read):
                 where = "" if read == source else f" (through its link {read!r})"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 from .._validation import check_encoding
@@ -43,12 +44,14 @@ def _folders(root: Path, warn: bool = True) -> list[Path]:
         while stack:
             folder = stack.pop()
             folders.append(folder)
-            try:
-                subfolders = sorted(e for e in folder.iterdir() if not e.name.startswith(".") and e.is_dir())
+            try:  # (os.scandir: the entries' types come with the listing, no stat of every file)
+                with os.scandir(folder) as entries:
+                    subfolders = sorted((folder / e.name, e.is_symlink()) for e in entries
+                                        if not e.name.startswith(".") and e.is_dir())
             except OSError:
                 continue
-            for sub in reversed(subfolders):
-                if sub.is_symlink():
+            for sub, is_link in reversed(subfolders):
+                if is_link:
                     links.append(sub)
                     continue
                 real = sub.resolve()

@@ -504,8 +504,9 @@ class TopicModelBase(FittedWarnings, ClassNamePrefixFeaturesOutMixin, Transforme
         check_is_fitted(self)
         comp = np.asarray(self.components_, dtype=np.float64)
         totals = comp.sum(axis=1, keepdims=True)
-        good = np.all(np.isfinite(comp) & (comp >= 0), axis=1) & (totals[:, 0] > 0) & np.isfinite(totals[:, 0])
-        if not np.all(good):
+        # (a NaN or an infinity makes its row's total NaN or infinite: the totals and the smallest weight suffice)
+        if not (np.all(np.isfinite(totals) & (totals > 0)) and (comp.size == 0 or comp.min() >= 0)):
+            good = np.all(np.isfinite(comp) & (comp >= 0), axis=1) & (totals[:, 0] > 0) & np.isfinite(totals[:, 0])
             raise ValueError(f"{type(self).__name__}.components_ must hold non-negative finite weights with a positive "
                              f"sum in every topic row (topic {int(np.flatnonzero(~good)[0])}).")
         return comp / totals
