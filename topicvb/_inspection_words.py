@@ -18,6 +18,7 @@ from .evaluation._common import (
     check_positive_int,
     numeric_array,
     resolve_vocabulary,
+    top_columns,
     topic_word,
 )
 
@@ -251,6 +252,6 @@ def top_words(model, vocabulary=None, n: int = 10, relevance: float | None = Non
                              f"got {shown}.")
         tf = _term_frequency(model, term_frequency, X, vocabulary, "top_words")
         scores = _relevance(phi, tf, float(relevance))
-    order = np.argsort(-scores, axis=1, kind="stable")[:, :n]
+    order = top_columns(scores, n)
     return TopicWords([[(terms[j], float(phi[k, j])) for j in order[k]] for k in range(phi.shape[0])],
                       model_labels(model, phi.shape[0]))

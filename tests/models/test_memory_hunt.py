@@ -46,3 +46,20 @@ def test_inference_in_blocks_equals_one_block(corpus, cls, dtype, monkeypatch):
     assert blocks[1] == whole[1] and blocks[2] == whole[2]
     monkeypatch.setattr(_collapsed, "INFER_BLOCK_BYTES", 1)  # one document a block
     np.testing.assert_array_equal(model.transform(corpus), whole[0])
+
+
+def test_top_columns_equal_the_first_of_a_stable_argsort():
+    """top_words (the models', the inspection's, select_n_topics') pick each row's top columns without sorting
+    whole rows (a (K, V) int64 array beside the negated copy): ties and -inf (relevance of unseen terms) alike."""
+    from topicvb.evaluation._common import top_columns
+
+    rng = np.random.default_rng(0)
+    for trial in range(200):
+        K, V = int(rng.integers(1, 6)), int(rng.integers(1, 400))
+        scores = rng.integers(0, 5, size=(K, V)).astype(float)  # many ties
+        if trial % 3 == 0:
+            scores[rng.random((K, V)) < 0.3] = -np.inf
+        if trial % 7 == 0:
+            scores = rng.random((K, V)).astype(np.float32)
+        for n in (1, 2, 3, 10, 50, 1000):
+            np.testing.assert_array_equal(top_columns(scores, n), np.argsort(-scores, axis=1, kind="stable")[:, :n])

@@ -94,6 +94,27 @@ def topic_word(model) -> np.ndarray:
     return phi
 
 
+def top_columns(scores, n: int) -> np.ndarray:
+    """The columns of the ``n`` largest entries of each row of ``scores`` (K, V), largest first and ties in column
+    order: the first ``n`` of a stable argsort of ``-scores``, found row by row without sorting whole rows (an
+    argsort of a large (K, V) matrix makes a (K, V) int64 array beside its negated copy)."""
+    scores = np.asarray(scores)
+    K, V = scores.shape
+    n = min(int(n), V)
+    if n * 8 >= V:  # (a large share of each row: the full sort costs little more)
+        return np.argsort(-scores, axis=1, kind="stable")[:, :n]
+    out = np.empty((K, n), dtype=np.intp)
+    for k in range(K):
+        neg = -scores[k]
+        threshold = np.partition(neg, n - 1)[n - 1]
+        if np.isnan(threshold):  # (fewer than n comparable entries: sort the row as argsort does)
+            out[k] = np.argsort(neg, kind="stable")[:n]
+            continue
+        candidates = np.flatnonzero(neg <= threshold)  # (in column order: the stable sort keeps ties so)
+        out[k] = candidates[np.argsort(neg[candidates], kind="stable")[:n]]
+    return out
+
+
 def check_counts(X, model, *, name: str = "X", caller: str) -> sp.csr_matrix:
     """Validate a document-term count matrix against ``model``'s vocabulary width; canonical CSR float64 without
     stored zeros."""

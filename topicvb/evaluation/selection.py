@@ -39,7 +39,8 @@ from sklearn.utils import check_random_state
 from .._validation import check_choice, user_stacklevel
 from ..models import _registry
 from .._completion import split_cells
-from ._common import check_counts, check_positive_int, fit_quietly, ordered_terms, resolve_vocabulary, topic_word
+from ._common import (check_counts, check_positive_int, fit_quietly, ordered_terms, resolve_vocabulary, top_columns,
+                      topic_word)
 from .coherence import MEASURES, as_reference, check_window_and_epsilon, coherence, topic_diversity
 from .perplexity import heldout_perplexity
 
@@ -449,7 +450,7 @@ def _measure(est, X, test, ref, vocabulary, coherence_measure, n_top_words, n_jo
     if test is not None:
         perplexity = heldout_perplexity(est, test[0], X_heldout=test[1], n_jobs=n_jobs)
     terms = resolve_vocabulary(est, vocabulary, caller="select_n_topics")
-    order = np.argsort(-topic_word(est), axis=1, kind="stable")[:, :n_top_words]
+    order = top_columns(topic_word(est), n_top_words)
     words = [[terms[j] for j in row] for row in order]
     div = topic_diversity(words)
     coh = coherence(words, ref, measure=coherence_measure).mean if ref is not None else None

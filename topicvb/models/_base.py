@@ -535,7 +535,8 @@ class TopicModelBase(FittedWarnings, ClassNamePrefixFeaturesOutMixin, Transforme
                             f"{type(n).__name__}; the vocabulary is the second argument: model.top_words(10, "
                             "vocabulary).")
         check_int(n, "n", min_val=1)
-        from ..evaluation._common import ordered_terms  # (a dict {term: column} by column; a set refused)
+        from ..evaluation._common import ordered_terms, top_columns  # (ordered_terms: a dict {term: column} by
+        # column; a set refused)
 
         if vocabulary is None:
             vocabulary = getattr(self, "feature_names_in_", None)
@@ -549,7 +550,7 @@ class TopicModelBase(FittedWarnings, ClassNamePrefixFeaturesOutMixin, Transforme
             )
         probs = self.topic_word_distribution()
         n = min(int(n), probs.shape[1])
-        order = np.argsort(-probs, axis=1, kind="stable")[:, :n]
+        order = top_columns(probs, n)
         from .._inspection_words import TopicWords, model_labels  # (the inspection layer imports the models)
 
         return TopicWords([[(vocabulary[j], float(probs[k, j])) for j in order[k]] for k in range(probs.shape[0])],
