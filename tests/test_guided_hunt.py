@@ -126,7 +126,7 @@ def test_select_n_topics_with_a_random_state_instance_does_not_depend_on_the_can
     ab = select_n_topics(small, [2, 4], model="batch", random_state=np.random.RandomState(0), max_iter=10)
     ba = select_n_topics(small, [4, 2], model="batch", random_state=np.random.RandomState(0), max_iter=10)
     assert _table(ab) == _table(ba)
-    with pytest.raises(TypeError, match="random_state must be an int, a numpy.random.RandomState or None, got str"):
+    with pytest.raises(TypeError, match="random_state must be an int, a numpy.random.RandomState or Generator, or None, got str"):
         select_n_topics(small, [2], model="batch", random_state="a")
 
 

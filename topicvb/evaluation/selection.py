@@ -230,7 +230,7 @@ def select_n_topics(X, candidates, model=None, criterion: str | None = None, X_t
         Test documents for the held-out perplexity.
     reference : ReferenceCorpus, Corpus, (X, vocabulary) pair or tokenised documents, default=None
         Reference corpus for coherence.
-    random_state : int, RandomState instance or None, default=0
+    random_state : int, RandomState or Generator instance, or None, default=0
         Seed of every model and of the held-out splits (a RandomState or Generator gives one seed, drawn once,
         for all of them alike).
     n_jobs : int, default=None
@@ -271,39 +271,13 @@ def select_n_topics(X, candidates, model=None, criterion: str | None = None, X_t
     >>> result.best_k
     3
     """
-    if isinstance(random_state, (bool, np.bool_)) or not (
-            random_state is None or isinstance(random_state, (numbers.Integral, np.random.RandomState,
-                                                              np.random.Generator))):
-        raise TypeError(f"random_state must be an int, a numpy.random.RandomState or None, got "
-                        f"{type(random_state).__name__} {random_state!r:.60}.")
-    if isinstance(random_state, (np.random.RandomState, np.random.Generator)):
-        # one seed drawn once, for every model and split alike: the instance itself, shared, would give each
-        # candidate another stream, so that its result depended on the candidates before it
-        random_state = int(check_random_state(random_state).randint(np.iinfo(np.int32).max)) \
-            if isinstance(random_state, np.random.RandomState) else int(random_state.integers(np.iinfo(np.int32).max))
+    random_state = _one_seed(random_state)
     auto = criterion is None
     if auto:  # held-out likelihood, the measure of every model's score (so GridSearchCV agrees)
         _make_estimator(model, 1, random_state, n_jobs, model_params)  # bad model arguments fail first
         criterion = "heldout"
     ks, n_top_words, X = _check_options(X, candidates, criterion, reference, coherence_measure, n_top_words)
-    given_test = X_test is not None
-    criterion, X_train, X_test = _split(X, X_test, criterion, auto, test_size, random_state)
-    # the test documents' tokens split once, for every candidate alike (also with random_state None, which would
-    # draw a new split per model), as each model's score splits them (fractional counts too)
-    test = None if X_test is None else _completion_parts(X_test, random_state)
-    if test is not None and not test[1].sum() > 0:  # (before any fit: document completion would have no token)
-        which = ("X_test leaves" if given_test else f"the {X_test.shape[0]} document(s) held out of X (test_size="
-                 f"{test_size!r}, random_state={random_state!r}) leave")
-        problem = (f"{which} no token to score once each document's tokens are split into observed and "
-                   "held-out halves (document completion)")
-        if auto and not given_test:
-            logger.warning("select_n_topics: no held-out perplexity on this X (%s); choosing K by the training bound "
-                           "(criterion='elbo') instead.", problem)
-            criterion, X_train, test = "elbo", X, None
-        else:
-            raise ValueError(f"select_n_topics: {problem}; pass more or longer test documents"
-                             + ("." if given_test else ", a larger test_size or another random_state."))
-    X = X_train
+    criterion, X, test = _test_parts(X, X_test, criterion, auto, test_size, random_state)
     ref, vocabulary = _coherence_reference(reference, vocabulary, X.shape[1], coherence_measure)
     rows, best_k, best_model, name = _fit_candidates(
         ks, criterion, make=lambda k: _make_estimator(model, k, random_state, n_jobs, model_params),
@@ -365,6 +339,44 @@ def _split(X, X_test, criterion: str, auto: bool, test_size, random_state):
                        "(criterion='elbo') instead.", exc)
         return "elbo", X, None
     return criterion, X_train, X_held
+
+
+def _one_seed(random_state):
+    """``random_state`` checked; a RandomState or Generator gives one int seed, drawn once, for every model and split
+    alike (the instance itself, shared, would give each candidate another stream, so that its result depended on the
+    candidates before it)."""
+    if isinstance(random_state, (bool, np.bool_)) or not (
+            random_state is None or isinstance(random_state, (numbers.Integral, np.random.RandomState,
+                                                              np.random.Generator))):
+        raise TypeError(f"random_state must be an int, a numpy.random.RandomState or Generator, or None, got "
+                        f"{type(random_state).__name__} {random_state!r:.60}.")
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(np.iinfo(np.int32).max))
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(np.iinfo(np.int32).max))
+    return random_state
+
+
+def _test_parts(X, X_test, criterion: str, auto: bool, test_size, random_state):
+    """``(criterion, X_train, test)``: :func:`_split`, then the test documents' tokens split once into observed and
+    held-out parts (:func:`_completion_parts`), for every candidate alike, as each model's score splits them; a split
+    without a held-out token is an error before any fit (the default criterion falls back to the bound when the
+    documents were held out of X)."""
+    given_test = X_test is not None
+    criterion, X_train, X_test = _split(X, X_test, criterion, auto, test_size, random_state)
+    test = None if X_test is None else _completion_parts(X_test, random_state)
+    if test is None or test[1].sum() > 0:
+        return criterion, X_train, test
+    which = ("X_test leaves" if given_test else f"the {X_test.shape[0]} document(s) held out of X (test_size="
+             f"{test_size!r}, random_state={random_state!r}) leave")
+    problem = (f"{which} no token to score once each document's tokens are split into observed and held-out halves "
+               "(document completion)")
+    if auto and not given_test:
+        logger.warning("select_n_topics: no held-out perplexity on this X (%s); choosing K by the training bound "
+                       "(criterion='elbo') instead.", problem)
+        return "elbo", X, None
+    raise ValueError(f"select_n_topics: {problem}; pass more or longer test documents"
+                     + ("." if given_test else ", a larger test_size or another random_state."))
 
 
 def _check_test_size(test_size) -> None:
