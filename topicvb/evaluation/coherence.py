@@ -267,6 +267,12 @@ def _document_counts(ref: ReferenceCorpus, words: list[str]):
     return float(sum(1 for doc in ref.texts if doc)), single, joint
 
 
+# Sliding windows are counted a block of window positions at a time, so that the work arrays of one
+# block hold about this many numbers (words present in the document x windows), however long the
+# document (a book of a million tokens costs no more memory than a page).
+_WINDOW_BLOCK_ELEMENTS = 1 << 20
+
+
 def _window_counts(ref: ReferenceCorpus, words: list[str], window_size: int):
     """Units, D(w) and D(w, w') with sliding windows of ``window_size`` tokens as units.
 
@@ -290,19 +296,52 @@ def _window_counts(ref: ReferenceCorpus, words: list[str], window_size: int):
             single[present] += 1
             joint[np.ix_(present, present)] += 1
             continue
-        n_win = L - window_size + 1
-        n_units += n_win
+        n_units += L - window_size + 1
         if hit.size == 0:
             continue
         present, pos = np.unique(ids[hit], return_inverse=True)
-        occ = np.zeros((present.size, L + 1))
-        occ[pos, hit + 1] = 1.0
-        cum = np.cumsum(occ, axis=1)
-        in_window = (cum[:, window_size:] - cum[:, :n_win]) > 0  # (present, n_win)
-        P = in_window.astype(np.float64)
-        single[present] += P.sum(axis=1)
-        joint[np.ix_(present, present)] += P @ P.T
+        doc_single, doc_joint = _sliding_window_counts(hit, pos.ravel(), present.size, L, window_size)
+        single[present] += doc_single
+        joint[np.ix_(present, present)] += doc_joint
     return n_units, single, joint
+
+
+def _sliding_window_counts(hit: np.ndarray, word: np.ndarray, n_words: int, L: int, window_size: int):
+    """Window counts of one document of ``L > window_size`` tokens, in memory independent of ``L``.
+
+    ``hit`` holds the positions (ascending) of the document's tokens that are counted words and
+    ``word`` the index (in ``range(n_words)``) of the word at each. Returns ``(single, joint)``: for
+    each word the number of the ``L - window_size + 1`` windows that contain it, and for each pair
+    the number that contain both. The window ending at token e (e = window_size - 1, ..., L - 1)
+    contains w iff w's last occurrence at or before e is at e - window_size + 1 or later; that last
+    occurrence is a running maximum over positions, carried from one block of windows to the next.
+    The counts are whole numbers (exact in float64), so their sums over blocks are exact too.
+    """
+    W = window_size
+    block = max(1, _WINDOW_BLOCK_ELEMENTS // n_words)
+    single = np.zeros(n_words)
+    joint = np.zeros((n_words, n_words))
+    # last occurrence of each word before the first window's end (-W: none; it is in no window then)
+    last = np.full(n_words, -W, dtype=np.int64)
+    k0 = int(np.searchsorted(hit, W - 1))
+    np.maximum.at(last, word[:k0], hit[:k0])
+    for e0 in range(W - 1, L, block):
+        e1 = min(L, e0 + block)
+        k1 = int(np.searchsorted(hit, e1))
+        # latest[i, j]: last occurrence of word i at or before the end e0 + j of window e0 + j - W + 1
+        latest = np.full((n_words, e1 - e0), -W, dtype=np.int64)
+        latest[word[k0:k1], hit[k0:k1] - e0] = hit[k0:k1]
+        latest[:, 0] = np.maximum(latest[:, 0], last)
+        latest = np.maximum.accumulate(latest, axis=1)
+        last = latest[:, -1].copy()
+        inside = latest >= np.arange(e0 - W + 1, e1 - W + 1)
+        del latest
+        P = inside.astype(np.float64)
+        del inside
+        single += P.sum(axis=1)
+        joint += P @ P.T
+        k0 = k1
+    return single, joint
 
 
 def _npmi_matrix(p, pj, present, eps):
