@@ -231,7 +231,7 @@ def test_warnings_are_one_line_each(ws, tmp_path, capsys):
     rc, out, err = _run(["fit", ws / "c.npz", "-k", "2", "--max-iter", "2", "-o", tmp_path / "w.npz"], capsys)
     assert rc == 0
     assert err.splitlines() == ["topicvb: warning: CollapsedLDA reached max_iter=2 before the relative change of "
-                                "the bound fell below tol=1e-05; raise max_iter or tol."]
+                                "the bound fell below tol=1e-05; raise --max-iter or --tol."]
 
 
 def _pty_run(argv, cwd):

@@ -290,8 +290,8 @@ def test_a_count_file_without_terms_is_told_the_two_steps(ws, capsys):
     assert rc == 1
     assert _one_error(err) == (
         "'docword.x.txt' has no terms of its own to match with the model 'm.npz'; give it its vocabulary first "
-        "('topicvb vectorize docword.x.txt --vocab VOCAB.txt -o corpus.npz'), then match that corpus ('topicvb "
-        "vectorize corpus.npz --vocab m.npz -o matched.npz').")
+        "('topicvb vectorize docword.x.txt --vocab VOCAB.txt -o with_terms.npz'), then match that corpus ('topicvb "
+        "vectorize with_terms.npz --vocab m.npz -o matched.npz').")
 
 
 # ----------------------------------------------------------------------------- folders and files of the wrong kind
@@ -429,6 +429,30 @@ def test_a_plain_matrix_of_the_model_width_is_read_in_the_model_terms(fitted_ws,
     assert any(float(v) != 0.0 for v in lines(named[1]))
 
 
+def test_uci_ldac_and_matrix_market_without_terms_are_read_in_the_model_terms_as_a_plain_matrix(fitted_ws, capsys):
+    """A hunt: a UCI, LDA-C or MatrixMarket file of the model's width, read without --vocab (placeholder names
+    w00, w01, ...), was refused as "a different vocabulary (0 shared)" with advice to run vectorize --vocab, which
+    then refused it too; a plain .npz of the same numbers was accepted by position."""
+    import scipy.io
+
+    from topicvb.datasets import write_ldac, write_uci
+
+    c = Corpus.load("c.npz")
+    named = _run(["evaluate", "m.npz", "c.npz"], capsys)
+    write_uci(c.X, None, "docword.plain.txt")
+    write_ldac(c.X, None, "plain.ldac")
+    scipy.io.mmwrite("plain.mtx", sp.csr_matrix(c.X).astype(np.int64))
+    lines = lambda out: [line.split()[-1] for line in out.splitlines() if line.startswith("coherence")]
+    for name in ("docword.plain.txt", "plain.ldac", "plain.mtx"):
+        rc, out, err = _run(["evaluate", "m.npz", name], capsys)
+        assert rc == 0, err
+        assert lines(out) == lines(named[1])
+    scipy.io.mmwrite("narrow.mtx", sp.csr_matrix(c.X)[:, :-1].astype(np.int64))
+    rc, out, err = _run(["evaluate", "m.npz", "narrow.mtx"], capsys)
+    assert rc == 1 and (f"has {c.n_terms - 1} columns without terms of their own, but the model has {c.n_terms} "
+                        "terms; give the corpus its vocabulary (--vocab VOCAB.txt") in err
+
+
 def test_evaluate_on_documents_too_short_for_the_split_says_so_in_its_terms(fitted_ws, capsys):
     """A hunt: the message named heldout_perplexity's parameters, X_test and observed_fraction (no option)."""
     # (four one-token documents: the split of --seed 0 observes every token)
@@ -495,3 +519,14 @@ def test_a_txt_file_is_read_one_document_per_line(ws, capsys):
                                            "(a file with one document per line is --format lines).")
     rc, out, err = _run(["vectorize", "train", "--format", "lines", "-o", "x.npz"], capsys)
     assert rc == 1 and "'train' is a folder; --format lines reads one text file" in _one_error(err)
+
+
+def test_topics_without_a_corpus_says_its_input_options_are_ignored(fitted_ws, capsys):
+    """A hunt: the README's "ignored with a warning, never silently" did not hold for topics without --corpus."""
+    rc, out, err = _run(["topics", "m.npz", "-n", "2", "--vocab", "nonexistent.txt", "--format", "csv",
+                         "--text-column", "x", "--min-df", "3"], capsys)
+    assert rc == 0
+    for option in ("--vocab", "--format", "--text-column", "--min-df"):
+        assert f"warning: {option} does not apply here (there is no --corpus to read); ignored." in err
+    rc, out, err = _run(["topics", "m.npz", "-n", "2"], capsys)
+    assert rc == 0 and "warning" not in err

@@ -209,3 +209,19 @@ def test_hdp_unsettled_merges_warning_gives_the_command_line_advice(ws, capsys):
     assert line.endswith("raise --max-iter (or, in Python, pass merges=False; the command line has no option for "
                          "it).")
     assert "raise max_iter" not in err
+
+
+def test_the_plain_not_converged_warning_names_the_options(ws, capsys):
+    """A hunt: 'topicvb fit --model online' warned "raise max_iter or tol.", the Python parameters."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    from topicvb.datasets import make_lda_corpus
+
+    warnings.simplefilter("always", ConvergenceWarning)
+    make_lda_corpus(100, 20, 3, random_state=0).corpus.save(ws / "c.npz")
+    assert main(["fit", "c.npz", "--model", "online", "-k", "4", "--max-iter", "2", "-o", "o.npz"]) == 0
+    err = capsys.readouterr().err
+    assert "reached max_iter=2 before the relative change of the bound fell below" in err
+    assert "raise --max-iter or --tol." in err and "raise max_iter or tol" not in err

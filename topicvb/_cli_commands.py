@@ -82,16 +82,21 @@ def _check_fits_in_memory(k: int, corpus) -> None:
 
 def _check_same_terms(vocabulary, corpus, what, model_path):
     """``corpus`` in the model's terms: refused when its columns are not the model's terms, saying how to count it
-    over them; a plain matrix (numbered columns) of the model's width takes the model's terms."""
-    from topicvb.datasets._npz import numbered_vocabulary
+    over them; a matrix without terms of its own (a plain .npz's numbered columns, or the placeholder names of a UCI,
+    LDA-C or MatrixMarket file read without --vocab) of the model's width takes the model's terms."""
+    from ._cli_inputs import _has_own_terms
 
-    if vocabulary is not None and len(vocabulary) == corpus.n_terms \
-            and list(corpus.vocabulary) == numbered_vocabulary(corpus.n_terms):
-        # a plain matrix read without --vocab: its columns have numbers, not terms; trust the order, and name them
-        # with the model's terms (the coherence of the model's top words is counted in them: none would match)
+    if vocabulary is not None and len(vocabulary) == corpus.n_terms and not _has_own_terms(corpus):
+        # its columns have numbers, not terms; trust the order, and name them with the model's terms (the coherence
+        # of the model's top words is counted in them: none would match)
         return dataclasses.replace(corpus, vocabulary=list(vocabulary))
     if vocabulary is not None and list(vocabulary) != list(corpus.vocabulary):
         shared = len(set(vocabulary) & set(corpus.vocabulary))
+        if not _has_own_terms(corpus):  # (vectorize could not match terms it does not have: say what can)
+            raise ValueError(
+                f"the corpus {what!r} has {corpus.n_terms} columns without terms of their own, but the model has "
+                f"{len(vocabulary)} terms; give the corpus its vocabulary (--vocab VOCAB.txt, the terms of its "
+                "columns), or a matrix of the model's width in the model's term order.")
         raise ValueError(
             f"the corpus {what!r} has a different vocabulary from the model's ({corpus.n_terms} terms against "
             f"{len(vocabulary)}, {shared} shared); count it over the model's terms with 'topicvb vectorize "
@@ -156,6 +161,7 @@ _CLI_ADVICE = (
      r"raise --max-iter (or, in Python, pass \1; the command line has no option for it)."),
     (re.compile(r"raise max_iter or tol \(or pass (\w+=\w+)\)\."),
      r"raise --max-iter or --tol (or, in Python, pass \1; the command line has no option for it)."),
+    (re.compile(r"raise max_iter or tol\."), "raise --max-iter or --tol."),
 )
 
 
@@ -326,6 +332,14 @@ def cmd_topics(args):
     corpus = _read_corpus(args.corpus, args, vectorizer=vectorizer) if args.corpus else None
     if corpus is not None:
         corpus = _check_same_terms(vocabulary, corpus, args.corpus, args.model)
+    else:  # (the input options read the corpus: without one, each given is said to be ignored, never silently)
+        from ._cli_inputs import flag, given, warn_unused
+
+        reason = "there is no --corpus to read"
+        warn_unused(args, set(), {}, reason)
+        for dest, unset in (("format", "auto"), ("vocab", None)):
+            if given(args, dest) and getattr(args, dest) != unset:
+                logger.warning("%s does not apply here (%s); ignored.", flag(dest), reason)
     with progress.stage("summarising the topics"):
         table = summary(model, X=None if corpus is None else corpus.X, vocabulary=vocabulary, n=args.n,
                         coherence=corpus)

@@ -267,12 +267,11 @@ def reindex(corpus, terms: list, source: str):
 
 
 # ----------------------------------------------------------------------------- options that apply
-def warn_unused(args, used: set, why: dict) -> None:
-    """One warning per input option given that the input did not use (``why[dest]``: the reason)."""
+def warn_unused(args, used: set, why: dict, reason: str = "not used for this input") -> None:
+    """One warning per input option given that the input did not use (``why[dest]``: the reason, else ``reason``)."""
     for dest in ("text_column", "label_column", "subset", "encoding", *TOKENIZER_OPTIONS, *PRUNING_OPTIONS):
         if hasattr(args, dest) and given(args, dest) and dest not in used:
-            logger.warning("%s does not apply here (%s); ignored.", flag(dest),
-                           why.get(dest, "not used for this input"))
+            logger.warning("%s does not apply here (%s); ignored.", flag(dest), why.get(dest, reason))
 
 
 # ----------------------------------------------------------------------------- reading
@@ -356,8 +355,8 @@ def _read_counts(path: str, fmt: str, args, target, used: set, why: dict):
     if not _has_own_terms(corpus):
         raise ValueError(
             f"{str(path)!r} has no terms of its own to match with {target.source}; give it its vocabulary first "
-            f"('topicvb vectorize {path} --vocab VOCAB.txt -o corpus.npz'), then match that corpus "
-            f"('topicvb vectorize corpus.npz --vocab {getattr(args, 'vocab')} -o matched.npz').")
+            f"('topicvb vectorize {path} --vocab VOCAB.txt -o with_terms.npz'), then match that corpus "
+            f"('topicvb vectorize with_terms.npz --vocab {getattr(args, 'vocab')} -o matched.npz').")
     if target.vectorizer is not None and corpus.texts is not None:
         # the corpus kept its texts and the model its vectorizer: count them again exactly as the
         # training text was counted (matching columns would lose the terms the corpus's own pruning dropped)

@@ -153,12 +153,15 @@ def _model(name, k, args):
     return cls(k, **params)
 
 
-def model_defaults(option: str) -> str:
-    """The estimators' defaults of a model option, for --help: ``"100 for plsa, batch, collapsed; 10 for online"``."""
+def model_defaults(option: str, exclude=()) -> str:
+    """The estimators' defaults of a model option, for --help: ``"100 for plsa, batch, collapsed; 10 for online"``
+    (the models named in ``exclude``, which the command does not offer, left out)."""
     from topicvb.models._registry import ENTRIES, RECOMMENDED, RECOMMENDED_PARAMS
 
     by_value: dict = {}
     for e in ENTRIES:
+        if e.cli_name in exclude:
+            continue
         params = e.cls().get_params()
         if e.cli_name == RECOMMENDED:
             params.update(RECOMMENDED_PARAMS)

@@ -112,8 +112,9 @@ def _add_input_options(p):
                    help="a saved model or corpus (.npz): count the input over its vocabulary (a held-out corpus "
                    "for 'evaluate'; raw text is counted with a model's saved vectorizer when it has one). Or a "
                    "vocabulary file, one term per line: the terms of the columns of a UCI, LDA-C, MatrixMarket or "
-                   "plain SciPy .npz input, or the fixed vocabulary of raw text (default: none; a plain matrix's "
-                   "terms are then numbered '0', '1', ...)")
+                   "plain SciPy .npz input, or the fixed vocabulary of raw text (default: none; the columns of a "
+                   "matrix without terms are then numbered: '0', '1', ... for a SciPy .npz, 'w00', 'w01', ... for the "
+                   "others, and read in a model's terms by position where the widths agree)")
     g.add_argument("--text-column", default=None, metavar="NAME",
                    help="the CSV column (JSON lines field) holding the text (default: the column named 'text', or "
                    "the only column of text)")
@@ -135,9 +136,11 @@ def _add_model_options(p, k_default=None):
     g.add_argument("--tol", type=float, default=None,
                    help=f"relative change of the bound to stop at (default: {model_defaults('tol')})")
     g.add_argument("--doc-topic-prior", type=float, default=None, metavar="ALPHA",
-                   help="alpha (default: 1/k, learned from there by the default collapsed model; none for plsa)")
+                   help="alpha (default: 1/k, learned from there by the default collapsed model; none for plsa; hdp "
+                   "learns its own alpha0)")
     g.add_argument("--topic-word-prior", type=float, default=None, metavar="ETA",
-                   help="eta (default: 1/k, learned from there by the default collapsed model; none for plsa)")
+                   help="eta (default: 1/k, learned from there by the default collapsed model and by hdp; none for "
+                   "plsa)")
     g.add_argument("--batch-size", type=int, default=None, metavar="N",
                    help=f"mini-batch size of online and scvb0 (default: {model_defaults('batch_size')})")
     g.add_argument("--variant", choices=["cvb0", "cvb"], default=None,
@@ -276,7 +279,7 @@ def _add_report(sub):
     p.add_argument("-n", "--n", type=int, default=30, help="terms per topic in the bars")
     p.add_argument("--docs", type=int, default=3, help="example documents per topic")
     p.add_argument("--coherence", action="store_true", help="show NPMI coherence against the corpus")
-    p.add_argument("--title", default=None, help="page title (default: the model and corpus names)")
+    p.add_argument("--title", default=None, help="page title (default: the model's class and the corpus's name)")
     _add_input_options(p)
     _add_text_options(p)
     _add_output_options(p)
@@ -314,7 +317,7 @@ def _add_select_k(sub):
                    help="how to choose: largest final bound, smallest held-out perplexity, largest coherence "
                    "(default: heldout)")
     p.add_argument("--max-iter", type=int, default=None, metavar="N",
-                   help=f"iterations per fit (default: {model_defaults('max_iter')})")
+                   help=f"iterations per fit (default: {model_defaults('max_iter', exclude=('hdp',))})")
     p.add_argument("--seed", type=int, default=0, help="random seed")
     p.add_argument("--n-jobs", type=int, default=None, metavar="N", help="threads (default: all cores)")
     p.add_argument("--plot", default=None, help="write the K-selection curve to this image file (needs matplotlib; "
