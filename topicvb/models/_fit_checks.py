@@ -56,8 +56,10 @@ class FitChecks:
         labels) as a fit started with them: a continued fit compares them (:meth:`_check_same_priors`)."""
         from ._checkpoint import _array_param_token, _is_array_param, _plain_param
 
-        return tuple(_array_param_token(v) if _is_array_param(v) else repr(_plain_param(v))
-                     for v in (getattr(self, "doc_topic_prior", None), getattr(self, "topic_word_prior", None)))
+        values = [getattr(self, "doc_topic_prior", None), getattr(self, "topic_word_prior", None)]
+        # (an array subclass, such as the memmap of a model joblib loaded with mmap_mode, is the same prior)
+        values = [np.asarray(v) if isinstance(v, np.ndarray) else v for v in values]
+        return tuple(_array_param_token(v) if _is_array_param(v) else repr(_plain_param(v)) for v in values)
 
     def _check_same_priors(self, caller: str):
         """A continued fit goes on with the fitted priors (``doc_topic_prior_``, ``topic_word_prior_``, learned or
