@@ -55,6 +55,17 @@ def test_a_prior_set_between_partial_fit_calls_is_refused_not_half_used(lda, cls
         scalar.partial_fit(X[100:])
 
 
+def test_a_prior_given_again_as_another_container_of_the_same_numbers_goes_on(lda):
+    """(A review: a list prior set again as an equal array was refused.)"""
+    X, _ = lda
+    model = OnlineLDA(3, doc_topic_prior=[0.1, 0.2, 0.3], random_state=0).partial_fit(X[:100])
+    model.set_params(doc_topic_prior=np.array([0.1, 0.2, 0.3])).partial_fit(X[100:150])
+    model.set_params(doc_topic_prior=(0.1, 0.2, 0.3)).partial_fit(X[150:])
+    model.set_params(doc_topic_prior=[0.1, 0.2, 0.4])
+    with pytest.raises(ValueError, match="doc_topic_prior differs"):
+        model.partial_fit(X[:10])
+
+
 def test_a_learned_prior_may_move_and_be_frozen_between_partial_fit_calls(lda):
     """(A review: the first version of the check compared the parameter with the fitted prior, and refused a stream
     whose learned priors were frozen by set_params(learn_priors=False).)"""

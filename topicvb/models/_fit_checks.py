@@ -57,8 +57,9 @@ class FitChecks:
         from ._checkpoint import _array_param_token, _is_array_param, _plain_param
 
         values = [getattr(self, "doc_topic_prior", None), getattr(self, "topic_word_prior", None)]
-        # (an array subclass, such as the memmap of a model joblib loaded with mmap_mode, is the same prior)
-        values = [np.asarray(v) if isinstance(v, np.ndarray) else v for v in values]
+        # (an array subclass, such as the memmap of a model joblib loaded with mmap_mode, and a list or tuple of the
+        # same numbers are the same prior as the array)
+        values = [np.asarray(v) if isinstance(v, (np.ndarray, list, tuple)) else v for v in values]
         return tuple(_array_param_token(v) if _is_array_param(v) else repr(_plain_param(v)) for v in values)
 
     def _check_same_priors(self, caller: str):
