@@ -160,9 +160,15 @@ def _relevance(phi, tf, lam):
     """Sievert & Shirley relevance lam log phi_kw + (1 - lam) log(phi_kw / p_w), finite everywhere."""
     p = tf / tf.sum()
     tiny = 1e-300
-    log_phi = np.log(np.maximum(phi, tiny))
-    lift = log_phi - np.log(np.maximum(p, tiny))[None, :]
-    rel = lam * log_phi + (1.0 - lam) * lift
+    # (the same operations as lam * log_phi + (1 - lam) * (log_phi - log_p), made in place: two (K, V) arrays
+    # besides phi instead of five)
+    rel = np.maximum(phi, tiny)
+    np.log(rel, out=rel)  # log phi
+    lift = rel - np.log(np.maximum(p, tiny))[None, :]
+    rel *= lam
+    lift *= 1.0 - lam
+    rel += lift
+    del lift
     # a term that never occurs in the corpus has an infinite lift, meaningless: rank it last
     if lam < 1.0:
         rel[:, p <= 0] = -np.inf
