@@ -378,6 +378,24 @@ def csr_arrays(X: sp.csr_matrix):
     return indptr, indices, data
 
 
+def used_columns(X: sp.csr_matrix, n_terms: int):
+    """``(columns, X_used)``: the columns X's documents use (sorted) and X over them alone, when they are
+    at most a quarter of the ``n_terms``; else ``(None, X)``.
+
+    The inference of a few documents (``transform`` of one document, say) needs the model's per-term
+    arrays at those columns only: computing them for every term of a large vocabulary would cost
+    K x V for a document of a few hundred terms. A document's arithmetic reads its own terms, so the
+    result is the same, bit for bit, over the columns used as over all of them.
+    """
+    if 4 * X.nnz > n_terms:  # (more cells than a quarter of the terms: the whole vocabulary, without a sort)
+        return None, X
+    columns = np.unique(X.indices)
+    if 4 * columns.shape[0] > n_terms:
+        return None, X
+    indices = np.searchsorted(columns, X.indices).astype(np.int32)
+    return columns, sp.csr_matrix((X.data, indices, X.indptr), shape=(X.shape[0], columns.shape[0]))
+
+
 def writable(a):
     """``a`` itself when it may be written or is no array (a prior given as a number), else a writable copy
     (a plain ndarray).

@@ -180,18 +180,20 @@ def _rescaled_blocks(worker, workers, n_blocks, elog, ebeta_t, log_scale, work):
         rescaled_exp_block(elog, w0, min(n_terms, w0 + TERM_BLOCK) - w0, work, ebeta_t, log_scale, w0)
 
 
-def topic_expectations(lam, ebeta_t, log_scale):
+def topic_expectations(lam, ebeta_t, log_scale, totals=None):
     """E[log beta] for every topic, and its rescaled exponential in term-major layout.
 
     lam : float array of shape (K, V), positive
     ebeta_t : float array of shape (V, K), overwritten with exp(E[log beta_kw] - s_w)
         (by ``rescaled_exp_block``, as ``topic_terms``)
     log_scale : float64 array of shape (V,), overwritten with s_w = max_k E[log beta_kw]
+    totals : float64 array of shape (K,), or None for :func:`row_totals` of lam: the row totals of the
+        whole lam when lam holds some of its columns only (E[log beta] of those terms)
     Returns elog_beta, float64 array of shape (K, V).
     """
     n_topics, n_terms = lam.shape
     elog = np.empty((n_topics, n_terms), dtype=np.float64)
-    totals = row_totals(lam)
+    totals = row_totals(lam) if totals is None else totals
     run_units(_elog_rows, n_topics, n_topics, lam, totals, elog, work=8 * lam.size)
     n_blocks = _n_blocks(n_terms)
     workers = n_workers(n_blocks, 4 * lam.size)
@@ -317,7 +319,7 @@ def _masked_elog_rows(worker, workers, n_topics, lam, eta, totals, elog, elog_su
         rest[k] = r - lg_total
 
 
-def prior_topic_terms(lam, eta, ebeta_t, log_scale):
+def prior_topic_terms(lam, eta, ebeta_t, log_scale, totals=None):
     """:func:`topic_terms` for a matrix topic-word prior ``eta`` (float64 (K, V), entries 0 excluding their term).
 
     lam : float array of shape (K, V), positive where eta is and 0 where it is not (as the fits keep it)
@@ -330,13 +332,15 @@ def prior_topic_terms(lam, eta, ebeta_t, log_scale):
     sum_k (lnG(sum_w eta_kw) - sum_w lnG(eta_kw)) + sum_kw eta_kw E[log beta_kw] + sum_k rest_k (allowed entries).
     The row sums of lam are those of :func:`row_totals` and the digammas those of :func:`topic_expectations`,
     so with a constant matrix eta the E[log beta], ebeta_t and log_scale are bit for bit those of a float eta.
+    ``totals``: as :func:`topic_expectations`'s, for lam and eta holding some columns of the whole (elog_sum
+    and rest are then sums over those columns only).
     """
     n_topics, n_terms = lam.shape
     eta = np.ascontiguousarray(eta, dtype=np.float64)
     elog = np.empty((n_topics, n_terms), dtype=np.float64)
     elog_sum = np.empty(n_topics, dtype=np.float64)
     rest = np.empty(n_topics, dtype=np.float64)
-    totals = row_totals(lam)
+    totals = row_totals(lam) if totals is None else totals
     run_units(_masked_elog_rows, n_topics, n_topics, lam, eta, totals, elog, elog_sum, rest, work=16 * lam.size)
     n_blocks = _n_blocks(n_terms)
     workers = n_workers(n_blocks, 4 * lam.size)

@@ -303,7 +303,7 @@ def _sweep(indptr, indices, data, gamma, n_dk, n_wk, n_k, alpha, eta_t, eta_sum,
 
 
 def sweep_documents(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k, alpha, eta, second_order,
-                    fixed_topics, max_iter, tol):
+                    fixed_topics, max_iter, tol, prior=None):
     """Sweep documents in parallel with the topic-term counts frozen during the call.
 
     Each document updates its own cells and document counts in place, sequentially, up to
@@ -312,7 +312,8 @@ def sweep_documents(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v
     contributions, which the update excludes (the per-sweep approximation of CVB0 used for
     multi-threaded fitting); the caller recomputes n_wk and n_k from gamma afterwards.
     With ``fixed_topics`` True (inference on new documents) they are the fitted topics.
-    ``eta``: a float, or a matrix prior as a term-major (V, K) array (:func:`matrix_prior`).
+    ``eta``: a float, or a matrix prior as a term-major (V, K) array (:func:`matrix_prior`); ``prior``: the
+    :func:`prior_rows` to use instead (``eta`` ignored), for n_wk holding some terms of a larger vocabulary.
     Returns the per-document number of passes (int64, (D,)).
     """
     n_docs = indptr.shape[0] - 1
@@ -321,8 +322,8 @@ def sweep_documents(indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v
     passes = np.zeros(n_docs, dtype=np.int64)
     alpha = np.ascontiguousarray(alpha, dtype=np.float64)
     run_units(_sweep_chunks, n_chunks, n_chunks, indptr, indices, data, gamma, n_dk, n_wk, n_k, v_dk, v_wk, v_k,
-              alpha, *prior_rows(eta, *n_wk.shape), bool(second_order), bool(fixed_topics), int(max_iter), float(tol),
-              scratch, passes, work=4 * gamma.size)
+              alpha, *(prior_rows(eta, *n_wk.shape) if prior is None else prior), bool(second_order),
+              bool(fixed_topics), int(max_iter), float(tol), scratch, passes, work=4 * gamma.size)
     return passes
 
 

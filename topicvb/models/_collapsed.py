@@ -12,9 +12,9 @@ from numbers import Integral, Real
 import numpy as np
 
 from .._config import threads
-from .._kernels.cvb0 import document_counts, sweep_documents
+from .._kernels.cvb0 import document_counts, is_matrix, prior_rows, sweep_documents
 from .._kernels.plsa import log_likelihood
-from .._validation import MAX_INT, csr_arrays, writable
+from .._validation import MAX_INT, csr_arrays, used_columns, writable
 from .._constraints import Interval
 
 
@@ -49,19 +49,22 @@ def point_estimates(n_dk, n_wk, alpha, eta):
 INFER_BLOCK_BYTES = 64 * 2**20
 
 
-def infer_doc_counts(X, n_wk, alpha, eta, max_iter, tol):
+def infer_doc_counts(X, n_wk, alpha, eta, max_iter, tol, n_k=None, prior=None):
     """Expected document-topic counts n_dk of CSR ``X`` by CVB0 updates of its cells with the topic-term
     counts ``n_wk`` (V, K) fixed (the collapsed models' ``transform``); ``eta`` a float or a term-major
-    (V, K) matrix. The documents are inferred a block at a time (:data:`INFER_BLOCK_BYTES`)."""
+    (V, K) matrix. The documents are inferred a block at a time (:data:`INFER_BLOCK_BYTES`).
+
+    ``n_k`` (the topic totals) and ``prior`` (``prior_rows``, ``eta`` then ignored): given when ``n_wk`` holds
+    the rows of X's terms only, X's columns numbering them (:meth:`CollapsedInferenceMixin._infer`)."""
     K = n_wk.shape[1]
     dtype = n_wk.dtype
     indptr, indices, data = csr_arrays(X)
     n_wk = np.ascontiguousarray(np.maximum(n_wk, 0), dtype=dtype)
-    n_k = n_wk.sum(axis=0)
+    n_k = n_wk.sum(axis=0) if n_k is None else n_k
     n_dk = np.empty((X.shape[0], K), dtype=dtype)
     empty = np.empty((0, K), dtype=dtype)
     alpha = np.asarray(alpha, dtype=np.float64)
-    eta = eta if isinstance(eta, np.ndarray) else float(eta)
+    eta = eta if isinstance(eta, np.ndarray) or prior is not None else float(eta)
     budget = max(1, INFER_BLOCK_BYTES // (K * dtype.itemsize))  # cells of a block
     buffer = np.empty((min(X.nnz, budget), K), dtype=dtype)
     start = 0
@@ -76,7 +79,7 @@ def infer_doc_counts(X, n_wk, alpha, eta, max_iter, tol):
         block = n_dk[start:stop]
         document_counts(block_indptr, data[first:last], gamma, block, empty, False)
         sweep_documents(block_indptr, indices[first:last], data[first:last], gamma, block, n_wk, n_k, empty, empty,
-                        np.zeros(K, dtype=dtype), alpha, eta, False, True, int(max_iter), float(tol))
+                        np.zeros(K, dtype=dtype), alpha, eta, False, True, int(max_iter), float(tol), prior)
         start = stop
     # (the sweeps add each cell's change in place: with counts of about 1e12 a cell and more, the rounding can leave
     # a count of a topic the document does not use slightly below 0, which would make its proportion negative)
@@ -93,11 +96,27 @@ class CollapsedInferenceMixin:
     }
 
     def _infer(self, X):
-        """CVB0 updates of new documents' cells with the fitted topic counts fixed; returns n_dk."""
-        n_wk = np.ascontiguousarray((self.components_ - self.topic_word_prior_).T, dtype=self._fitted_float)
+        """CVB0 updates of new documents' cells with the fitted topic counts fixed; returns n_dk.
+
+        The topic totals and the prior's are taken over the whole vocabulary, the term counts and the
+        prior's rows for the terms X uses only (all of them for a large X: ``used_columns``), so a few
+        documents cost a pass over the K x V counts, not a term-major copy of them."""
+        eta = self.topic_word_prior_
+        counts = np.subtract(self.components_, eta).astype(self._fitted_float, copy=False)
+        np.maximum(counts, 0, out=counts)
+        n_topics, n_terms = counts.shape
+        n_k = counts.sum(axis=1)
+        columns, X = used_columns(X, n_terms)
+        if columns is not None:
+            counts = counts[:, columns]
+        if is_matrix(eta):
+            eta_t = np.ascontiguousarray((eta if columns is None else eta[:, columns]).T, dtype=np.float64)
+            prior = (eta_t, np.asarray(eta, dtype=np.float64).sum(axis=1), 1)
+        else:
+            prior = prior_rows(float(eta), n_terms, n_topics)
         with threads(self.n_jobs):
-            return infer_doc_counts(X, n_wk, writable(self.doc_topic_prior_), term_major(self.topic_word_prior_),
-                                    self.transform_max_iter, self.mean_change_tol)
+            return infer_doc_counts(X, counts.T, writable(self.doc_topic_prior_), None, self.transform_max_iter,
+                                    self.mean_change_tol, n_k=n_k, prior=prior)
 
     def _doc_topic(self, X):
         return self._infer(X) + self.doc_topic_prior_[None, :]

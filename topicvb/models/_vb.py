@@ -39,7 +39,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import digamma, gammaln, polygamma
 
-from .._kernels.bounds import lda_doc_bound, prior_topic_terms, svi_topic_update, topic_expectations, topic_terms
+from .._kernels.bounds import (lda_doc_bound, prior_topic_terms, row_totals, svi_topic_update, topic_expectations,
+                               topic_terms)
 from .._kernels.estep import document_objectives, e_step, e_step_indexed
 from .._kernels.sparse import column_index
 from .._validation import csr_arrays
@@ -52,19 +53,26 @@ def is_matrix(eta) -> bool:
     return isinstance(eta, np.ndarray) and eta.ndim == 2
 
 
-def expectations(lam, eta=None):
+def expectations(lam, eta=None, columns=None):
     """E[log beta] (K, V), term-major rescaled exp(E[log beta]) (V, K) and the per-term log scale.
 
     ``eta``: the topic-word prior lam was fitted with; a matrix one excludes its zero entries (E[log
-    beta] = -inf, exp 0 there); None or a float: every entry of lam is positive.
+    beta] = -inf, exp 0 there); None or a float: every entry of lam is positive. ``columns``: the
+    terms wanted (sorted indices, :func:`topicvb._validation.used_columns`), or None for all: the three
+    arrays are then over those terms alone, each entry the same bits as over all terms.
     """
+    totals = None
+    if columns is not None:  # (E[log beta_kw] needs the topic's total over every term)
+        totals = row_totals(lam)
+        lam = lam[:, columns]
+        eta = eta[:, columns] if is_matrix(eta) else eta
     n_topics, n_terms = lam.shape
     ebeta_t = np.empty((n_terms, n_topics), dtype=lam.dtype)
     log_scale = np.empty(n_terms, dtype=np.float64)
     if is_matrix(eta):
-        elog = prior_topic_terms(lam, eta, ebeta_t, log_scale)[0]
+        elog = prior_topic_terms(lam, eta, ebeta_t, log_scale, totals)[0]
     else:
-        elog = topic_expectations(lam, ebeta_t, log_scale)
+        elog = topic_expectations(lam, ebeta_t, log_scale, totals)
     return elog, ebeta_t, log_scale
 
 

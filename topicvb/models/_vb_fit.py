@@ -24,7 +24,7 @@ import numpy as np
 
 from .._config import threads
 from .._kernels.bounds import lda_doc_bound, lda_topic_bound
-from .._validation import MAX_INT, csr_arrays, writable
+from .._validation import MAX_INT, csr_arrays, used_columns, writable
 from .._constraints import Interval, Options, StrOptions
 from ._priors import learn_flags
 from ._start import initial_gamma, random_start, start_points
@@ -229,10 +229,14 @@ class VBLDAMixin:
         return DocUpdates(int(self.max_doc_update_iter), float(self.mean_change_tol), self._accelerate)
 
     def _infer(self, X, expectations=None):
-        """gamma of CSR ``X`` with the fitted topics; ``expectations`` reuses ``_vb.expectations(components_)``."""
+        """gamma of CSR ``X`` with the fitted topics; ``expectations`` reuses ``_vb.expectations(components_)``,
+        else they are computed for the terms X uses (all of them for a large X: ``used_columns``)."""
         alpha = writable(self.doc_topic_prior_)  # (a read-only model: see writable)
-        _, ebeta_t, _ = (lam_expectations(writable(self.components_), writable(self.topic_word_prior_))
-                         if expectations is None else expectations)
+        if expectations is None:
+            lam = writable(self.components_)
+            columns, X = used_columns(X, lam.shape[1])
+            expectations = lam_expectations(lam, writable(self.topic_word_prior_), columns)
+        _, ebeta_t, _ = expectations
         gamma0 = initial_gamma(X, alpha, ebeta_t.dtype)
         with threads(self.n_jobs):
             return infer(*csr_arrays(X), ebeta_t, alpha, gamma0, self._doc_updates())

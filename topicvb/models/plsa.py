@@ -12,7 +12,7 @@ from sklearn.utils import check_random_state
 
 from .._config import block_rows, threads
 from .._kernels.plsa import column_prior_rows, fold_in, log_likelihood, normalise_columns, normalise_rows, sweep
-from .._validation import MAX_INT, check_topic_word_prior, csr_arrays
+from .._validation import MAX_INT, check_topic_word_prior, csr_arrays, used_columns
 from .._constraints import Boolean, Interval, StrOptions
 from ._base import CHECKPOINT_CONSTRAINTS, TopicModelBase
 from ._fit_warnings import DEAD_SHARE
@@ -429,7 +429,8 @@ class PLSA(TopicModelBase):
             alpha = np.ones(k) if alpha is None else alpha
         prior = kernel_array(np.asarray(alpha, dtype=np.float64) - 1.0, (k,))
         theta0 = np.tile(alpha / alpha.sum(), (X.shape[0], 1)).astype(self._fitted_float)
-        phi_t = np.ascontiguousarray(self.components_.T)
+        columns, X = used_columns(X, self.components_.shape[1])  # (a few documents: their terms' rows alone)
+        phi_t = np.ascontiguousarray((self.components_ if columns is None else self.components_[:, columns]).T)
         indptr, indices, data = csr_arrays(X)
         with threads(self.n_jobs):
             return fold_in(indptr, indices, data, phi_t, theta0, prior, int(self.transform_max_iter),
