@@ -39,6 +39,12 @@ have no vectorizer record, still load, and their models have no ``topic_labels_`
     "param__topic_word_prior", "type": "SeededPrior" or "ndarray", ...}`` holding a SeededPrior's
     labels, seed words, ``seed_confidence``, ``base_prior``, missing and excluded words, so the loaded
     model's parameter is an equal :class:`~topicvb.SeededPrior` (or the dense array) and refits alike.
+``fit``
+    (Optional: older files lack it, and their models are continued unchecked.) What ``partial_fit`` and
+    :func:`topicvb.plotting.plot_bound_history` know of the fit that made the model beside its fitted
+    attributes: ``changed_priors``, the digests of the prior parameters the fit started with that were set to
+    other values before saving (``partial_fit`` refuses to continue with other priors), and
+    ``fit_batches``, the mini-batches of ``fit``'s passes (stochastic models).
 ``vocabulary``
     The column terms (optional).
 ``vectorizer__doc_freq``, ``vectorizer__term_freq``
@@ -199,10 +205,53 @@ def _model_state(model):
         _, keys, pos, has_gauss, cached = rng.get_state()
         meta["random_state_"] = {"keys": [int(k) for k in keys], "pos": int(pos), "has_gauss": int(has_gauss),
                                  "cached_gaussian": float(cached)}
+    record = _fit_record(model)
+    if record:
+        meta["fit"] = record
     fitted = getattr(model, "components_", None)
     if isinstance(fitted, np.ndarray) and fitted.dtype.name != np.dtype(model._float).name:
         meta["fitted_dtype"] = fitted.dtype.name  # (a dtype set after the fit: the arrays keep the fit's)
     return meta, arrays
+
+
+_PRIOR_NAMES = ("doc_topic_prior", "topic_word_prior")  # (the order of _prior_params' digests)
+
+
+def _fit_record(model) -> dict:
+    """What a continued fit needs of the fit that made ``model`` beside its fitted attributes (the ``fit``
+    record): the digests of the prior parameters it started with that differ from those saved (a loaded model
+    gets the saved parameters, whose digests are those of the values it is loaded with), and ``fit_batches``."""
+    state, record = vars(model), {}
+    started = state.get("_started_priors")
+    if started is not None:
+        now = model._prior_params()
+        record["changed_priors"] = {name: old for name, old, new in zip(_PRIOR_NAMES, started, now) if old != new}
+    if state.get("_fit_batches") is not None:
+        record["fit_batches"] = int(state["_fit_batches"])
+    return record
+
+
+def _restore_fit_record(model, meta, where: str) -> None:
+    """Set on a loaded ``model`` what its file's ``fit`` record holds (:func:`_fit_record`); nothing for a file
+    without one. ValueError naming the file for a record save does not write."""
+    record = meta.get("fit")
+    if record is None:
+        return
+    ok = isinstance(record, dict) and set(record) <= {"changed_priors", "fit_batches"}
+    changed = record.get("changed_priors", {}) if ok else None
+    ok = ok and isinstance(changed, dict) and set(changed) <= set(_PRIOR_NAMES) \
+        and all(isinstance(v, str) and len(v) <= 10_000 for v in changed.values())
+    batches = record.get("fit_batches") if ok else None
+    ok = ok and (batches is None or (isinstance(batches, int) and not isinstance(batches, bool)
+                                     and 0 <= batches <= _registry.MAX_INT))
+    if not ok:
+        raise ValueError(f"{where!r} has an invalid fit record (expected a JSON object with changed_priors, an "
+                         "object of prior names to digests, and fit_batches, a non-negative int).")
+    if "changed_priors" in record:
+        model._started_priors = tuple(changed.get(name, digest)
+                                      for name, digest in zip(_PRIOR_NAMES, model._prior_params()))
+    if batches is not None:
+        model._fit_batches = batches
 
 
 def _write_npz(arrays: dict, path) -> Path:
@@ -273,7 +322,7 @@ def _read(path: Path):
             f"{str(path)!r} was written by a newer topicvb (model format {_registry._show(version)}); this version "
             f"reads format {FORMAT_VERSION} and older. Upgrade topicvb."
         )
-    for key, kind in (("params", dict), ("scalars", dict), ("vectorizer", dict)):
+    for key, kind in (("params", dict), ("scalars", dict), ("vectorizer", dict), ("fit", dict)):
         if key in meta and not isinstance(meta[key], kind) and not (key == "vectorizer" and meta[key] is None):
             raise ValueError(f"{str(path)!r} is not a valid topicvb model file: its {key!r} record is a "
                              f"{type(meta[key]).__name__}, expected a JSON object.")
@@ -435,6 +484,7 @@ def _rebuild_model(meta, arrays, path: Path):
     check_prior_state(model, state, path)
     for key, value in state.items():
         setattr(model, key, value)
+    _restore_fit_record(model, meta, str(path))
     return entry, model
 
 

@@ -69,12 +69,13 @@ def _stochastic_passes(item, n_values: int):
     step, each one pass: those batch steps are ``n_values - n_batch_iter_ - 1`` of the ``n_iter_`` passes. The
     passes of the mini-batches must agree with the documents seen and the batch size (a ``partial_fit`` after
     the fit adds mini-batches and documents that no pass counts). A model fitted in this process knows the
-    mini-batches of its fit; one loaded from a file is judged by those numbers alone, which round sizes can fool.
+    mini-batches of its fit (a saved one too); one from a file of an older topicvb is judged by those numbers alone,
+    which round sizes can fool.
     """
     n_batches, passes = getattr(item, "n_batch_iter_", None), getattr(item, "n_iter_", 0)
     if not n_batches or not passes or n_values < n_batches:
         return None
-    fit_batches = getattr(item, "_fit_batches", None)  # (kept by fit; a model loaded from a file has none)
+    fit_batches = getattr(item, "_fit_batches", None)  # (kept by fit and in files; older files have none)
     if fit_batches is not None and fit_batches != n_batches:
         return None  # partial_fit added mini-batches after the fit
     extra = n_values - n_batches

@@ -66,7 +66,7 @@ class FitChecks:
         """A continued fit goes on with the fitted priors (``doc_topic_prior_``, ``topic_word_prior_``, learned or
         not): a prior parameter set to another value after the first call is refused, as it would be ignored (a
         SeededPrior set then named topics that nothing seeded). ``learn_priors`` may change: the priors as they
-        are go on. (A model loaded by :func:`topicvb.load` does not keep the digests, and is not checked.)"""
+        are go on. (A model loaded from a file that an older topicvb saved has no digests, and is not checked.)"""
         started = self.__dict__.get("_started_priors")
         if started is None:
             return
