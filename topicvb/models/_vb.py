@@ -262,11 +262,16 @@ def infer(indptr, indices, data, ebeta_t, alpha, gamma_init, updates: DocUpdates
 
 
 # ----------------------------------------------------------------------------------- global step
-def batch_m_step(sstats_t, eta, dtype):
+def batch_m_step(sstats_t, eta, dtype, out=None):
     """Batch VB's M-step: lam = eta + sum_d c_dw phi_dwk, in C order (``topic_terms`` reads rows).
-    With a matrix ``eta`` the entries it excludes are 0 (their statistics are 0: exp(E[log beta]) is)."""
+    With a matrix ``eta`` the entries it excludes are 0 (their statistics are 0: exp(E[log beta]) is).
+    ``out``: the previous lam, overwritten when it has the shape, dtype and order (the new lam needs none of
+    it: one (K, V) array less at the step's peak), else a new array is made."""
     n_terms, n_topics = sstats_t.shape
-    lam = np.add(sstats_t.T, eta, out=np.empty((n_topics, n_terms), dtype=dtype))
+    if not (isinstance(out, np.ndarray) and out.shape == (n_topics, n_terms) and out.dtype == np.dtype(dtype)
+            and out.flags.c_contiguous and out.flags.writeable):
+        out = np.empty((n_topics, n_terms), dtype=dtype)
+    lam = np.add(sstats_t.T, eta, out=out)
     if is_matrix(eta):
         np.copyto(lam, 0.0, where=eta <= 0)
     return lam

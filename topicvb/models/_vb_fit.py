@@ -73,6 +73,9 @@ def batch_loop(model, mapper, lam, alpha, eta, *, learn_alpha, learn_eta, starte
     ``max_iter`` (or on Ctrl-C: ``stop.requested``) a bound-only pass is made. ``on_bound(it, bound)``
     runs after each bound, ``on_m_step(it, lam, alpha, eta, history)`` after each M-step (checkpoints).
     ``eta`` a float or a (K, V) matrix (:mod:`._vb`); a learned matrix eta is learned by its scale.
+    The M-steps overwrite ``lam`` (the loop owns it: pass a copy of an array that must stay as it is), and each
+    iteration's statistics go before the next E-step makes new ones, so that the loop holds lam, the topics'
+    expectations and one set of statistics (three (K, V) arrays) rather than five.
 
     Returns (lam, alpha, eta, history, iterations made, converged).
     """
@@ -96,16 +99,17 @@ def batch_loop(model, mapper, lam, alpha, eta, *, learn_alpha, learn_eta, starte
                 break
         mapper.accept()
         it += 1
-        lam = batch_m_step(stats.sstats_t, eta, dtype)
+        lam = batch_m_step(stats.sstats_t, eta, dtype, out=lam)
+        elog_theta = stats.elog_theta / stats.n_docs if learn_alpha else None
+        stats = None  # (before the topics' arrays and the next E-step: see above)
         topics = topic_arrays(lam, out=topics if mapper.reuse_topic_arrays else None, eta=eta)
         if matrix and (learn_alpha or learn_eta):  # alpha as below, and the scale of eta (_vb.prior_scale_step)
-            alpha, _ = learned_priors(alpha, eta, stats.elog_theta / stats.n_docs if learn_alpha else None, 0.0,
-                                      n_terms, learn_alpha, False)
+            alpha, _ = learned_priors(alpha, eta, elog_theta, 0.0, n_terms, learn_alpha, False)
             if learn_eta:
                 eta, shape = prior_scale_step(eta, shape, topics)
         elif learn_alpha or learn_eta:  # coordinate ascent on the priors keeps the bound monotone
-            alpha, eta = learned_priors(alpha, eta, stats.elog_theta / stats.n_docs if learn_alpha else None,
-                                        mean_elog_beta(topics, n_terms), n_terms, learn_alpha, learn_eta)
+            alpha, eta = learned_priors(alpha, eta, elog_theta, mean_elog_beta(topics, n_terms), n_terms, learn_alpha,
+                                        learn_eta)
         if on_m_step is not None:
             on_m_step(it, lam, alpha, eta, history)
     return lam, alpha, eta, history, it, converged
