@@ -197,6 +197,19 @@ def create_temp_file(final, prefix: str = ".") -> tuple[int, Path]:
     raise FileExistsError(f"Cannot create a temporary file next to {str(final)!r}: every name tried exists.")
 
 
+def check_targets(paths: Sequence) -> list[Path]:
+    """``paths`` as Paths that :func:`atomic_paths` can write: FileNotFoundError when a folder does not exist,
+    ValueError when a path is a folder (or empty: the current folder). Callers that write after long work check
+    their targets first with it."""
+    finals = [Path(p) for p in paths]
+    for p in finals:
+        if not p.parent.is_dir():
+            raise FileNotFoundError(f"Cannot write {str(p)!r}: folder {str(p.parent)!r} does not exist.")
+        if p.is_dir():
+            raise ValueError(f"Cannot write {str(p)!r}: it is a folder.")
+    return finals
+
+
 @contextlib.contextmanager
 def atomic_paths(paths: Sequence) -> Iterator[list[Path]]:
     """Yield temporary paths next to ``paths``; move them into place only if the block succeeds.
@@ -215,12 +228,7 @@ def atomic_paths(paths: Sequence) -> Iterator[list[Path]]:
         One temporary path per destination, in the same folder (so ``os.replace`` is atomic),
         created empty by :func:`create_temp_file`: a destination gets the mode the umask gives.
     """
-    finals = [Path(p) for p in paths]
-    for p in finals:
-        if not p.parent.is_dir():
-            raise FileNotFoundError(f"Cannot write {str(p)!r}: folder {str(p.parent)!r} does not exist.")
-        if p.is_dir():
-            raise ValueError(f"Cannot write {str(p)!r}: it is a folder.")
+    finals = check_targets(paths)
     tmps: list[Path] = []
     try:
         for p in finals:

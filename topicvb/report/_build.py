@@ -17,7 +17,7 @@ import re
 import numpy as np
 import scipy.sparse as sp
 
-from ..datasets._files import atomic_paths
+from ..datasets._files import atomic_paths, check_targets
 from ..evaluation._common import (
     check_counts,
     check_model,
@@ -114,7 +114,11 @@ def _as_strings(values, what: str, n_docs: int) -> list | None:
         return None
     if isinstance(values, (str, bytes)):
         raise TypeError(f"report: {what} must be a sequence with one entry per document, got a single str.")
-    values = list(values)
+    try:
+        values = list(values)
+    except TypeError:
+        raise TypeError(f"report: {what} must be a sequence with one entry per document, got "
+                        f"{type(values).__name__}.") from None
     if len(values) != n_docs:
         raise ValueError(f"report: {what} has {len(values)} entries, but X has {n_docs} documents; they must match.")
     return values
@@ -148,6 +152,49 @@ def _unpack_corpus(X, vocabulary, texts, doc_ids):
         texts = getattr(corpus, "texts", None) if texts is None else texts
         doc_ids = getattr(corpus, "doc_ids", None) if doc_ids is None else doc_ids
     return X, vocabulary, texts, doc_ids
+
+
+def _counted_texts(model, X, texts):
+    """``(X, texts)``: texts given as X to a pipeline (a TopicPipeline, or a fitted Pipeline of a vectorizer and a
+    model) counted by its steps before the model, the texts then shown unless ``texts`` is given; else as given."""
+    from sklearn.pipeline import Pipeline
+
+    if not isinstance(model, Pipeline) or len(model.steps) < 2 or sp.issparse(X):
+        return X, texts
+    docs = X.tolist() if isinstance(X, np.ndarray) and X.ndim == 1 else X
+    if hasattr(docs, "to_list") and not hasattr(docs, "columns"):  # (a pandas Series of texts)
+        docs = docs.to_list()
+    if not (isinstance(docs, (list, tuple)) and docs and all(isinstance(d, str) for d in docs)):
+        return X, texts
+    return model[:-1].transform(list(docs)), (list(docs) if texts is None else texts)
+
+
+def _corpus_terms(X) -> list | None:
+    """The terms of a topicvb Corpus's columns, or None: X is no Corpus, or its columns have numbers (a matrix read
+    without its vocabulary), not terms of their own."""
+    if not (hasattr(X, "X") and hasattr(X, "vocabulary") and not sp.issparse(X)) or X.vocabulary is None:
+        return None
+    from ..datasets._bow import placeholder_vocabulary
+    from ..datasets._npz import numbered_vocabulary
+
+    terms, n = list(X.vocabulary), len(X.vocabulary)
+    return None if terms in (numbered_vocabulary(n), placeholder_vocabulary(n)) else terms
+
+
+def _check_corpus_terms(own, terms) -> None:
+    """ValueError when a Corpus's own terms are not those the report reads its columns as (``terms``: the
+    pipeline's, the ``vocabulary`` given or the model's): its counts would be taken for other words."""
+    terms = [str(t) for t in terms]
+    if own is None or own == terms:
+        return
+    where = next((j for j, (a, b) in enumerate(zip(own, terms)) if a != b), min(len(own), len(terms)))
+    first = (f"column {where} is {own[where]!r} in the corpus and {terms[where]!r} in the model's terms"
+             if where < min(len(own), len(terms)) else "one list is longer")
+    raise ValueError(
+        f"report: X is a Corpus over other terms than the model's ({len(own)} terms against {len(terms)}, "
+        f"{len(set(own) & set(terms))} shared; {first}), so its counts would be read as other words; count the "
+        "texts over the model's terms (its pipeline's vectorizer, or Vectorizer(vocabulary=...)), or pass the "
+        "matrix alone.")
 
 
 def _candidate_terms(model, n_topics: int, n_terms: int, n_words: int, tf: np.ndarray) -> list[set]:
@@ -226,18 +273,21 @@ def _topic_entries(phi, cands, compact, prevalence, n_tokens, coh, table, reps, 
 def build_data(model, X, vocabulary=None, *, texts=None, doc_ids=None, n_words: int = 30, n_docs: int = 3,
                coherence_reference=None, coherence_measure: str = "c_npmi", title: str = "topicvb report") -> dict:
     """The JSON-serialisable data of the report (see :func:`report` for the parameters)."""
+    X, texts = _counted_texts(model, X, texts)
     model, vocabulary = as_model(model, vocabulary)
     check_model(model, "report")
     check_coherence_measure(coherence_measure, "report")  # (before the work, not when the coherence is computed)
     if coherence_reference is not None and coherence_values(coherence_reference, int(np.shape(model.components_)[0]),
                                                              "report", "coherence_reference") is None:
         coherence_reference = reference_of(coherence_reference, "report", "coherence_reference")  # (checked first too)
+    own_terms = _corpus_terms(X)
     X, vocabulary, texts, doc_ids = _unpack_corpus(X, vocabulary, texts, doc_ids)
     n_words = check_positive_int(n_words, "n_words")
     n_docs = check_positive_int(n_docs, "n_docs")
     if not isinstance(title, str):
         raise TypeError(f"report: title must be a str, got {type(title).__name__}.")
     terms = resolve_vocabulary(model, vocabulary, caller="report")
+    _check_corpus_terms(own_terms, terms)
     X = check_counts(X, model, name="X", caller="report")
     D, V = X.shape
     texts = _as_strings(texts, "texts", D)
@@ -309,6 +359,9 @@ def _static_table(data: dict) -> str:
         width = round(60 * t["prevalence"] / max_prev)
         flag = (f' <span class="junk" title="{esc(_JUNK_NOTE)}">{esc(", ".join(t["junk"]))}</span>'
                 if t["junk"] else "")
+        if t.get("seeds_lost_to"):  # (as summary's junk column says it)
+            flag += (f' <span class="junk" title="{esc(_LOST_NOTE)}">lost seed words (to '
+                     f'{esc(repr(t["seeds_lost_to"]))})</span>')
         name = f' <span class="label">{esc(t["label"])}</span>' if t.get("label") else ""
         cells = [
             f'<td class="num nowrap">{k}{name}{flag}</td>',
@@ -316,7 +369,7 @@ def _static_table(data: dict) -> str:
         ]
         if measure:
             cells.append(f'<td class="num">{t["coherence"]:.3f}</td>')
-        cells.append(f'<td class="words">{esc(" · ".join(t["top_words"]))}</td>')
+        cells.append(f'<td class="words">{" · ".join(f"<bdi>{esc(w)}</bdi>" for w in t["top_words"])}</td>')
         if t["docs"]:
             d = t["docs"][0]
             tip = f' title="{esc(d["text"])}"' if d["text"] else ""
@@ -329,6 +382,8 @@ def _static_table(data: dict) -> str:
             + "".join(rows) + "</tbody></table>")
 
 
+_LOST_NOTE = ("This seeded topic holds less than half the share of its seed words that its prior gives it: its name "
+              "may not describe it (topicvb.guided.seed_holding).")
 _JUNK_NOTE = ("Probably junk: 'non-words' = at least half of the 10 top words have no letter, a digit or "
               "fewer than 3 characters; 'few documents' = 10 or fewer documents hold more than half of the "
               "topic's tokens (topicvb.inspection.junk_topics).")
@@ -342,9 +397,11 @@ def render_html(data: dict) -> str:
              f'{data["n_terms"]:,} terms · {int(round(data["n_tokens"])):,} tokens')
     if data["coherence_measure"]:
         facts += f' · mean {esc(data["coherence_measure"])} {data["coherence_mean"]:.3f}'
-    n_junk = sum(1 for t in data["topics"] if t.get("junk"))
+    n_junk = sum(1 for t in data["topics"] if t.get("junk") or t.get("seeds_lost_to"))
     if n_junk:
-        facts += f' · <span class="junk" title="{esc(_JUNK_NOTE)}">{n_junk} flagged as junk</span>'
+        lost = any(t.get("seeds_lost_to") for t in data["topics"])
+        what, note = ("as junk or for lost seed words", _JUNK_NOTE + " " + _LOST_NOTE) if lost else ("as junk", _JUNK_NOTE)
+        facts += f' · <span class="junk" title="{esc(note)}">{n_junk} flagged {what}</span>'
     return f"""<!DOCTYPE html>
 <html lang="en" class="no-js">
 <head>
@@ -399,9 +456,11 @@ def report(model, X, vocabulary=None, *, texts=None, doc_ids=None, n_words: int 
         Any topicvb estimator (or anything :func:`topicvb.inspection.top_words` accepts); a
         :class:`~topicvb.TopicPipeline` (what :func:`topicvb.load` returns for a model saved with
         its vectorizer) stands for its model, and its vectorizer's terms for ``vocabulary``.
-    X : {array-like, sparse matrix} of shape (n_docs, n_terms), or Corpus
+    X : {array-like, sparse matrix} of shape (n_docs, n_terms), Corpus, or sequence of str
         Term counts over the model's vocabulary, usually the training corpus; a Corpus also
-        supplies the vocabulary, texts and document ids (explicit arguments win).
+        supplies the vocabulary, texts and document ids (explicit arguments win; its terms must be
+        the model's). With a pipeline as ``model``, the documents' texts may be given instead:
+        its vectorizer counts them, and they are the texts shown unless ``texts`` is given.
     vocabulary : sequence of str or Vocabulary, default=None
         The term of each column; None means the model's ``feature_names_in_`` or column numbers.
     texts : sequence of str, default=None
@@ -421,7 +480,8 @@ def report(model, X, vocabulary=None, *, texts=None, doc_ids=None, n_words: int 
     title : str, default="topicvb report"
         Page title.
     path : str or os.PathLike, default=None
-        When given, the page is also written there (UTF-8, atomically).
+        When given, the page is also written there (UTF-8, atomically); its folder must exist (checked
+        before the work).
 
     Returns
     -------
@@ -434,11 +494,14 @@ def report(model, X, vocabulary=None, *, texts=None, doc_ids=None, n_words: int 
         If the model is not fitted.
     ValueError
         If ``X`` has the wrong width, negative counts or no tokens, the vocabulary, texts or
-        doc_ids have the wrong length, ``n_words``/``n_docs`` is not positive,
+        doc_ids have the wrong length, ``X`` is a Corpus over other terms than the model's, ``path`` is a
+        folder, ``n_words``/``n_docs`` is not positive,
         ``coherence_measure`` is unknown, or precomputed ``coherence_reference`` values are not one finite
         number per topic.
     TypeError
-        If the model, ``title`` or ``texts`` has the wrong type.
+        If the model, ``title``, ``texts``, ``doc_ids`` or ``path`` has the wrong type.
+    FileNotFoundError
+        If the folder of ``path`` does not exist.
 
     References
     ----------
@@ -457,6 +520,10 @@ def report(model, X, vocabulary=None, *, texts=None, doc_ids=None, n_words: int 
     """
     if path is not None and not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"report: path must be a str or os.PathLike, got {type(path).__name__}.")
+    if path is not None and os.fspath(path) == "":
+        raise ValueError("report: path is empty; give the file to write, e.g. 'report.html'.")
+    if path is not None:  # (before the work, which takes minutes for a large model)
+        check_targets([path])
     data = build_data(model, X, vocabulary, texts=texts, doc_ids=doc_ids, n_words=n_words, n_docs=n_docs,
                       coherence_reference=coherence_reference, coherence_measure=coherence_measure, title=title)
     page = render_html(data)

@@ -64,7 +64,7 @@ table.summary .label { font-weight: 600; color: #1d2b3a; }
 .term:hover .label { font-weight: 600; }
 .stats { display: grid; grid-template-columns: auto 1fr; gap: 2px 10px; margin: 0; }
 .stats dt { color: var(--muted); }
-.stats dd { margin: 0; font-variant-numeric: tabular-nums; }
+.stats dd { margin: 0; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
 .words-inline { color: var(--ink); }
 .doc { border-top: 1px solid #eef0f3; padding: 6px 0 4px; }
 .doc:first-child { border-top: 0; }
@@ -75,6 +75,7 @@ table.summary { border-collapse: collapse; width: 100%; }
 table.summary th { text-align: left; border-bottom: 1px solid #b8bfc9; padding: 3px 8px; font-weight: 600; white-space: nowrap; }
 table.summary td { padding: 3px 8px; border-bottom: 1px solid #eef0f3; vertical-align: top; }
 table.summary td.num { text-align: right; font-variant-numeric: tabular-nums; }
+table.summary td.words { overflow-wrap: anywhere; }
 table.summary td.nowrap { white-space: nowrap; }
 table.summary .pbar { display: inline-block; height: 8px; margin-left: 6px; background: var(--blue); opacity: .6;
   border-radius: 2px; }
@@ -101,6 +102,9 @@ JS = r"""
     if (text !== undefined && text !== null) node.textContent = String(text);
     return node;
   }
+  // a list of words as one string, each word isolated (U+2068 ... U+2069), so that adjacent right-to-left words
+  // keep their rank order on screen
+  function wordList(words) { return words.map((w) => "\u2068" + w + "\u2069").join(", "); }
   function svg(tag, attrs, text) {
     const node = document.createElementNS(SVGNS, tag);
     if (attrs) for (const key of Object.keys(attrs)) node.setAttribute(key, String(attrs[key]));
@@ -193,7 +197,7 @@ JS = r"""
         r: fmt(radius[k], 2), tabindex: 0, role: "button",
         "aria-label": topicName(k) + ", " + pct(t.prevalence) + " of tokens" });
       c.appendChild(svg("title", null, topicName(k) + " \u2014 " + pct(t.prevalence) + " of tokens\n" +
-        t.top_words.slice(0, 6).join(", ")));
+        wordList(t.top_words.slice(0, 6))));
       c.addEventListener("mouseenter", () => show(k));
       c.addEventListener("mouseleave", () => show(state.selected));
       c.addEventListener("click", () => select(k));
@@ -368,7 +372,7 @@ JS = r"""
       dd.appendChild(el("span", { "class": "muted" }, " (this seeded topic holds less than half the share of its seed words that its prior gives it: its name may not describe it)"));
       dl.appendChild(dd);
     }
-    add("Top words", t.top_words.join(", "));
+    add("Top words", wordList(t.top_words));
     infoPanel.appendChild(dl);
     infoPanel.appendChild(el("h3", null, "Most representative documents"));
     if (!t.docs.length) infoPanel.appendChild(el("p", { "class": "muted" }, "No non-empty document."));
