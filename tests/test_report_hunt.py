@@ -115,3 +115,82 @@ def test_words_keep_their_rank_order_in_right_to_left_scripts(pipe, texts):
         words = re.search(r'<td class="words">(.*?)</td>', row).group(1)
         assert re.fullmatch(r"<bdi>[^<]+</bdi>( · <bdi>[^<]+</bdi>)*", words)
     assert "function wordList(words)" in page and "t.top_words.join" not in page
+
+
+def _gap_model():
+    """A topic whose term TARGET ranks second by relevance only for lambda in about (0.05, 0.15): 44 terms beat it
+    below (large lift), 44 above (large probability). A page whose candidates came from lambda = 0, 0.2, ..., 1
+    left it out. (FixedTopicModel over term frequencies in proportion to p; the construction of the hunt.)"""
+    from topicvb.evaluation import FixedTopicModel
+
+    n = 44
+    log_p = np.r_[[-0.0001], [-10.0], [-20.0] * n, [-10 + 0.5 / 0.15] * n, [-1.0]]
+    lift = np.r_[[0.0], [0.0], [0.5] * n, [-0.5] * n, [-40.0]]
+    terms = ["dominant", "TARGET"] + [f"a{i}" for i in range(n)] + [f"b{i}" for i in range(n)] + ["filler"]
+    phi0 = np.exp(lift + log_p)
+    phi0[0] = 0
+    phi0[0] = 1 - phi0.sum()
+    p = np.exp(log_p)
+    p[-1] = p[0] = 0
+    p[-1], p[0] = 1 - p.sum() - 0.2, 0.2
+    phi = np.vstack([phi0, np.full(len(terms), 1.0 / len(terms))])
+    return FixedTopicModel(phi), sp.csr_matrix(np.vstack([p * 1e12, p * 1e12])), terms
+
+
+def test_the_page_holds_every_term_top_words_ranks_at_a_weight_it_can_show():
+    from topicvb.inspection import top_words
+
+    model, X, terms = _gap_model()
+    page = report(model, X, terms, n_words=30)
+    data = __import__("json").loads(re.search(r'id="tvb-data">(.*?)</script>', page, re.S).group(1))
+    p = np.array(data["term_prob"])
+    for lam in np.arange(101) / 100:
+        exact = [w for w, _ in top_words(model, terms, 30, relevance=float(lam), X=X)[0]]
+        t = data["topics"][0]
+        w = np.array(t["terms"])
+        log_phi = np.log(np.maximum(t["probs"], 1e-300))
+        score = lam * log_phi + (1 - lam) * (log_phi - np.log(np.maximum(p[w], 1e-300)))
+        if lam < 1:
+            score[p[w] <= 0] = -np.inf
+        ranked = w[np.lexsort((w, -score))][:30]
+        assert [data["terms"][i] for i in ranked] == exact, lam
+    assert "TARGET" in data["terms"]
+
+
+def test_terms_never_on_top_are_beaten_by_n_terms_at_every_weight():
+    """_never_on_top against the definition: a term it sets aside is beaten in both scores by n others (and so is
+    never among the first n at any lambda in [0, 1]); on random scores with ties and -inf."""
+    rng = np.random.default_rng(0)
+    for trial in range(60):
+        V, n = int(rng.integers(5, 400)), int(rng.integers(1, 12))
+        a = rng.normal(size=V).round(1)  # (ties)
+        b = a + rng.normal(scale=float(rng.uniform(0.1, 3)), size=V).round(1)
+        b[rng.random(V) < 0.1] = -np.inf
+        out = _build._never_on_top(a, b, n)
+        for w in np.flatnonzero(out):
+            assert np.count_nonzero((a > a[w]) & (b > b[w])) >= n
+        # and what it keeps holds the first n at every weight
+        for lam in np.arange(11) / 10:
+            score = np.where(np.isinf(b), -np.inf if lam < 1 else a, lam * a + (1 - lam) * np.where(np.isinf(b), 0, b))
+            top = np.lexsort((np.arange(V), -score))[:n]
+            assert not out[top].any()
+
+
+def test_a_weight_between_the_slider_steps_shows_the_ranking_of_the_nearest_step(tmp_path):
+    """An address may hold any weight (#lambda=0.104); the page snaps it to the slider's step (0.1), whose ranking
+    it holds, and shows top_words' order there."""
+    import shutil
+
+    from test_report import BROWSERS, _chromium, _terms_in_dom
+
+    from topicvb.inspection import top_words
+
+    binary = next((shutil.which(b) for b in BROWSERS if shutil.which(b)), None)
+    if binary is None:
+        pytest.skip(f"no headless browser found (looked for {', '.join(BROWSERS)} on PATH)")
+    model, X, terms = _gap_model()
+    path = tmp_path / "gap.html"
+    report(model, X, terms, n_words=30, path=path)
+    dom = _chromium(binary, tmp_path, path.as_uri() + "#topic=0&lambda=0.104", "--dump-dom")
+    assert _terms_in_dom(dom) == [w for w, _ in top_words(model, terms, 30, relevance=0.1, X=X)[0]]
+    assert "TARGET" in _terms_in_dom(dom)

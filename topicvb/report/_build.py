@@ -20,6 +20,7 @@ import scipy.sparse as sp
 from ..datasets._files import atomic_paths, check_targets
 from ..evaluation._common import (
     check_counts,
+    top_columns,
     check_model,
     check_positive_int,
     prevalence_and_doc_topic,
@@ -29,16 +30,15 @@ from ..evaluation._common import (
 from .._inspection_words import as_model, custom_labels
 from .._inspection_coherence import check_coherence_measure, coherence_values, reference_of
 from .._validation import encodable
-from ..inspection import junk_topics, representative_documents, summary, top_words
+from ..inspection import junk_topics, representative_documents, summary
 from ._template import CSS, JS
 
 logger = logging.getLogger(__name__)
 
-#: Relevance weights at which the top terms are collected as candidates for the page's slider.
-#: At each, max(10, n_words // 2) terms beyond the n_words shown are kept too, so that the page's
-#: re-ranking of the candidates matches top_words at every lambda in between (checked on a 0.01
-#: grid in the tests; not a proof: a term can rank low at both ends of an interval and high inside).
-RELEVANCE_GRID = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+#: The relevance weights the page's slider (and a view's address) can show: 0, 0.01, ..., 1. The candidate
+#: terms of each topic are those that rank among the first n_words (and a margin more) at one of them, so the
+#: page's re-ranking of the candidates matches top_words at every weight it shows.
+RELEVANCE_STEPS = 100
 #: Characters of a document's text shown as an example.
 SNIPPET_CHARS = 300
 #: Words per topic in the static table and for coherence.
@@ -197,19 +197,45 @@ def _check_corpus_terms(own, terms) -> None:
         "matrix alone.")
 
 
-def _candidate_terms(model, n_topics: int, n_terms: int, n_words: int, tf: np.ndarray) -> list[set]:
-    """Per topic, the column numbers of the top terms over the grid of relevance weights.
+def _never_on_top(a, b, n: int) -> np.ndarray:
+    """Whether each term is beaten, in both of its scores ``a`` (lambda = 1) and ``b`` (lambda = 0), by at least
+    ``n`` terms: then by those n at every lambda in [0, 1] (the relevance lambda a + (1 - lambda) b is a convex
+    combination), so it is never among the first n. Checked against the n best ``b`` among the terms of larger
+    ``a`` than the n-th, 2n-th, 4n-th, ... largest: a cheap test that finds most such terms and no other."""
+    out = np.zeros(a.shape[0], dtype=bool)
+    c = n
+    while c < a.shape[0]:
+        cut = np.partition(a, a.shape[0] - c)[a.shape[0] - c]  # the c-th largest a
+        above = a > cut
+        m = int(np.count_nonzero(above))
+        if m >= n:
+            nth = np.partition(b[above], m - n)[m - n]  # the n-th largest b among the terms of larger a
+            out |= (a <= cut) & (b < nth)
+        c *= 2
+    return out
 
-    The page re-ranks these candidates for any lambda. ``top_words`` is given column numbers as
-    names, so that it returns indices.
-    """
-    index_names = [str(j) for j in range(n_terms)]
+
+def _candidate_terms(phi: np.ndarray, tf: np.ndarray, n_words: int) -> list[np.ndarray]:
+    """Per topic, the column numbers (ascending) of every term that ``top_words(relevance=lam)`` ranks among the
+    first ``n_words`` at a weight the page can show (:data:`RELEVANCE_STEPS`), with a margin of max(10, n_words
+    // 2) more at each. The relevance is computed with top_words' operations (the same bits), over the terms
+    that can rank there at all (:func:`_never_on_top`): no (K, V) array beside ``phi``."""
+    n_terms = phi.shape[1]
     n_ranked = min(n_terms, n_words + max(10, n_words // 2))
-    cands: list[set] = [set() for _ in range(n_topics)]
-    for lam in RELEVANCE_GRID:
-        ranked = top_words(model, index_names, n=n_ranked, relevance=float(lam), term_frequency=tf)
-        for k, words in enumerate(ranked):
-            cands[k].update(int(j) for j, _ in words)
+    lam = np.arange(RELEVANCE_STEPS + 1) / RELEVANCE_STEPS
+    tiny = 1e-300  # (as inspection.top_words)
+    p = tf / tf.sum()
+    log_p = np.log(np.maximum(p, tiny))
+    unseen = p <= 0
+    cands = []
+    for k in range(phi.shape[0]):
+        log_phi = np.log(np.maximum(phi[k], tiny))
+        lift = log_phi - log_p
+        at_zero = np.where(unseen, -np.inf, lift)  # (a term the corpus lacks ranks last at every lambda < 1)
+        cols = np.flatnonzero(~_never_on_top(log_phi, at_zero, n_ranked))
+        scores = lam[:, None] * log_phi[cols][None, :] + (1.0 - lam)[:, None] * lift[cols][None, :]
+        scores[:-1, unseen[cols]] = -np.inf
+        cands.append(np.unique(cols[top_columns(scores, n_ranked)]))
     return cands
 
 
@@ -249,7 +275,7 @@ def _topic_entries(phi, cands, compact, prevalence, n_tokens, coh, table, reps, 
     names = custom_labels(table.labels)
     topics = []
     for k in range(phi.shape[0]):
-        idx = sorted(cands[k], key=lambda j: (-phi[k, j], j))
+        idx = sorted(cands[k].tolist(), key=lambda j: (-phi[k, j], j))
         others = [j for j in np.argsort(dist[k], kind="stable") if j != k]
         topics.append({
             "topic": k,
@@ -298,8 +324,8 @@ def build_data(model, X, vocabulary=None, *, texts=None, doc_ids=None, n_words: 
     tf = np.asarray(X.sum(axis=0), dtype=np.float64).ravel()
     n_tokens = float(tf.sum())
     n_cand = min(n_words, V)
-    cands = _candidate_terms(model, phi.shape[0], V, n_cand, tf)
-    used = sorted(set().union(*cands))
+    cands = _candidate_terms(phi, tf, n_cand)
+    used = np.unique(np.concatenate(cands)).tolist()
     compact = {j: i for i, j in enumerate(used)}  # compact order = column order (ties break alike)
     # coherence and the static table's words (ranked by probability), via inspection.summary
     table = summary(model, None, terms, n=min(TABLE_WORDS, V), coherence=coherence_reference,

@@ -424,7 +424,8 @@ JS = r"""
       const kv = part.split("=");
       if (kv.length === 2) out[kv[0]] = kv[1];
     }
-    const k = Number(out.topic), lam = Number(out.lambda);
+    // (snapped to the slider's steps of 0.01: the weights whose candidate terms the page holds)
+    const k = Number(out.topic), lam = Math.round(Number(out.lambda) * 100) / 100;
     if (out.lambda !== undefined && isFinite(lam) && lam >= 0 && lam <= 1) {
       state.lambda = lam; slider.value = String(lam); lambdaOut.textContent = fmt(lam, 2);
     }
