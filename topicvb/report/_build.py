@@ -17,6 +17,7 @@ import re
 import numpy as np
 import scipy.sparse as sp
 
+from .._kernels.distances import js_divergences
 from ..datasets._files import atomic_paths, check_targets
 from ..evaluation._common import (
     check_counts,
@@ -60,21 +61,7 @@ def js_distances(phi: np.ndarray) -> np.ndarray:
     ndarray of shape (n_topics, n_topics)
         Symmetric, zero diagonal.
     """
-    phi = np.asarray(phi, dtype=np.float64)
-    K = phi.shape[0]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log_phi = np.where(phi > 0, np.log2(np.where(phi > 0, phi, 1.0)), 0.0)
-    D = np.zeros((K, K))
-    for k in range(K - 1):
-        p, q = phi[k], phi[k + 1:]
-        m = 0.5 * (p[None, :] + q)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            log_m = np.where(m > 0, np.log2(np.where(m > 0, m, 1.0)), 0.0)
-        kl_p = np.sum(p[None, :] * (log_phi[k][None, :] - log_m), axis=1)
-        kl_q = np.sum(q * (log_phi[k + 1:] - log_m), axis=1)
-        jsd = np.clip(0.5 * (kl_p + kl_q), 0.0, 1.0)
-        D[k, k + 1:] = D[k + 1:, k] = np.sqrt(jsd)
-    return D
+    return np.sqrt(js_divergences(np.asarray(phi, dtype=np.float64)))
 
 
 def pcoa(D: np.ndarray, n_components: int = 2) -> np.ndarray:
