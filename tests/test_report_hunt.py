@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
 import re
-import warnings
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.exceptions import ConvergenceWarning
 
 from topicvb import BatchLDA, CollapsedLDA, make_topic_pipeline
 from topicvb.datasets import Corpus
