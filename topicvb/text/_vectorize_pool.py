@@ -173,6 +173,17 @@ def _counts_natively(tokenizer) -> bool:
     return (tokenizer.__dict__.get("_compiled") or tokenizer._compile()).counts_natively
 
 
+def _tokens(tokenizer, text):
+    """``tokenizer(text)``, refused unless it is an iterable of tokens (a callable that returns None or a str
+    would count a document as empty, or as its characters)."""
+    tokens = tokenizer(text)
+    if tokens is None or isinstance(tokens, (str, bytes)) or not hasattr(tokens, "__iter__"):
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        raise TypeError(f"the tokenizer returned {type(tokens).__name__} for the document {shown!r}; a tokenizer "
+                        "must return the document's tokens (a list of str).")
+    return tokens
+
+
 def _process_chunk(chunk, job=None):
     """Tokenise one chunk; return (result, number of documents, replaced byte sequences,
     documents with replacements). The result is a chunk block (mode "count") or token lists."""
@@ -185,14 +196,14 @@ def _process_chunk(chunk, job=None):
             n_bad_docs += 1
         texts.append(text)
     if mode == "tokens":
-        results = [list(tokenizer(text)) for text in texts]
+        results = [list(_tokens(tokenizer, text)) for text in texts]
     else:
         if detector is None and _counts_natively(tokenizer):
             results = _ids_to_block(*tokenizer._encode_chunk(texts))
         elif detector is not None:
-            results = _counts_to_block([Counter(detector.apply(list(tokenizer(text)))) for text in texts])
+            results = _counts_to_block([Counter(detector.apply(list(_tokens(tokenizer, text)))) for text in texts])
         else:
-            results = _counts_to_block([Counter(tokenizer(text)) for text in texts])
+            results = _counts_to_block([Counter(_tokens(tokenizer, text)) for text in texts])
         # in a worker: over the worker's own term numbering; here: over the chunk's terms
         results = _send_block(results) if job is None else (*results, None)
     return results, len(chunk), n_replaced, n_bad_docs

@@ -1,9 +1,11 @@
 """Learn two-word phrases (bigram collocations) and join them into single terms (``new_york``).
 
-Counting streams: documents are read once, in any number of :meth:`PhraseDetector.partial_fit`
-calls. Tokens are mapped to integer ids and each adjacent pair becomes one 64-bit key
-(``left << 32 | right``); pair counts are kept as sorted NumPy arrays, merged in batches, so memory
-grows with the number of distinct pairs (16 bytes each), not with the corpus.
+Counting streams: documents are read once, a chunk at a time (``fit``) or in any number of
+:meth:`PhraseDetector.partial_fit` calls. Tokens are mapped to integer ids and each adjacent pair becomes
+one 64-bit key (``left << 32 | right``); pair counts are kept as sorted NumPy arrays (16 bytes a distinct
+pair), and the keys of new pairs are merged into them in batches of two million, so memory grows with the
+number of distinct pairs (16 bytes each, a few times that while a batch is merged), not with the corpus.
+The pairs are scored when the phrases are first needed after new counts, not at every ``partial_fit`` call.
 
 Scores, for a pair (a, b) with pair count n_ab, token counts n_a, n_b and N tokens in all:
 
@@ -21,6 +23,7 @@ Computational Linguistics 19(1), 61-74.
 
 from __future__ import annotations
 
+import warnings
 from collections import defaultdict
 from collections.abc import Iterable
 from itertools import islice
@@ -35,6 +38,7 @@ __all__ = ["PhraseDetector"]
 
 _DEFAULT_THRESHOLD = {"npmi": 0.5, "pmi": 8.0, "likelihood": 10.83}
 _MERGE_EVERY = 2_000_000  # pending pair keys before they are merged into the sorted counts
+_FIT_CHUNK = 2_000  # documents fit counts at a time (its memory: the pairs and a chunk, not the corpus)
 _SHIFT = np.int64(32)
 _STR_ONLY = frozenset([str])
 _TOKENISE_HINT = " Tokenise first, for example with topicvb.text.Tokenizer."
@@ -68,8 +72,8 @@ def _score(scoring: str, n_ab, n_a, n_b, n: float) -> np.ndarray:
         if scoring == "pmi":
             return pmi
         denom = -np.log2(n_ab / n)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(denom > 0, pmi / np.where(denom > 0, denom, 1.0), 1.0)
+        with np.errstate(divide="ignore", invalid="ignore"):  # (clipped: the two logs round apart, by 1e-16)
+            return np.clip(np.where(denom > 0, pmi / np.where(denom > 0, denom, 1.0), 1.0), -1.0, 1.0)
     # likelihood ratio: 2 * sum(observed * ln(observed / expected)) over the 2 x 2 table
     obs = np.stack([n_ab, n_a - n_ab, n_b - n_ab, n - n_a - n_b + n_ab])
     obs = np.maximum(obs, 0.0)
@@ -92,9 +96,12 @@ class PhraseDetector(BaseEstimator):
         Pairs seen fewer times are never phrases.
     threshold : float or None, default=None
         A pair is a phrase when its score is strictly above this. ``None`` uses 0.5 for ``"npmi"``,
-        8.0 bits for ``"pmi"`` and 10.83 (the chi-squared 0.1 % point) for ``"likelihood"``.
+        8.0 bits for ``"pmi"`` and 10.83 (the chi-squared 0.1 % point) for ``"likelihood"``. For
+        ``"npmi"`` it must lie in [-1, 1) (above, no pair could be a phrase).
     delimiter : str, default="_"
-        Joins the two tokens of a phrase.
+        Joins the two tokens of a phrase; not empty (``("ab", "c")`` and ``("a", "bc")`` would both
+        become ``abc``, and a joined phrase the same term as a token). A joined phrase that is also a
+        token of the documents counts as that term: fit warns of it.
 
     Attributes
     ----------
@@ -114,7 +121,12 @@ class PhraseDetector(BaseEstimator):
     Phrases are joined greedily from left to right: in ``"new york city"`` with both ``(new, york)``
     and ``(york, city)`` learned, the result is ``["new_york", "city"]``. Pairs are counted on the
     tokens as given, so with stop words removed ``"bank of america"`` yields the pair
-    ``(bank, america)``.
+    ``(bank, america)``; and across sentences and lines within a document (a tokenizer keeps no
+    sentence breaks): ``"... in Boston. Celtics fans ..."`` counts ``(boston, celtics)``. Pairs never
+    cross documents.
+
+    ``partial_fit`` continues a detector that ``partial_fit`` started; ``fit`` keeps no pair counts
+    (they can take hundreds of MB), so a detector fitted by ``fit`` cannot be continued.
 
     Examples
     --------
@@ -137,9 +149,17 @@ class PhraseDetector(BaseEstimator):
     def _check_params(self) -> None:
         check_choice(self.scoring, "scoring", set(_DEFAULT_THRESHOLD))
         check_int(self.min_count, "min_count", min_val=1)
+        if isinstance(self.threshold, (bool, np.bool_)):
+            raise TypeError(f"threshold must be a number or None, got {type(self.threshold).__name__}.")
         check_finite_real(self.threshold, "threshold", allow_none=True)
+        if self.scoring == "npmi" and self.threshold is not None and not -1.0 <= float(self.threshold) < 1.0:
+            raise ValueError(f"threshold must lie in [-1, 1) for scoring='npmi' (the range of its scores: a pair "
+                             f"is a phrase when its score is strictly above it), got {self.threshold!r}.")
         if not isinstance(self.delimiter, str):
             raise TypeError(f"delimiter must be a str, got {type(self.delimiter).__name__}.")
+        if not self.delimiter:
+            raise ValueError("delimiter must not be empty: ('ab', 'c') and ('a', 'bc') would both be joined to 'abc', "
+                             "and a joined phrase could be a token of the documents; use '_' (the default), say.")
 
     def _reset(self) -> None:
         index = defaultdict()
@@ -152,6 +172,47 @@ class PhraseDetector(BaseEstimator):
         self._n_pending = 0
         self.n_docs_ = 0
         self.n_tokens_ = 0
+        self._stale = True  # (counts not yet scored: see _refresh)
+
+    # ------------------------------------------------------------------ fitted results
+    # phrases_, scores_ and threshold_ are scored from the counts when first read after new counts (partial_fit
+    # only counts: scoring every pair at every call made a stream of small calls quadratic in time)
+    def _refresh(self) -> None:
+        if self.__dict__.get("_stale"):
+            self._finish(keep_counts=True)
+        if "_phrases" not in self.__dict__:
+            raise AttributeError(f"This {type(self).__name__} instance has no phrases yet; call fit or partial_fit.")
+
+    @property
+    def phrases_(self):
+        """The learned pairs, sorted (a list of (str, str))."""
+        self._refresh()
+        return self._phrases
+
+    @phrases_.setter
+    def phrases_(self, value):
+        self._phrases = value
+        self.__dict__.pop("_lookup", None)
+
+    @property
+    def scores_(self):
+        """``(left, right) -> score`` for every learned pair."""
+        self._refresh()
+        return self._scores
+
+    @scores_.setter
+    def scores_(self, value):
+        self._scores = value
+
+    @property
+    def threshold_(self):
+        """The threshold used."""
+        self._refresh()
+        return self._threshold
+
+    @threshold_.setter
+    def threshold_(self, value):
+        self._threshold = value
 
     def __getstate__(self):
         state = dict(super().__getstate__())
@@ -161,6 +222,9 @@ class PhraseDetector(BaseEstimator):
         return state
 
     def __setstate__(self, state):
+        for name in ("phrases_", "scores_", "threshold_"):  # (pickled by a version that kept them as attributes)
+            if name in state:
+                state["_" + name[:-1]] = state.pop(name)
         if "_index" in state:
             index = defaultdict(None, state["_index"])
             index.default_factory = index.__len__
@@ -175,10 +239,11 @@ class PhraseDetector(BaseEstimator):
                 f"{caller} expects an iterable of tokenised documents (lists of str), got {type(docs).__name__}."
             )
 
-    def _count_chunk(self, docs) -> tuple[np.ndarray, np.ndarray]:
+    def _count_chunk(self, docs, offset: int = 0, who: str = "PhraseDetector") -> tuple[np.ndarray, np.ndarray]:
         """Count the tokens and adjacent pairs of ``docs``; return their token ids and lengths.
 
-        On bad input nothing is counted: the terms new in this chunk leave the index again.
+        On bad input nothing is counted: the terms new in this chunk leave the index again. ``offset`` (the
+        documents before this chunk) and ``who`` (the caller) go into the messages.
         """
         index = self._index
         get = index.__getitem__
@@ -188,14 +253,14 @@ class PhraseDetector(BaseEstimator):
             for i, doc in enumerate(docs):
                 if isinstance(doc, (str, bytes)):
                     raise TypeError(
-                        f"PhraseDetector expects each document as a list of tokens, got a {type(doc).__name__} "
-                        f"at position {i}. Tokenise first, for example with topicvb.text.Tokenizer."
+                        f"{who} expects each document as a list of tokens, got a {type(doc).__name__} "
+                        f"at position {offset + i}. Tokenise first, for example with topicvb.text.Tokenizer."
                     )
                 n0 = len(flat)
                 try:
                     flat.extend(map(get, doc))
                 except TypeError:  # a document that is not iterable, or an unhashable token
-                    _check_tokens(doc, "PhraseDetector", i)
+                    _check_tokens(doc, who, offset + i)
                     raise
                 lengths.append(len(flat) - n0)
             # only the terms new in this chunk (the last ones in the index) can be of a wrong type
@@ -203,8 +268,8 @@ class PhraseDetector(BaseEstimator):
             if bad:
                 bad = bad[-1]  # the first one met
                 at = flat.index(index[bad])
-                doc = int(np.searchsorted(np.cumsum(lengths), at, side="right"))
-                raise TypeError(f"PhraseDetector expects each token to be a str; document {doc} has {bad!r} of "
+                doc = offset + int(np.searchsorted(np.cumsum(lengths), at, side="right"))
+                raise TypeError(f"{who} expects each token to be a str; document {doc} has {bad!r} of "
                                 f"type {type(bad).__name__}.")
         except BaseException:
             for term in list(islice(reversed(index), len(index) - n_known)):
@@ -234,33 +299,53 @@ class PhraseDetector(BaseEstimator):
         return ids.astype(np.int32, copy=False), lengths
 
     def _merge(self) -> None:
+        """Add the pending pair keys to the sorted counts: the counts of keys already there grow in place, the new
+        keys are inserted at their places (no sort or inverse index over all the pairs)."""
         if not self._pending:
             return
-        keys = np.concatenate([self._pair_keys, *self._pending])
-        weights = np.concatenate([self._pair_counts, np.ones(self._n_pending, dtype=np.int64)])
-        uniq, inverse = np.unique(keys, return_inverse=True)
-        self._pair_keys = uniq
-        self._pair_counts = np.bincount(inverse.ravel(), weights=weights, minlength=uniq.shape[0]).astype(np.int64)
+        new, counts = np.unique(np.concatenate(self._pending), return_counts=True)
         self._pending, self._n_pending = [], 0
+        keys, known = self._pair_keys, self._pair_counts
+        at = np.searchsorted(keys, new)
+        found = at < keys.shape[0]
+        found[found] = keys[at[found]] == new[found]
+        known[at[found]] += counts[found]
+        fresh = ~found
+        self._pair_keys = np.insert(keys, at[fresh], new[fresh])
+        self._pair_counts = np.insert(known, at[fresh], counts[fresh].astype(np.int64, copy=False))
 
     def _finish(self, keep_counts: bool) -> None:
         """Score the pairs counted so far and set the fitted attributes."""
         self._merge()
-        self.threshold_ = float(_DEFAULT_THRESHOLD[self.scoring] if self.threshold is None else self.threshold)
+        self._threshold = float(_DEFAULT_THRESHOLD[self.scoring] if self.threshold is None else self.threshold)
         frequent = self._pair_counts >= self.min_count
         keys, n_ab = self._pair_keys[frequent], self._pair_counts[frequent]
         left, right = keys >> _SHIFT, keys & np.int64(0xFFFFFFFF)
         n = float(max(self.n_tokens_, 1))
         scores = _score(self.scoring, n_ab, self._unigram[left], self._unigram[right], n)
-        chosen = scores > self.threshold_
+        chosen = scores > self._threshold
         terms = list(self._index)
         pairs = [(terms[a], terms[b]) for a, b in zip(left[chosen].tolist(), right[chosen].tolist())]
-        self.scores_ = dict(zip(pairs, scores[chosen].tolist()))
-        self.phrases_ = sorted(pairs)
+        self._scores = dict(zip(pairs, scores[chosen].tolist()))
+        self._phrases = sorted(pairs)
+        self._stale = False
         self.__dict__.pop("_lookup", None)
+        self._warn_collisions()
         if not keep_counts:
             for name in ("_index", "_unigram", "_pair_keys", "_pair_counts", "_pending", "_n_pending"):
                 self.__dict__.pop(name, None)
+
+    def _warn_collisions(self) -> None:
+        """Warn when a joined phrase is also a token of the documents: the two count as one term."""
+        index = self.__dict__.get("_index")
+        if not index or not self._phrases:
+            return
+        same = [f"{a}{self.delimiter}{b}" for a, b in self._phrases if f"{a}{self.delimiter}{b}" in index]
+        if same:
+            warnings.warn(f"PhraseDetector: {len(same)} joined phrase(s) are also tokens of the documents ("
+                          f"{', '.join(map(repr, same[:5]))}{', ...' if len(same) > 5 else ''}): each counts as one "
+                          "term with its token; choose a delimiter the tokens do not hold.", UserWarning,
+                          stacklevel=4)
 
     def fit(self, docs, y=None):
         """Learn phrases from tokenised documents (read once, so a generator works).
@@ -284,13 +369,25 @@ class PhraseDetector(BaseEstimator):
         """
         self._check_params()
         self._check_docs(docs, "PhraseDetector.fit")
-        self._reset()
-        self._count_chunk(docs)
-        self._finish(keep_counts=False)
+        saved = dict(self.__dict__)
+        try:
+            self._reset()
+            docs = iter(docs)
+            while True:
+                chunk = list(islice(docs, _FIT_CHUNK))
+                if not chunk:
+                    break
+                self._count_chunk(chunk, offset=self.n_docs_)
+            self._finish(keep_counts=False)
+        except BaseException:  # (a bad document: the detector as it was)
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
         return self
 
     def partial_fit(self, docs, y=None):
-        """Add the counts of more documents and re-score; counts are kept for later calls.
+        """Add the counts of more documents; counts are kept for later calls, and the phrases are scored
+        from all of them when next read (``phrases_``, ``apply``, ``transform``).
 
         Parameters
         ----------
@@ -307,9 +404,16 @@ class PhraseDetector(BaseEstimator):
         self._check_params()
         self._check_docs(docs, "PhraseDetector.partial_fit")
         if "_index" not in self.__dict__:
+            if "_phrases" in self.__dict__:
+                raise ValueError(
+                    "PhraseDetector.partial_fit: this detector was fitted by fit (or loaded from a file), which "
+                    "keeps no pair counts to continue from; call partial_fit on every batch from the start, or fit "
+                    "on all the documents at once."
+                )
             self._reset()
         self._count_chunk(docs)
-        self._finish(keep_counts=True)
+        self._stale = True  # (scored when the phrases are next read)
+        self.__dict__.pop("_lookup", None)
         return self
 
     # ------------------------------------------------------------------ applying

@@ -108,7 +108,9 @@ class Vectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         its last use counts).
     phrases : bool or PhraseDetector, default=False
         Join learned two-word phrases into single terms (``new_york``). ``True`` uses
-        ``PhraseDetector()``; a detector is cloned and fitted on the training documents.
+        ``PhraseDetector()``; a detector is cloned and fitted on the training documents. With a
+        fixed ``vocabulary``, only the learned phrases that are terms of it are joined (the others
+        would take their two words out of the counts).
     min_df : int or float, default=1
         Drop terms in fewer documents than this (an int is a count, a float in [0, 1] a fraction).
     max_df : int or float, default=1.0
@@ -237,7 +239,7 @@ class Vectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
                           f"decodes bytes and files with its own encoding={self.encoding!r}: pass "
                           f"encoding={self.tokenizer.encoding!r} to the Vectorizer (or the same encoding to both).",
                           UserWarning, stacklevel=3)
-        if not isinstance(self.phrases, (bool, PhraseDetector)):
+        if not isinstance(self.phrases, (bool, np.bool_, PhraseDetector)):
             raise TypeError(f"phrases must be a bool or a PhraseDetector, got {type(self.phrases).__name__}.")
         if isinstance(self.phrases, PhraseDetector):
             self.phrases._check_params()
@@ -366,15 +368,24 @@ class Vectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         return X
 
     # ------------------------------------------------------------------ phrases
-    def _fit_phrases(self, X, caller: str):
+    def _fit_phrases(self, X, caller: str, fixed=None):
+        """The fitted detector and the count blocks of X's documents with its phrases joined. With a fixed
+        vocabulary (``fixed``) only the phrases among its terms are joined: the others would drop their parts."""
         detector = clone(self.phrases) if isinstance(self.phrases, PhraseDetector) else PhraseDetector()
         detector._check_params()
         detector._reset()
         stored = []
         for token_lists in self._run(X, caller, "tokens", None):
-            stored.append(detector._count_chunk(token_lists))
+            stored.append(detector._count_chunk(token_lists, offset=detector.n_docs_, who=caller))
         id_to_token = np.array(list(detector._index), dtype=object)
         detector._finish(keep_counts=False)
+        if fixed is not None:
+            kept = [pair for pair in detector.phrases_ if detector.delimiter.join(pair) in fixed.index]
+            if len(kept) < len(detector.phrases_):
+                logger.info("%s: %d of %d learned phrases are not in the fixed vocabulary and are not joined.",
+                            caller, len(detector.phrases_) - len(kept), len(detector.phrases_))
+            detector.scores_ = {pair: detector.scores_[pair] for pair in kept}
+            detector.phrases_ = kept
         apply = detector.apply
 
         def count_chunks():
@@ -435,8 +446,8 @@ class Vectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
             self.tokenizer._reread_stop_words()
         caller = "Vectorizer.fit"
         fixed = self._fixed_vocabulary()
-        if self.phrases is not False:
-            detector, chunks = self._fit_phrases(X, caller)
+        if isinstance(self.phrases, PhraseDetector) or bool(self.phrases):  # (np.False_ is not False)
+            detector, chunks = self._fit_phrases(X, caller, fixed)
         else:
             detector, chunks = None, self._run(X, caller, "count", None)
         if fixed is not None:
