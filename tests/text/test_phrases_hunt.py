@@ -7,7 +7,7 @@ import pickle
 import numpy as np
 import pytest
 
-from topicvb.text import PhraseDetector, Tokenizer, Vectorizer
+from topicvb.text import PhraseDetector, Vectorizer
 from topicvb.text import phrases as phrases_module
 
 
