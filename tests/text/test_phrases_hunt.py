@@ -182,3 +182,27 @@ def test_detectors_pickle_mid_stream_and_old_pickles_load():
                       "n_docs_": 3, "n_tokens_": 9})
     assert old.phrases_ == [("new", "york")] and old.threshold_ == 0.5
     assert old.apply(["new", "york"]) == ["new_york"]
+
+
+def test_threads_reading_a_stream_score_it_once(monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    docs = _docs()
+    det = PhraseDetector()
+    for i in range(0, len(docs), 50):
+        det.partial_fit(docs[i:i + 50])
+    finished = []
+    original = PhraseDetector._finish
+
+    def slow(self, keep_counts):
+        finished.append(1)
+        import time
+
+        time.sleep(0.05)  # (a window for a second thread)
+        return original(self, keep_counts)
+
+    monkeypatch.setattr(PhraseDetector, "_finish", slow)
+    with ThreadPoolExecutor(4) as pool:
+        out = list(pool.map(lambda _: det.apply(["new", "york"]), range(8)))
+    assert out == [["new_york"]] * 8 and len(finished) == 1
+    assert det.phrases_ == PhraseDetector().fit(docs).phrases_

@@ -23,6 +23,7 @@ Computational Linguistics 19(1), 61-74.
 
 from __future__ import annotations
 
+import threading
 import warnings
 from collections import defaultdict
 from collections.abc import Iterable
@@ -38,6 +39,7 @@ __all__ = ["PhraseDetector"]
 
 _DEFAULT_THRESHOLD = {"npmi": 0.5, "pmi": 8.0, "likelihood": 10.83}
 _MERGE_EVERY = 2_000_000  # pending pair keys before they are merged into the sorted counts
+_REFRESH_LOCK = threading.RLock()
 _FIT_CHUNK = 2_000  # documents fit counts at a time (its memory: the pairs and a chunk, not the corpus)
 _SHIFT = np.int64(32)
 _STR_ONLY = frozenset([str])
@@ -179,7 +181,9 @@ class PhraseDetector(BaseEstimator):
     # only counts: scoring every pair at every call made a stream of small calls quadratic in time)
     def _refresh(self) -> None:
         if self.__dict__.get("_stale"):
-            self._finish(keep_counts=True)
+            with _REFRESH_LOCK:  # (threads reading a detector's phrases at once score it once)
+                if self.__dict__.get("_stale"):
+                    self._finish(keep_counts=True)
         if "_phrases" not in self.__dict__:
             raise AttributeError(f"This {type(self).__name__} instance has no phrases yet; call fit or partial_fit.")
 
