@@ -206,3 +206,61 @@ def test_threads_reading_a_stream_score_it_once(monkeypatch):
         out = list(pool.map(lambda _: det.apply(["new", "york"]), range(8)))
     assert out == [["new_york"]] * 8 and len(finished) == 1
     assert det.phrases_ == PhraseDetector().fit(docs).phrases_
+
+
+def test_joining_phrases_over_ids_equals_apply():
+    """The Vectorizer joins the learned phrases in arrays of token ids (no Python work per token); the result is
+    apply's, token for token: runs of overlapping phrases, phrases at document ends, empty documents."""
+    from topicvb.text.phrases import join_phrase_ids
+
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(8)]
+    for trial in range(200):
+        docs = [list(rng.choice(words, int(rng.integers(0, 12)))) for _ in range(int(rng.integers(1, 8)))]
+        n_phrases = int(rng.integers(0, 10))
+        pairs = sorted({(str(a), str(b)) for a, b in rng.choice(words, (n_phrases, 2))})
+        det = PhraseDetector()
+        det.phrases_, det.scores_, det.threshold_ = pairs, {p: 1.0 for p in pairs}, 0.5
+        index = {w: i for i, w in enumerate(words)}
+        ids = np.array([index[t] for d in docs for t in d], dtype=np.int32)
+        lengths = np.array([len(d) for d in docs], dtype=np.int64)
+        order = sorted(pairs, key=lambda p: (index[p[0]] << 32) | index[p[1]])
+        keys = np.array([(index[a] << 32) | index[b] for a, b in order], dtype=np.int64)
+        terms = words + ["_".join(p) for p in order]
+        joined, new_lengths = join_phrase_ids(ids, lengths, keys, len(words))
+        got, start = [], 0
+        for n in new_lengths.tolist():
+            got.append([terms[j] for j in joined[start:start + n]])
+            start += n
+        assert got == [det.apply(d) for d in docs], (docs, pairs)
+
+
+@pytest.mark.parametrize("tokenizer", ["native", "callable"])
+def test_the_vectorizer_with_phrases_counts_as_before_in_one_or_two_processes(tokenizer):
+    from topicvb.text import Tokenizer
+    from topicvb.text import _vectorize_pool
+
+    rng = np.random.default_rng(1)
+    base = [" ".join(d) for d in _docs(400)]
+    texts = [t + " " + " ".join(rng.choice(["alpha", "beta", "gamma"], 5)) for t in base]
+    tok = Tokenizer(alphabetic=False) if tokenizer == "native" else str.split
+    one = Vectorizer(tokenizer=tok, phrases=PhraseDetector(min_count=3), n_jobs=1)
+    X1 = one.fit_transform(texts)
+    assert "new_york" in one.get_feature_names_out()
+    # the reference: apply on each document's tokens, counted by hand
+    det = one.phrase_detector_
+    rows = [det.apply(list(Tokenizer(alphabetic=False)(t)) if tokenizer == "native" else t.split()) for t in texts]
+    terms = list(one.get_feature_names_out())
+    col = {t: j for j, t in enumerate(terms)}
+    dense = np.zeros((len(texts), len(terms)))
+    for d, toks in enumerate(rows):
+        for t in toks:
+            dense[d, col[t]] += 1
+    np.testing.assert_array_equal(X1.toarray(), dense)
+    two = Vectorizer(tokenizer=tok, phrases=PhraseDetector(min_count=3), n_jobs=2, chunk_size=50)
+    import unittest.mock
+
+    with unittest.mock.patch.object(_vectorize_pool, "_PARALLEL_MIN_CHARS", 0):  # (workers for a small corpus)
+        X2 = two.fit_transform(texts)
+    assert list(two.get_feature_names_out()) == terms
+    np.testing.assert_array_equal(X2.toarray(), X1.toarray())

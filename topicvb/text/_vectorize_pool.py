@@ -67,7 +67,8 @@ _SPLIT_MAIN_WEIGHT = 0.9
 
 # ---------------------------------------------------------------------------- worker side
 # A job is (tokenizer, input, encoding, mode, detector); mode "count" returns a chunk block of
-# term counts, mode "tokens" returns token lists (for phrase learning).
+# term counts, mode "tokens" returns token lists (for phrase learning), or, from a Tokenizer that counts
+# natively, the chunk's (terms, ids, lengths) (``Tokenizer._encode_chunk``: no Python work per token).
 _WORKER_JOB = None
 # A worker's own numbering of the terms it has met (term -> id), so that each term is sent to the
 # main process once, not once per chunk (see _send_block)
@@ -195,7 +196,9 @@ def _process_chunk(chunk, job=None):
             n_replaced += n
             n_bad_docs += 1
         texts.append(text)
-    if mode == "tokens":
+    if mode == "tokens" and _counts_natively(tokenizer):
+        results = tokenizer._encode_chunk(texts)
+    elif mode == "tokens":
         results = [list(_tokens(tokenizer, text)) for text in texts]
     else:
         if detector is None and _counts_natively(tokenizer):

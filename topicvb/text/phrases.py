@@ -87,6 +87,41 @@ def _score(scoring: str, n_ab, n_a, n_b, n: float) -> np.ndarray:
     return 2.0 * terms.sum(axis=0)
 
 
+def join_phrase_ids(ids, lengths, keys, first_joined: int) -> tuple[np.ndarray, np.ndarray]:
+    """Join phrases in a chunk of token ids as :meth:`PhraseDetector.apply` joins them in tokens, with NumPy.
+
+    ``ids``: token ids, document after document (``lengths`` tokens each); ``keys``: the phrases' pair keys
+    ``left << 32 | right`` over the same ids, sorted; a phrase's joined token gets the id ``first_joined`` plus its
+    place in ``keys``. Returns the new ids (int64) and lengths. ``apply`` joins from left to right, each token at
+    most once: among consecutive pairs that are all phrases it joins the first, third, fifth, ... of the run (the
+    second shares its left token with the first), which is what is computed here.
+    """
+    ids = np.asarray(ids, dtype=np.int64)
+    lengths = np.asarray(lengths, dtype=np.int64)
+    n = ids.shape[0]
+    if n < 2 or keys.shape[0] == 0:
+        return ids, lengths
+    pair = (ids[:-1] << _SHIFT) | ids[1:]
+    at = np.minimum(np.searchsorted(keys, pair), keys.shape[0] - 1)
+    phrase = keys[at] == pair
+    ends = np.cumsum(lengths)[:-1]  # pairs (ends[i] - 1, ends[i]) cross a document boundary
+    phrase[ends[(ends > 0) & (ends <= pair.shape[0])] - 1] = False
+    if not phrase.any():
+        return ids, lengths
+    first = phrase.copy()
+    first[1:] &= ~phrase[:-1]  # the first pair of each run of phrases
+    starts = np.flatnonzero(first)
+    run = np.cumsum(first) - 1  # (the run of each pair of a run; -1 before the first run)
+    offset = np.arange(pair.shape[0]) - starts[np.maximum(run, 0)]
+    joined = np.flatnonzero(phrase & (offset % 2 == 0))
+    out = ids.copy()
+    out[joined] = first_joined + at[joined]
+    keep = np.ones(n, dtype=bool)
+    keep[joined + 1] = False
+    doc = np.repeat(np.arange(lengths.shape[0]), lengths)
+    return out[keep], lengths - np.bincount(doc[joined], minlength=lengths.shape[0])
+
+
 class PhraseDetector(BaseEstimator):
     """Find bigram collocations in tokenised documents and join them with a delimiter.
 
@@ -279,8 +314,19 @@ class PhraseDetector(BaseEstimator):
             for term in list(islice(reversed(index), len(index) - n_known)):
                 del index[term]
             raise
-        ids = np.array(flat, dtype=np.int64)
-        lengths = np.array(lengths, dtype=np.int64)
+        return self._count_ids(np.array(flat, dtype=np.int64), np.array(lengths, dtype=np.int64))
+
+    def _count_encoded(self, terms, ids, lengths) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_count_chunk` of a chunk given as its distinct ``terms`` (str), the term ids of its tokens and
+        the documents' lengths (``Tokenizer._encode_chunk``): one lookup per distinct term, none per token."""
+        get = self._index.__getitem__
+        to_index = np.fromiter(map(get, terms), dtype=np.int64, count=len(terms))
+        return self._count_ids(to_index[np.asarray(ids, dtype=np.intp)] if len(terms) else
+                               np.zeros(0, dtype=np.int64), np.asarray(lengths, dtype=np.int64))
+
+    def _count_ids(self, ids, lengths) -> tuple[np.ndarray, np.ndarray]:
+        """Count the tokens (``ids`` into the index, document after document) and adjacent pairs of a chunk whose
+        documents have ``lengths`` tokens; return the ids (int32) and lengths."""
         n_terms = len(self._index)
         if n_terms > self._unigram.shape[0]:
             grown = np.zeros(max(n_terms, 2 * self._unigram.shape[0]), dtype=np.int64)

@@ -31,7 +31,7 @@ import logging
 import numbers
 import os
 import warnings
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Mapping
 
 import numpy as np
@@ -42,8 +42,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_choice, check_encoding, check_int
 from ._tokenize_counting import kept_lengths
-from ._vectorize_pool import _INT32_MAX, _counts_to_block, _resolve_n_jobs, build_csr, count_chunks, pool_size, sort_rows
-from .phrases import PhraseDetector
+from ._vectorize_pool import _INT32_MAX, _ids_to_block, _resolve_n_jobs, build_csr, count_chunks, pool_size, sort_rows
+from .phrases import PhraseDetector, join_phrase_ids
 from .tokenize import Tokenizer
 from .vocabulary import Vocabulary, check_df, prune_ids
 
@@ -370,14 +370,21 @@ class Vectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
     # ------------------------------------------------------------------ phrases
     def _fit_phrases(self, X, caller: str, fixed=None):
         """The fitted detector and the count blocks of X's documents with its phrases joined. With a fixed
-        vocabulary (``fixed``) only the phrases among its terms are joined: the others would drop their parts."""
+        vocabulary (``fixed``) only the phrases among its terms are joined: the others would drop their parts.
+
+        The documents are read once: their token ids are kept (4 bytes a token) while the phrases are learned,
+        then joined and counted from those (:func:`join_phrase_ids`), with no Python work per token when the
+        tokenizer is a :class:`Tokenizer` (its chunks come as ids)."""
         detector = clone(self.phrases) if isinstance(self.phrases, PhraseDetector) else PhraseDetector()
         detector._check_params()
         detector._reset()
         stored = []
-        for token_lists in self._run(X, caller, "tokens", None):
-            stored.append(detector._count_chunk(token_lists, offset=detector.n_docs_, who=caller))
-        id_to_token = np.array(list(detector._index), dtype=object)
+        for chunk in self._run(X, caller, "tokens", None):
+            if isinstance(chunk, tuple):  # (terms, ids, lengths) of a Tokenizer's chunk
+                stored.append(detector._count_encoded(*chunk))
+            else:
+                stored.append(detector._count_chunk(chunk, offset=detector.n_docs_, who=caller))
+        index = detector._index  # (the token ids of stored; the detector lets its counts go when finished)
         detector._finish(keep_counts=False)
         if fixed is not None:
             kept = [pair for pair in detector.phrases_ if detector.delimiter.join(pair) in fixed.index]
@@ -386,16 +393,16 @@ class Vectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
                             caller, len(detector.phrases_) - len(kept), len(detector.phrases_))
             detector.scores_ = {pair: detector.scores_[pair] for pair in kept}
             detector.phrases_ = kept
-        apply = detector.apply
+        pairs = sorted(detector.phrases_, key=lambda pair: (index[pair[0]] << 32) | index[pair[1]])
+        keys = np.array([(index[a] << 32) | index[b] for a, b in pairs], dtype=np.int64)
+        terms = list(index) + [detector.delimiter.join(pair) for pair in pairs]
 
         def count_chunks():
             for ids, lengths in stored:
-                tokens = id_to_token[ids].tolist()
-                counts_list, start = [], 0
-                for n in lengths.tolist():
-                    counts_list.append(Counter(apply(tokens[start: start + n])))
-                    start += n
-                yield (*_counts_to_block(counts_list), None)
+                joined, lengths = join_phrase_ids(ids, lengths, keys, len(terms) - len(pairs))
+                local, inverse = np.unique(joined, return_inverse=True)
+                yield (*_ids_to_block([terms[j] for j in local.tolist()], inverse.astype(np.int32).ravel(), lengths),
+                       None)
 
         return detector, count_chunks()
 
