@@ -264,3 +264,18 @@ def test_the_vectorizer_with_phrases_counts_as_before_in_one_or_two_processes(to
         X2 = two.fit_transform(texts)
     assert list(two.get_feature_names_out()) == terms
     np.testing.assert_array_equal(X2.toarray(), X1.toarray())
+
+
+def test_parameters_set_before_the_phrases_are_read_are_checked():
+    """(A review.) The phrases are scored when read, with the parameters of that moment: a bad one is refused as
+    partial_fit refuses it, not a KeyError from the scoring."""
+    docs = _docs(60)
+    det = PhraseDetector(min_count=2).partial_fit(docs)
+    det.set_params(scoring="bogus")
+    with pytest.raises(ValueError, match="scoring"):
+        det.phrases_
+    det.set_params(scoring="npmi", threshold=1.5)
+    with pytest.raises(ValueError, match=r"threshold must lie in \[-1, 1\)"):
+        det.phrases_
+    det.set_params(threshold=None)
+    assert det.phrases_ == PhraseDetector(min_count=2).fit(docs).phrases_

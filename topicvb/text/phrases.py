@@ -218,6 +218,7 @@ class PhraseDetector(BaseEstimator):
         if self.__dict__.get("_stale"):
             with _REFRESH_LOCK:  # (threads reading a detector's phrases at once score it once)
                 if self.__dict__.get("_stale"):
+                    self._check_params()  # (set since the last partial_fit: checked as partial_fit checks them)
                     self._finish(keep_counts=True)
         if "_phrases" not in self.__dict__:
             raise AttributeError(f"This {type(self).__name__} instance has no phrases yet; call fit or partial_fit.")
@@ -359,10 +360,11 @@ class PhraseDetector(BaseEstimator):
         at = np.searchsorted(keys, new)
         found = at < keys.shape[0]
         found[found] = keys[at[found]] == new[found]
-        known[at[found]] += counts[found]
         fresh = ~found
-        self._pair_keys = np.insert(keys, at[fresh], new[fresh])
-        self._pair_counts = np.insert(known, at[fresh], counts[fresh].astype(np.int64, copy=False))
+        keys = np.insert(keys, at[fresh], new[fresh])  # (new arrays: a copy of the detector keeps its own counts)
+        known = np.insert(known, at[fresh], counts[fresh].astype(np.int64, copy=False))
+        known[np.searchsorted(keys, new[found])] += counts[found]
+        self._pair_keys, self._pair_counts = keys, known
 
     def _finish(self, keep_counts: bool) -> None:
         """Score the pairs counted so far and set the fitted attributes."""
