@@ -227,7 +227,7 @@ def test_joining_phrases_over_ids_equals_apply():
         order = sorted(pairs, key=lambda p: (index[p[0]] << 32) | index[p[1]])
         keys = np.array([(index[a] << 32) | index[b] for a, b in order], dtype=np.int64)
         terms = words + ["_".join(p) for p in order]
-        joined, new_lengths = join_phrase_ids(ids, lengths, keys, len(words))
+        joined, new_lengths = join_phrase_ids(ids, lengths, keys, np.arange(len(words), len(words) + len(order)))
         got, start = [], 0
         for n in new_lengths.tolist():
             got.append([terms[j] for j in joined[start:start + n]])
@@ -264,6 +264,17 @@ def test_the_vectorizer_with_phrases_counts_as_before_in_one_or_two_processes(to
         X2 = two.fit_transform(texts)
     assert list(two.get_feature_names_out()) == terms
     np.testing.assert_array_equal(X2.toarray(), X1.toarray())
+    # transform: the fitted phrases joined in new texts, in one process or two
+    new = texts[::-1][:150] + ["new york new york york new"]
+    rows = [det.apply(list(Tokenizer(alphabetic=False)(t)) if tokenizer == "native" else t.split()) for t in new]
+    dense = np.zeros((len(new), len(terms)))
+    for d, toks in enumerate(rows):
+        for t in toks:
+            if t in col:
+                dense[d, col[t]] += 1
+    np.testing.assert_array_equal(one.transform(new).toarray(), dense)
+    with unittest.mock.patch.object(_vectorize_pool, "_PARALLEL_MIN_CHARS", 0):
+        np.testing.assert_array_equal(two.transform(new).toarray(), dense)
 
 
 def test_parameters_set_before_the_phrases_are_read_are_checked():
@@ -279,3 +290,20 @@ def test_parameters_set_before_the_phrases_are_read_are_checked():
         det.phrases_
     det.set_params(threshold=None)
     assert det.phrases_ == PhraseDetector(min_count=2).fit(docs).phrases_
+
+
+def test_a_chunk_joined_over_its_ids_equals_apply_also_where_a_phrase_is_spelled_as_a_token():
+    from topicvb.text.phrases import joined_chunk
+
+    det = PhraseDetector()
+    det.phrases_, det.scores_, det.threshold_ = [("new", "york"), ("york", "city")], {}, 0.5
+    docs = [["new", "york", "city", "new_york"], [], ["york", "city", "new", "york", "york"], ["new"]]
+    terms = sorted({t for d in docs for t in d})
+    ids = np.array([terms.index(t) for d in docs for t in d], dtype=np.int32)
+    out_terms, out_ids, lengths = joined_chunk(det, terms, ids, np.array([len(d) for d in docs]))
+    got, start = [], 0
+    for n in lengths.tolist():
+        got.append([out_terms[j] for j in out_ids[start:start + n]])
+        start += n
+    assert got == [det.apply(d) for d in docs]
+    assert out_terms.count("new_york") == 1  # the phrase and the token of its spelling: one term

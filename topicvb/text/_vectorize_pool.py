@@ -42,6 +42,7 @@ import scipy.sparse as sp
 
 from ._decode import decode_counted
 from ._tokenize_counting import kept_lengths
+from .phrases import joined_chunk
 from .tokenize import Tokenizer
 
 logger = logging.getLogger("topicvb.text.vectorize")  # the Vectorizer's records, whichever module writes them
@@ -203,6 +204,8 @@ def _process_chunk(chunk, job=None):
     else:
         if detector is None and _counts_natively(tokenizer):
             results = _ids_to_block(*tokenizer._encode_chunk(texts))
+        elif detector is not None and _counts_natively(tokenizer):  # (phrases joined over the chunk's ids)
+            results = _ids_to_block(*joined_chunk(detector, *tokenizer._encode_chunk(texts)))
         elif detector is not None:
             results = _counts_to_block([Counter(detector.apply(list(_tokens(tokenizer, text)))) for text in texts])
         else:

@@ -87,14 +87,14 @@ def _score(scoring: str, n_ab, n_a, n_b, n: float) -> np.ndarray:
     return 2.0 * terms.sum(axis=0)
 
 
-def join_phrase_ids(ids, lengths, keys, first_joined: int) -> tuple[np.ndarray, np.ndarray]:
+def join_phrase_ids(ids, lengths, keys, joined_ids) -> tuple[np.ndarray, np.ndarray]:
     """Join phrases in a chunk of token ids as :meth:`PhraseDetector.apply` joins them in tokens, with NumPy.
 
     ``ids``: token ids, document after document (``lengths`` tokens each); ``keys``: the phrases' pair keys
-    ``left << 32 | right`` over the same ids, sorted; a phrase's joined token gets the id ``first_joined`` plus its
-    place in ``keys``. Returns the new ids (int64) and lengths. ``apply`` joins from left to right, each token at
-    most once: among consecutive pairs that are all phrases it joins the first, third, fifth, ... of the run (the
-    second shares its left token with the first), which is what is computed here.
+    ``left << 32 | right`` over the same ids, sorted; ``joined_ids``: the id of each one's joined token. Returns
+    the new ids (int64) and lengths. ``apply`` joins from left to right, each token at most once: among
+    consecutive pairs that are all phrases it joins the first, third, fifth, ... of the run (the second shares
+    its left token with the first), which is what is computed here.
     """
     ids = np.asarray(ids, dtype=np.int64)
     lengths = np.asarray(lengths, dtype=np.int64)
@@ -115,11 +115,35 @@ def join_phrase_ids(ids, lengths, keys, first_joined: int) -> tuple[np.ndarray, 
     offset = np.arange(pair.shape[0]) - starts[np.maximum(run, 0)]
     joined = np.flatnonzero(phrase & (offset % 2 == 0))
     out = ids.copy()
-    out[joined] = first_joined + at[joined]
+    out[joined] = np.asarray(joined_ids, dtype=np.int64)[at[joined]]
     keep = np.ones(n, dtype=bool)
     keep[joined + 1] = False
     doc = np.repeat(np.arange(lengths.shape[0]), lengths)
     return out[keep], lengths - np.bincount(doc[joined], minlength=lengths.shape[0])
+
+
+def joined_chunk(detector, terms, ids, lengths):
+    """A chunk given as its distinct ``terms``, its tokens' ids into them and the documents' ``lengths`` (a
+    Tokenizer's ``_encode_chunk``) with the fitted ``detector``'s phrases joined: ``(terms, ids, lengths)`` again,
+    a joined phrase one more term (the same id as a token of the same spelling). No Python work per token."""
+    lookup = detector._get_lookup()
+    local = {t: i for i, t in enumerate(terms)}
+    terms = list(terms)
+    found = []
+    for a in list(local):
+        for b, joined in (lookup.get(a) or {}).items():
+            j = local.get(b)
+            if j is not None:
+                if joined not in local:
+                    local[joined] = len(terms)
+                    terms.append(joined)
+                found.append(((local[a] << 32) | j, local[joined]))
+    if not found:
+        return terms, ids, lengths
+    found.sort()
+    keys = np.array([k for k, _ in found], dtype=np.int64)
+    new_ids, lengths = join_phrase_ids(ids, lengths, keys, np.array([j for _, j in found], dtype=np.int64))
+    return terms, new_ids.astype(np.int32), lengths
 
 
 class PhraseDetector(BaseEstimator):

@@ -395,11 +395,18 @@ class Vectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
             detector.phrases_ = kept
         pairs = sorted(detector.phrases_, key=lambda pair: (index[pair[0]] << 32) | index[pair[1]])
         keys = np.array([(index[a] << 32) | index[b] for a, b in pairs], dtype=np.int64)
-        terms = list(index) + [detector.delimiter.join(pair) for pair in pairs]
+        terms = list(index)
+        joined_ids = []
+        for pair in pairs:  # (a joined phrase spelled as a token of the documents is that term: as Counter counts)
+            joined = detector.delimiter.join(pair)
+            joined_ids.append(index.get(joined, len(terms)))
+            if joined_ids[-1] == len(terms):
+                terms.append(joined)
+        joined_ids = np.array(joined_ids, dtype=np.int64)
 
         def count_chunks():
             for ids, lengths in stored:
-                joined, lengths = join_phrase_ids(ids, lengths, keys, len(terms) - len(pairs))
+                joined, lengths = join_phrase_ids(ids, lengths, keys, joined_ids)
                 local, inverse = np.unique(joined, return_inverse=True)
                 yield (*_ids_to_block([terms[j] for j in local.tolist()], inverse.astype(np.int32).ravel(), lengths),
                        None)
