@@ -228,11 +228,11 @@ def read_target_vocabulary(path) -> TargetVocabulary:
         source = f"the model {str(path)!r}"
         terms = None if record.vocabulary is None else [str(t) for t in record.vocabulary]
     elif kind == "corpus":
-        from topicvb.datasets import Corpus
+        from topicvb.datasets._corpus import read_saved_vocabulary
 
         record, source = None, f"the corpus {str(path)!r}"
-        saved = Corpus.load(path)
-        terms, options = saved.vocabulary, saved.text_options
+        # (its terms only, checked as Corpus.load checks them: not its counts or texts)
+        terms, options = read_saved_vocabulary(path)
     elif kind == "matrix":
         raise ValueError(f"--vocab {str(path)!r} is a plain SciPy matrix, which has no terms; give a model "
                          "(topicvb fit), a corpus (topicvb vectorize) or a vocabulary file (one term per line).")

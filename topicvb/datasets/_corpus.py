@@ -24,19 +24,39 @@ _ARRAY_KEYS = ("X_data", "X_indices", "X_indptr", "X_shape", "vocab_bytes", "voc
 
 
 def _pack_strings(strings) -> tuple[np.ndarray, np.ndarray]:
-    """Encode a list of str as one UTF-8 byte array plus int64 offsets (no pickling needed)."""
-    encoded = [s.encode("utf-8", errors="surrogatepass") for s in strings]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    if encoded:
-        np.cumsum([len(b) for b in encoded], out=offsets[1:])
-    data = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+    """Encode a list of str as one UTF-8 byte array plus int64 offsets (no pickling needed).
+
+    The strings are encoded one at a time into a single buffer (not a list of encoded strings joined at the end, which
+    held the text twice more)."""
+    buf = bytearray()
+    lengths = []
+    for s in strings:
+        b = s.encode("utf-8", errors="surrogatepass")
+        buf += b
+        lengths.append(len(b))
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    if lengths:
+        np.cumsum(lengths, out=offsets[1:])
+    data = np.frombuffer(buf, dtype=np.uint8)
     return data, offsets
 
 
 def _unpack_strings(data: np.ndarray, offsets: np.ndarray) -> list[str]:
-    """Inverse of :func:`_pack_strings`."""
-    raw = data.tobytes()
-    return [raw[a:b].decode("utf-8", errors="surrogatepass") for a, b in zip(offsets[:-1], offsets[1:])]
+    """Inverse of :func:`_pack_strings`.
+
+    A byte array as :func:`_pack_strings` makes it is decoded through a memoryview (no copy of the whole table), with
+    the offsets as Python ints; anything else as before, through a copy of its bytes (so a corrupt table fails the
+    same way)."""
+    if data.dtype == np.uint8 and data.ndim == 1 and data.flags.c_contiguous:
+        raw = memoryview(data)
+    else:
+        raw = data.tobytes()
+    if offsets.ndim == 1 and offsets.dtype.kind in "iu":  # (slices by ints, as by NumPy integers)
+        bounds = offsets.tolist()
+        pairs = zip(bounds[:-1], bounds[1:])
+    else:
+        pairs = zip(offsets[:-1], offsets[1:])
+    return [str(raw[a:b], "utf-8", "surrogatepass") for a, b in pairs]
 
 
 def encode_labels(values) -> tuple[np.ndarray, list]:
@@ -141,6 +161,70 @@ def _check_entries(meta: dict, arrays: dict, invalid: str) -> list[str]:
     return needed
 
 
+def _checked_npz_path(path):
+    """``path`` as a Path to a file that may be a .npz archive (not a single .npy array), for :meth:`Corpus.load`."""
+    p = check_input_file(path, "path")
+    if is_npy(p):  # np.load would give the single array, not an archive, whatever the file's name
+        raise ValueError(f"Corpus.load could not read {str(p)!r} as a .npz file: it is a single NumPy array "
+                         "(.npy), not a .npz archive.")
+    return p
+
+
+def _read_npz(p, names=None) -> tuple[dict, list]:
+    """The entries of the archive (all, or only those of ``names`` it holds) and the names of all its entries."""
+    try:
+        with np.load(p, allow_pickle=False) as npz:
+            files = list(npz.files)
+            arrays = {k: npz[k] for k in files if names is None or k in names}
+    except Exception as exc:
+        raise ValueError(f"Corpus.load could not read {str(p)!r} as a .npz file: {not_pickled(exc)}.") from None
+    return arrays, files
+
+
+def _stored_shape(arrays: dict, p) -> tuple:
+    """The shape of the saved document-term matrix, as the tuple of ints its ``X_shape`` entry holds."""
+    try:
+        return tuple(int(s) for s in arrays["X_shape"])
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{str(p)!r} holds an invalid document-term matrix (bad index structure: {exc}).") from None
+
+
+def _string_table(arrays: dict, key: str, invalid: str) -> list[str]:
+    """The strings of the table ``key`` (its ``_bytes`` and ``_offsets`` entries, taken out of ``arrays``)."""
+    try:
+        return _unpack_strings(arrays.pop(f"{key}_bytes"), arrays.pop(f"{key}_offsets"))
+    except (TypeError, ValueError) as exc:  # corrupt string tables (offsets, UTF-8)
+        raise ValueError(f"{invalid}: its string tables are corrupt ({exc}).") from None
+
+
+def _check_vocabulary_size(n_terms: int, n_columns: int) -> None:
+    if n_terms != n_columns:
+        raise ValueError(
+            f"Corpus vocabulary has {n_terms} terms, but X has {n_columns} columns; "
+            "they must match (one term per column)."
+        )
+
+
+def read_saved_vocabulary(path) -> tuple[list[str], dict | None]:
+    """The vocabulary and text options of a corpus written by :meth:`Corpus.save`, without its counts or texts.
+
+    Only the metadata, the vocabulary and the matrix's shape are read from the archive, and they are checked as
+    :meth:`Corpus.load` checks them, with the same errors (for ``--vocab CORPUS.npz``).
+    """
+    p = _checked_npz_path(path)
+    arrays, files = _read_npz(p, ("meta_json", "X_shape", "vocab_bytes", "vocab_offsets"))
+    invalid = f"{str(p)!r} is not a valid topicvb corpus"
+    meta = _read_meta(arrays, p, invalid)
+    _check_entries(meta, files, invalid)
+    shape = _stored_shape(arrays, p)
+    if len(shape) != 2 or min(shape) < 0:
+        raise ValueError(f"{str(p)!r} holds an invalid document-term matrix (bad index structure: its shape is "
+                         f"{shape}, not two non-negative sizes).")
+    vocabulary = _string_table(arrays, "vocab", invalid)
+    _check_vocabulary_size(len(vocabulary), shape[1])
+    return vocabulary, _stored_text_options(meta, invalid)
+
+
 @dataclass(repr=False, eq=False)
 class Corpus:
     """A document-term count matrix with its vocabulary and optional document metadata.
@@ -221,11 +305,7 @@ class Corpus:
             raise TypeError(f"Corpus vocabulary must be a list of str (one per column of X), got "
                             f"{type(self.vocabulary).__name__}.")
         self.vocabulary = [str(t) for t in self.vocabulary]
-        if len(self.vocabulary) != X.shape[1]:
-            raise ValueError(
-                f"Corpus vocabulary has {len(self.vocabulary)} terms, but X has {X.shape[1]} columns; "
-                "they must match (one term per column)."
-            )
+        _check_vocabulary_size(len(self.vocabulary), X.shape[1])
         n = X.shape[0]
         for attr in ("doc_ids", "labels", "texts"):
             value = getattr(self, attr)
@@ -434,34 +514,26 @@ class Corpus:
         ValueError
             If the file is not a corpus written by :meth:`Corpus.save`.
         """
-        p = check_input_file(path, "path")
-        if is_npy(p):  # np.load would give the single array, not an archive, whatever the file's name
-            raise ValueError(f"Corpus.load could not read {str(p)!r} as a .npz file: it is a single NumPy array "
-                             "(.npy), not a .npz archive.")
-        try:
-            with np.load(p, allow_pickle=False) as npz:
-                arrays = {k: npz[k] for k in npz.files}
-        except Exception as exc:
-            raise ValueError(f"Corpus.load could not read {str(p)!r} as a .npz file: {not_pickled(exc)}.") from None
+        p = _checked_npz_path(path)
+        arrays, _ = _read_npz(p)  # (every entry: one numpy cannot read fails the file, as it always did)
         invalid = f"{str(p)!r} is not a valid topicvb corpus"
         meta = _read_meta(arrays, p, invalid)
         needed = _check_entries(meta, arrays, invalid)
+        shape = _stored_shape(arrays, p)
         try:
-            shape = tuple(int(s) for s in arrays["X_shape"])
-            X = sp.csr_matrix((arrays["X_data"], arrays["X_indices"], arrays["X_indptr"]), shape=shape)
+            X = sp.csr_matrix((arrays.pop("X_data"), arrays.pop("X_indices"), arrays.pop("X_indptr")), shape=shape)
             X.check_format(full_check=True)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{str(p)!r} holds an invalid document-term matrix (bad index structure: {exc}).") from None
         labels = None
-        try:
-            if meta["labels"] == "array":
-                labels = arrays["labels"]
-            elif meta["labels"] == "strings":
-                labels = np.asarray(_unpack_strings(arrays["labels_bytes"], arrays["labels_offsets"]), dtype=object)
-            strings = {key: _unpack_strings(arrays[f"{key}_bytes"], arrays[f"{key}_offsets"])
-                       for key in ("vocab", "doc_ids", "texts") if f"{key}_bytes" in needed}
-        except (TypeError, ValueError) as exc:  # corrupt string tables (offsets, UTF-8)
-            raise ValueError(f"{invalid}: its string tables are corrupt ({exc}).") from None
+        if meta["labels"] == "array":
+            labels = arrays.pop("labels")
+        elif meta["labels"] == "strings":
+            labels = np.asarray(_string_table(arrays, "labels", invalid), dtype=object)
+        # each table's bytes are let go once decoded (the texts are most of a corpus that keeps them)
+        strings = {key: _string_table(arrays, key, invalid)
+                   for key in ("vocab", "doc_ids", "texts") if f"{key}_bytes" in needed}
+        del arrays
         return cls(
             X=X,
             vocabulary=strings["vocab"],

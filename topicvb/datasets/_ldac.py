@@ -27,6 +27,14 @@ _MAX_TERMS = np.iinfo(np.int32).max  # column ids are stored as int32
 _EXPECTED = "'M id:count id:count ...' (M integer pairs, 0-based ids)"
 # Lines formatted per write call by write_ldac.
 _WRITE_BLOCK = 10_000
+# Bytes of text read at a time by read_ldac (whole lines), and the most digits of a number it parses with NumPy
+# (10**18 - 1 fits in int64; longer numbers, as any line not written plainly, are read by the line-by-line parser).
+_CHUNK_BYTES = 256 * 1024
+_MAX_DIGITS = 18
+_DIGIT, _SPACE, _COLON, _NEWLINE = range(4)
+_CLASS = np.full(256, 4, dtype=np.uint8)  # (4: anything else)
+_CLASS[list(b"0123456789")] = _DIGIT
+_CLASS[ord(" ")], _CLASS[ord(":")], _CLASS[ord("\n")] = _SPACE, _COLON, _NEWLINE
 
 
 # --------------------------------------------------------------------------- reading
@@ -77,40 +85,117 @@ def _check_ldac_values(ids, cnts, line_no: int, p: Path, n_terms: int | None, ha
         )
 
 
-def _read_ldac_arrays(p: Path, n_terms: int | None, has_vocab: bool) -> tuple[array, array, array]:
-    """The CSR arrays ``(indptr, indices, data)`` of an LDA-C file, as int64 :class:`array.array`."""
+def _plain_chunk(lines: list[str], limit: int):
+    """The ``(pairs per line, term ids, counts)`` of a chunk of lines written plainly, as :func:`write_ldac` writes
+    them (``M id:count ...``: digits, single spaces and colons, no blank line, numbers of at most 18 digits), with
+    ``M`` right and ids below ``limit``; None for any other chunk, which the line-by-line parser then reads (for
+    its messages, or for what it also accepts: signs, tabs, repeated spaces, blank lines at the end)."""
+    text = "".join(lines)
+    if not text.isascii():
+        return None
+    if not text.endswith("\n"):  # (the last line of a file without a final line break)
+        text += "\n"
+    c = np.take(_CLASS, np.frombuffer(text.encode("ascii"), dtype=np.uint8))
+    seps = np.flatnonzero(c != _DIGIT)  # the byte after each number: every byte that is not a digit
+    kind = c[seps]
+    if kind.max() > _NEWLINE or seps[0] == 0:
+        return None
+    length = np.diff(seps, prepend=-1) - 1  # of the number before each separator
+    if length.min() < 1 or length.max() > _MAX_DIGITS:  # (an empty number: a separator first or twice in a row)
+        return None
+    # within each line, the k-th separator is a colon exactly when k is odd: "M id:count id:count\n"
+    ends = np.flatnonzero(kind == _NEWLINE)
+    first = np.concatenate(([0], ends[:-1] + 1))  # the index of each line's first separator
+    k = np.arange(kind.size) - np.repeat(first, ends - first + 1)
+    if np.any((kind == _COLON) != (k % 2 == 1)):
+        return None
+    n_pairs = (ends - first) // 2  # (the line break is separator 2 * pairs)
+    numbers = np.fromstring(text.replace(":", " "), dtype=np.int64, sep=" ")  # (every number checked above)
+    if numbers.size != seps.size:  # pragma: no cover - (cannot happen for text checked as above)
+        return None
+    is_m = np.zeros(numbers.size, dtype=bool)
+    is_m[first] = True  # (a line's number of separators before it is the index of its first number)
+    if np.any(numbers[is_m] != n_pairs):
+        return None
+    pairs = numbers[~is_m]
+    ids, counts = pairs[0::2], pairs[1::2]
+    if ids.size and ids.max() >= limit:
+        return None
+    return n_pairs, np.ascontiguousarray(ids), np.ascontiguousarray(counts)
+
+
+def _append(a: array, values: np.ndarray) -> None:
+    """Append the int64 ``values`` to the int64 array ``a``."""
+    a.frombytes(memoryview(np.ascontiguousarray(values, dtype=np.int64)).cast("B"))
+
+
+def _read_ldac_arrays(p: Path, n_terms: int | None, has_vocab: bool) -> list[array]:
+    """The CSR arrays ``[indptr, indices, data]`` of an LDA-C file, as int64 :class:`array.array`.
+
+    Chunks of lines written plainly are parsed with NumPy (:func:`_plain_chunk`); any other chunk line by line, which
+    says what is wrong with a line.
+    """
     indptr = array("q", [0])
     indices = array("q")
     data = array("q")
+    limit = _MAX_TERMS if n_terms is None else n_terms
     try:
         with open_text(p, encoding="ascii", errors="replace") as f:
             first_blank = None  # blank lines are allowed only at the end of the file
-            for line_no, line in enumerate(f, start=1):
-                parts = line.split()
-                if not parts:
-                    first_blank = first_blank or line_no
-                    continue
-                if first_blank is not None:
-                    raise ValueError(
-                        f"LDA-C file {str(p)!r}, line {first_blank} is blank; expected {_EXPECTED}. "
-                        "Write '0' for an empty document."
-                    )
-                ids, cnts = _split_ldac_line(parts, line, line_no, p)
-                _check_ldac_values(ids, cnts, line_no, p, n_terms, has_vocab)
-                indices.extend(ids)
-                data.extend(cnts)
-                indptr.append(len(indices))
+            line_no = 1  # of the first line of the chunk
+            while True:
+                lines = f.readlines(_CHUNK_BYTES)
+                if not lines:
+                    break
+                plain = _plain_chunk(lines, limit) if first_blank is None else None
+                if plain is not None:
+                    n_pairs, ids, cnts = plain
+                    _append(indptr, np.cumsum(n_pairs) + len(indices))
+                    _append(indices, ids)
+                    _append(data, cnts)
+                    del plain, n_pairs, ids, cnts
+                else:
+                    first_blank = _read_ldac_lines(lines, line_no, first_blank, p, n_terms, has_vocab,
+                                                   (indptr, indices, data))
+                line_no += len(lines)
+                del lines
     except READ_ERRORS as exc:
         raise ValueError(f"Could not read path {str(p)!r}: {exc}.") from exc
-    return indptr, indices, data
+    return [indptr, indices, data]
 
 
-def _ldac_matrix(arrays, n_terms: int | None, p: Path, vocab_path, has_vocab: bool) -> sp.csr_matrix:
-    """The CSR int64 matrix of the arrays, ``n_terms`` columns (the largest id plus one when None)."""
+def _read_ldac_lines(lines, line_no, first_blank, p, n_terms, has_vocab, arrays) -> int | None:
+    """Add the lines (the first is line ``line_no``) to the arrays, one by one; the line number of the first blank
+    line so far (``first_blank`` before these lines)."""
     indptr, indices, data = arrays
+    for line_no, line in enumerate(lines, start=line_no):
+        parts = line.split()
+        if not parts:
+            first_blank = first_blank or line_no
+            continue
+        if first_blank is not None:
+            raise ValueError(
+                f"LDA-C file {str(p)!r}, line {first_blank} is blank; expected {_EXPECTED}. "
+                "Write '0' for an empty document."
+            )
+        ids, cnts = _split_ldac_line(parts, line, line_no, p)
+        _check_ldac_values(ids, cnts, line_no, p, n_terms, has_vocab)
+        indices.extend(ids)
+        data.extend(cnts)
+        indptr.append(len(indices))
+    return first_blank
+
+
+def _ldac_matrix(arrays: list, n_terms: int | None, p: Path, vocab_path, has_vocab: bool) -> sp.csr_matrix:
+    """The CSR int64 matrix of the arrays, ``n_terms`` columns (the largest id plus one when None).
+
+    ``arrays`` (``[indptr, indices, data]``) is emptied: each array is let go once copied, so that memory peaks
+    near 1.75 times the matrix rather than 2.5 times.
+    """
+    indptr, indices, data = arrays
+    arrays.clear()
     if len(indptr) == 1:
         raise ValueError(f"LDA-C file {str(p)!r} is empty; expected one line 'M id:count ...' per document.")
-    indptr_a = np.frombuffer(indptr, dtype=np.int64)
     indices_a = np.frombuffer(indices, dtype=np.int64)
     if n_terms is None:
         n_terms = int(indices_a.max()) + 1 if indices_a.size else 0
@@ -121,10 +206,14 @@ def _ldac_matrix(arrays, n_terms: int | None, p: Path, vocab_path, has_vocab: bo
             f"LDA-C file {str(p)!r} describes a corpus with no terms (every document is empty); expected at "
             "least one term. Pass n_terms= or vocab_path= to give the vocabulary size."
         )
-    X = sp.csr_matrix(
-        (np.frombuffer(data, dtype=np.int64).copy(), indices_a.astype(np.int32), indptr_a.copy()),
-        shape=(indptr_a.size - 1, n_terms),
-    )
+    indices_a = indices_a.astype(np.int32)
+    del indices
+    indptr_a = np.frombuffer(indptr, dtype=np.int64).copy()
+    del indptr
+    data_a = np.frombuffer(data, dtype=np.int64).copy()
+    del data
+    X = sp.csr_matrix((data_a, indices_a, indptr_a), shape=(indptr_a.size - 1, n_terms))
+    del data_a, indices_a, indptr_a
     nnz_before = X.nnz
     X.sum_duplicates()
     if X.nnz < nnz_before:
@@ -177,8 +266,7 @@ def read_ldac(
     has_vocab = vocabulary is not None
     if has_vocab:
         n_terms = len(vocabulary)
-    arrays = _read_ldac_arrays(p, n_terms, has_vocab)
-    X = _ldac_matrix(arrays, n_terms, p, vocab_path, has_vocab)
+    X = _ldac_matrix(_read_ldac_arrays(p, n_terms, has_vocab), n_terms, p, vocab_path, has_vocab)
     n_terms = X.shape[1]
     if vocabulary is None:
         vocabulary = placeholder_vocabulary(n_terms)

@@ -1,6 +1,6 @@
 """Streaming a corpus from disk in mini-batches, for out-of-core training with ``partial_fit``.
 
-Memory is bounded by one batch (plus one read chunk of the file), never by the corpus.
+Memory is bounded by a few batches (plus one read chunk of the file), never by the corpus.
 """
 
 from __future__ import annotations
@@ -33,8 +33,10 @@ def iter_uci(docword_path, batch_size: int = 1000, *, dtype=np.float64) -> Itera
     """Yield a UCI docword file as CSR mini-batches of ``batch_size`` consecutive documents.
 
     The data lines must be sorted by docID (as the UCI format specifies); documents without data
-    lines give empty rows, so the batches stack to the whole ``(D, W)`` matrix. Memory holds one
-    batch and one read chunk (a few MB), whatever the file size.
+    lines give empty rows, so the batches stack to the whole ``(D, W)`` matrix. Memory holds the batch
+    being built, the lines read for it (24 bytes each, twice a float64 batch) and one read chunk (256 KB of
+    text, about 2 MB split and parsed), whatever the file size: it peaks near four times a batch plus 2 MB
+    (measured, with the caller's previous batch: 7 MB for batches of 1 MB, 48 MB for batches of 11.5 MB).
 
     Parameters
     ----------
@@ -63,16 +65,37 @@ def iter_uci(docword_path, batch_size: int = 1000, *, dtype=np.float64) -> Itera
         with open_text(p, encoding="ascii", errors="replace") as f:
             n_docs, n_terms, nnz = read_uci_header(f, p)
             start = 0  # first document of the pending batch
-            pending = np.zeros((0, 3), dtype=np.int64)
+            # the lines read and not yet in a batch, in (3, n) int64 arrays: 0-based docID, 0-based wordID, count
+            parts = []
             last_doc = -1
             n_rows = 0
+            narrow = np.int32 if n_terms <= np.iinfo(np.int32).max else np.int64
 
             def batch(upto):
-                nonlocal pending
-                cut = int(np.searchsorted(pending[:, 0], upto))
-                part, pending = pending[:cut], pending[cut:]
-                X = sp.csr_matrix((part[:, 2].astype(dtype), (part[:, 0] - start, part[:, 1])),
-                                  shape=(upto - start, n_terms), dtype=dtype)
+                # the lines of documents before upto: the first parts, and the head of the one that crosses upto
+                taken = []
+                while parts:
+                    cut = int(np.searchsorted(parts[0][0], upto))
+                    if cut < parts[0].shape[1]:
+                        if cut:
+                            taken.append(parts[0][:, :cut])
+                            parts[0] = parts[0][:, cut:]
+                        break
+                    taken.append(parts.pop(0))
+                # the lines are sorted by docID: the batch's CSR arrays straight away, in their order (as converting
+                # the (docID, wordID) pairs would give them), without joining the parts first
+                n = sum(t.shape[1] for t in taken)
+                data, indices = np.empty(n, dtype=dtype), np.empty(n, dtype=narrow)
+                indptr = np.zeros(upto - start + 1, dtype=np.int64)
+                starts = np.arange(start, upto + 1)
+                pos = 0
+                for t in taken:
+                    data[pos : pos + t.shape[1]] = t[2]
+                    indices[pos : pos + t.shape[1]] = t[1]
+                    indptr += np.searchsorted(t[0], starts)
+                    pos += t.shape[1]
+                del taken
+                X = sp.csr_matrix((data, indices, indptr), shape=(upto - start, n_terms), dtype=dtype)
                 X.sum_duplicates()
                 return X
 
@@ -84,9 +107,11 @@ def iter_uci(docword_path, batch_size: int = 1000, *, dtype=np.float64) -> Itera
                     raise ValueError(f"UCI file {str(p)!r}: data lines must be sorted by docID for streaming; "
                                      f"line {uci_line_no(lines, int(order_bad[0]), line_no)} goes back to an earlier "
                                      "document. Use read_uci for unsorted files.")
+                del lines, order_bad  # (not held through the batches and the next read)
                 last_doc = int(docs[-1])
                 n_rows += chunk.shape[0]
-                pending = np.concatenate([pending, chunk]) if pending.size else chunk
+                parts.append(np.ascontiguousarray(chunk.T))
+                del docs, chunk
                 while last_doc >= start + batch_size:  # every document before the boundary is complete
                     yield batch(start + batch_size)
                     start += batch_size

@@ -9,7 +9,9 @@ ids. The data lines are read in chunks of text and parsed with NumPy; the stream
 from __future__ import annotations
 
 import functools
+import io
 import logging
+import os
 import re
 import warnings
 from collections.abc import Iterator
@@ -30,13 +32,20 @@ from ._files import READ_ERRORS, check_input_file, open_text
 
 logger = logging.getLogger(__name__)
 
-# Bytes of text read (and parsed with numpy) at a time by the UCI readers.
-_CHUNK_BYTES = 8 * 1024 * 1024
+# Bytes of text read (and parsed with numpy) at a time by the UCI readers. A chunk's list of lines takes about 6
+# times its text (a str object per line), and NumPy parses 256 KB chunks as fast as 8 MB ones.
+_CHUNK_BYTES = 256 * 1024
 # Data lines formatted per write call by write_uci.
 _WRITE_BLOCK = 500_000
 # A data-line token NumPy reads as an integer (an optional sign and ASCII digits), and the int64 range.
 _INT_TOKEN = re.compile(r"[+-]?[0-9]+")
 _MIN_INT64, _MAX_INT64 = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
+# The largest 1-based docID or wordID read_uci stores: the matrix holds 0-based int32 ids.
+_MAX_ID = int(np.iinfo(np.int32).max) + 1
+# The fewest bytes a data line takes ("1 1 1\n"), and a bound on how much larger than its compressed file the text of
+# a gzip, bz2 or xz docword file is, for the room read_uci makes at first (it grows beyond, up to NNZ, if needed).
+_MIN_LINE_BYTES = 6
+_COMPRESSION_RATIO = 16
 
 
 # --------------------------------------------------------------------------- parsing
@@ -141,17 +150,20 @@ def iter_uci_chunks(f, path: Path, n_docs: int, n_terms: int) -> Iterator[tuple[
 
     ``f`` is positioned after the header; chunks holding only blank lines are skipped. The ids are
     checked against ``D`` and ``W`` but stay 1-based. Blank lines have no row in the array:
-    :func:`uci_line_no` finds the line of a row.
+    :func:`uci_line_no` finds the line of a row. The generator lets go of a chunk before it reads the next one; the
+    caller should too (``del``), so that two chunks are never held at once.
     """
     line_no = 4
     while True:
         lines = f.readlines(_CHUNK_BYTES)
         if not lines:
             return
+        n_lines = len(lines)
         chunk = _parse_uci_chunk(lines, line_no, path, n_docs, n_terms)
         if chunk is not None:
             yield line_no, lines, chunk
-        line_no += len(lines)
+        del lines, chunk
+        line_no += n_lines
 
 
 def check_uci_nnz(n_rows: int, nnz: int, path: Path) -> None:
@@ -166,39 +178,110 @@ def check_uci_nnz(n_rows: int, nnz: int, path: Path) -> None:
 # --------------------------------------------------------------------------- reading
 
 
-def _read_uci_triples(p: Path):
-    """Shape and data lines of a docword file: ``((D, W), (docs, words, counts))``.
-
-    ``docs`` and ``words`` are lists of 0-based int32 id arrays and ``counts`` of int64 arrays, one
-    per chunk, so memory stays close to the size of the resulting sparse matrix.
-    """
-    docs, words, counts = [], [], []
-    n_rows = 0
+def _read_uci_shape(p: Path) -> tuple[int, int, int]:
+    """The ``(D, W, NNZ)`` header of a docword file, checked to describe a corpus with documents and terms."""
     try:
         with open_text(p, encoding="ascii", errors="replace") as f:
             n_docs, n_terms, nnz = read_uci_header(f, p)
-            if n_docs == 0 or n_terms == 0:
-                raise ValueError(
-                    f"UCI file {str(p)!r} describes an empty corpus (D={n_docs} documents, W={n_terms} terms); "
-                    "expected at least one document and one term."
-                )
-            for _, _, chunk in iter_uci_chunks(f, p, n_docs, n_terms):
-                n_rows += chunk.shape[0]
-                docs.append((chunk[:, 0] - 1).astype(np.int32))
-                words.append((chunk[:, 1] - 1).astype(np.int32))
-                counts.append(chunk[:, 2])
     except READ_ERRORS as exc:
         raise ValueError(f"Could not read docword_path {str(p)!r}: {exc}.") from exc
-    check_uci_nnz(n_rows, nnz, p)
-    return (n_docs, n_terms), (docs, words, counts)
+    if n_docs == 0 or n_terms == 0:
+        raise ValueError(
+            f"UCI file {str(p)!r} describes an empty corpus (D={n_docs} documents, W={n_terms} terms); "
+            "expected at least one document and one term."
+        )
+    return n_docs, n_terms, nnz
 
 
-def _uci_matrix(docs, words, counts, shape, p: Path) -> sp.csr_matrix:
-    """The CSR int64 matrix of the triples, duplicates summed (with a warning) and zeros dropped."""
-    cat = lambda parts, dtype: np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
-    counts_arr = cat(counts, np.int64)
-    n_rows = counts_arr.size
-    X = sp.coo_matrix((counts_arr, (cat(docs, np.int32), cat(words, np.int32))), shape=shape, dtype=np.int64).tocsr()
+def _first_capacity(f, nnz: int) -> int:
+    """Room for the data lines at first: ``NNZ``, unless the file is too small to hold that many lines (a wrong header
+    must not allocate beyond what the file can hold; the arrays grow, up to ``NNZ``, if a guess was short)."""
+    raw = f.buffer
+    try:
+        size = os.fstat(raw.fileno()).st_size
+    except (AttributeError, OSError, io.UnsupportedOperation):  # pragma: no cover - (no file descriptor)
+        return min(nnz, 1 << 16)
+    if not isinstance(raw, io.BufferedReader):  # a compressed file: its text is rarely much larger
+        size *= _COMPRESSION_RATIO
+    return min(nnz, size // _MIN_LINE_BYTES + 1)
+
+
+def _grown(a: np.ndarray, n: int, size: int) -> np.ndarray:
+    """A larger array of ``size`` entries that starts with the first ``n`` of ``a``."""
+    b = np.empty(size, dtype=a.dtype)
+    b[:n] = a[:n]
+    return b
+
+
+def _check_id_fits(chunk, lines, first_line_no, p, n_docs, n_terms) -> None:
+    """Raise naming the line of the first docID or wordID beyond ``_MAX_ID`` (only a header's D or W beyond it lets
+    one through the range check): read_uci stores 0-based ids as 32-bit integers."""
+    for col, what, n in ((0, "docID", n_docs), (1, "wordID", n_terms)):
+        if n > _MAX_ID:
+            big = chunk[:, col] > _MAX_ID
+            if big.any():
+                row = int(np.argmax(big))
+                line_no = uci_line_no(lines, row, first_line_no)
+                raise ValueError(
+                    f"UCI file {str(p)!r}, line {line_no}: {what} {int(chunk[row, col])} "
+                    f"is too large; read_uci stores ids as 32-bit integers, so they must be at most {_MAX_ID} "
+                    f"(the header says {'D' if col == 0 else 'W'}={n})."
+                )
+
+
+def _read_uci_matrix(p: Path, n_docs: int, n_terms: int, nnz: int) -> sp.csr_matrix:
+    """The CSR int64 matrix of the data lines, duplicates summed (with a warning) and zeros dropped.
+
+    The ids (0-based int32) and counts (int64) of the data lines go straight into arrays of ``NNZ`` entries, chunk by
+    chunk; when the lines are sorted by docID (as the format says they are) these arrays become the matrix's own (no
+    row-to-CSR conversion), so memory peaks near 1.4 times the matrix, else near 2.4 times.
+    """
+    docs = words = counts = None
+    n_rows = 0  # data lines read (beyond capacity too, to report a wrong NNZ after reading the whole file)
+    in_order, last_doc = True, 0
+    try:
+        with open_text(p, encoding="ascii", errors="replace") as f:
+            read_uci_header(f, p)
+            capacity = _first_capacity(f, nnz)
+            docs = np.empty(capacity, dtype=np.int32)
+            words = np.empty(capacity, dtype=np.int32)
+            counts = np.empty(capacity, dtype=np.int64)
+            for line_no, lines, chunk in iter_uci_chunks(f, p, n_docs, n_terms):
+                _check_id_fits(chunk, lines, line_no, p, n_docs, n_terms)
+                del lines
+                k = chunk.shape[0]
+                n, n_rows = n_rows, n_rows + k
+                if n_rows > capacity and capacity < nnz:
+                    capacity = min(nnz, max(2 * capacity, n_rows))
+                    docs = _grown(docs, n, capacity)  # (one at a time)
+                    words = _grown(words, n, capacity)
+                    counts = _grown(counts, n, capacity)
+                if n_rows > capacity:  # more lines than NNZ: read on (for the errors of later lines), keep none
+                    del chunk
+                    continue
+                d = chunk[:, 0]
+                in_order = in_order and int(d[0]) >= last_doc and bool(np.all(d[1:] >= d[:-1]))
+                last_doc = int(d[-1])
+                np.subtract(d, 1, out=docs[n:n_rows], casting="unsafe")
+                np.subtract(chunk[:, 1], 1, out=words[n:n_rows], casting="unsafe")
+                counts[n:n_rows] = chunk[:, 2]
+                del d, chunk
+    except READ_ERRORS as exc:
+        raise ValueError(f"Could not read docword_path {str(p)!r}: {exc}.") from exc
+    check_uci_nnz(n_rows, nnz, p)  # (so the arrays hold n_rows = NNZ = capacity entries)
+    shape = (n_docs, n_terms)
+    if in_order and n_rows:  # rows already in CSR order: the arrays are the matrix's (as coo_tocsr would make them)
+        # (keys of the ids' own dtype: np.bincount or mixed dtypes would copy the ids as int64)
+        starts = np.arange(n_docs + 1, dtype=np.int32 if n_docs < _MAX_ID - 1 else np.int64)
+        indptr = np.searchsorted(docs, starts)
+        docs = starts = None
+        X = sp.csr_matrix((counts, words, indptr), shape=shape)
+        del words, counts, indptr
+        X.sum_duplicates()
+    else:
+        X = sp.coo_matrix((counts, (docs, words)), shape=shape, dtype=np.int64)
+        del docs, words, counts
+        X = X.tocsr()
     n_dup = n_rows - X.nnz
     X.eliminate_zeros()
     if n_dup > 0:
@@ -212,8 +295,10 @@ def read_uci(docword_path, vocab_path=None, *, encoding: str = "utf-8", name: st
     The docword file has three header lines, the number of documents ``D``, the vocabulary size
     ``W`` and the number of data lines ``NNZ``, followed by ``NNZ`` lines ``docID wordID count``
     with 1-based ids. Line ``i`` of the vocabulary file is ``wordID`` ``i`` (1-based). Gzip, bz2
-    and xz files are read transparently. The file is streamed and parsed in chunks with NumPy, so memory stays
-    close to the size of the resulting sparse matrix.
+    and xz files are read transparently. The file is streamed and parsed in chunks with NumPy, straight into
+    arrays of ``NNZ`` entries, so memory peaks near 1.4 times the size of the resulting sparse matrix (data,
+    indices and index pointers) for lines sorted by docID, as the format has them, and near 2.4 times otherwise.
+    The vocabulary file is read, and checked against ``W``, before the data lines.
 
     Parameters
     ----------
@@ -237,8 +322,8 @@ def read_uci(docword_path, vocab_path=None, *, encoding: str = "utf-8", name: st
         If a file does not exist.
     ValueError
         If the header is malformed, a data line does not hold three integers, an id is out of
-        range, a count is negative, the number of data lines differs from ``NNZ``, or the
-        vocabulary size differs from ``W``.
+        range (or beyond 2**31, which 32-bit indices cannot hold), a count is negative, the number of data
+        lines differs from ``NNZ``, or the vocabulary size differs from ``W``.
 
     Examples
     --------
@@ -247,12 +332,11 @@ def read_uci(docword_path, vocab_path=None, *, encoding: str = "utf-8", name: st
     (3430, 6906)
     """
     p = check_input_file(docword_path, "docword_path")
-    (n_docs, n_terms), triples = _read_uci_triples(p)
+    n_docs, n_terms, nnz = _read_uci_shape(p)
     vocabulary = read_optional_vocabulary(vocab_path, encoding)
     if vocabulary is not None:
         check_vocab_size(vocabulary, n_terms, vocab_path, f"the header of {str(p)!r}")
-    X = _uci_matrix(*triples, (n_docs, n_terms), p)
-    del triples
+    X = _read_uci_matrix(p, n_docs, n_terms, nnz)
     if vocabulary is None:
         vocabulary = placeholder_vocabulary(n_terms)
     logger.info("Read UCI corpus %s: %d documents, %d terms, %d non-zeros.", p, n_docs, n_terms, X.nnz)
