@@ -42,7 +42,7 @@ import scipy.sparse as sp
 
 from ._decode import decode_counted
 from ._tokenize_counting import kept_lengths
-from .phrases import joined_chunk
+from .phrases import join_phrase_ids, joined_chunk
 from .tokenize import Tokenizer
 
 logger = logging.getLogger("topicvb.text.vectorize")  # the Vectorizer's records, whichever module writes them
@@ -173,6 +173,27 @@ def _counts_natively(tokenizer) -> bool:
     if not isinstance(tokenizer, Tokenizer):
         return False
     return (tokenizer.__dict__.get("_compiled") or tokenizer._compile()).counts_natively
+
+
+def joined_blocks(detector, index, stored):
+    """The chunk blocks of a fit's documents with the fitted ``detector``'s phrases joined: ``stored`` holds each
+    chunk's token ids (into ``index``, the detector's term index while it counted) and lengths. The phrases are
+    joined over the ids (:func:`~topicvb.text.phrases.join_phrase_ids`); a joined phrase spelled as a token of
+    the documents is that term, as a Counter of the joined tokens counts it."""
+    pairs = sorted(detector.phrases_, key=lambda pair: (index[pair[0]] << 32) | index[pair[1]])
+    keys = np.array([(index[a] << 32) | index[b] for a, b in pairs], dtype=np.int64)
+    terms = list(index)
+    joined_ids = []
+    for pair in pairs:
+        joined = detector.delimiter.join(pair)
+        joined_ids.append(index.get(joined, len(terms)))
+        if joined_ids[-1] == len(terms):
+            terms.append(joined)
+    joined_ids = np.array(joined_ids, dtype=np.int64)
+    for ids, lengths in stored:
+        joined, lengths = join_phrase_ids(ids, lengths, keys, joined_ids)
+        local, inverse = np.unique(joined, return_inverse=True)
+        yield (*_ids_to_block([terms[j] for j in local.tolist()], inverse.astype(np.int32).ravel(), lengths), None)
 
 
 def _tokens(tokenizer, text):

@@ -42,8 +42,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_choice, check_encoding, check_int
 from ._tokenize_counting import kept_lengths
-from ._vectorize_pool import _INT32_MAX, _ids_to_block, _resolve_n_jobs, build_csr, count_chunks, pool_size, sort_rows
-from .phrases import PhraseDetector, join_phrase_ids
+from ._vectorize_pool import _INT32_MAX, _resolve_n_jobs, build_csr, count_chunks, joined_blocks, pool_size, sort_rows
+from .phrases import PhraseDetector
 from .tokenize import Tokenizer
 from .vocabulary import Vocabulary, check_df, prune_ids
 
@@ -373,8 +373,8 @@ class Vectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         vocabulary (``fixed``) only the phrases among its terms are joined: the others would drop their parts.
 
         The documents are read once: their token ids are kept (4 bytes a token) while the phrases are learned,
-        then joined and counted from those (:func:`join_phrase_ids`), with no Python work per token when the
-        tokenizer is a :class:`Tokenizer` (its chunks come as ids)."""
+        then joined and counted from those (``_vectorize_pool.joined_blocks``), with no Python work per token
+        when the tokenizer is a :class:`Tokenizer` (its chunks come as ids)."""
         detector = clone(self.phrases) if isinstance(self.phrases, PhraseDetector) else PhraseDetector()
         detector._check_params()
         detector._reset()
@@ -393,25 +393,7 @@ class Vectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
                             caller, len(detector.phrases_) - len(kept), len(detector.phrases_))
             detector.scores_ = {pair: detector.scores_[pair] for pair in kept}
             detector.phrases_ = kept
-        pairs = sorted(detector.phrases_, key=lambda pair: (index[pair[0]] << 32) | index[pair[1]])
-        keys = np.array([(index[a] << 32) | index[b] for a, b in pairs], dtype=np.int64)
-        terms = list(index)
-        joined_ids = []
-        for pair in pairs:  # (a joined phrase spelled as a token of the documents is that term: as Counter counts)
-            joined = detector.delimiter.join(pair)
-            joined_ids.append(index.get(joined, len(terms)))
-            if joined_ids[-1] == len(terms):
-                terms.append(joined)
-        joined_ids = np.array(joined_ids, dtype=np.int64)
-
-        def count_chunks():
-            for ids, lengths in stored:
-                joined, lengths = join_phrase_ids(ids, lengths, keys, joined_ids)
-                local, inverse = np.unique(joined, return_inverse=True)
-                yield (*_ids_to_block([terms[j] for j in local.tolist()], inverse.astype(np.int32).ravel(), lengths),
-                       None)
-
-        return detector, count_chunks()
+        return detector, joined_blocks(detector, index, stored)
 
     # ------------------------------------------------------------------ public API
     def fit(self, X, y=None):
