@@ -29,6 +29,37 @@ def _check_batch_size(batch_size) -> None:
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}.")
 
 
+def _take_batch(parts: list, start: int, upto: int, n_terms: int, dtype, narrow) -> sp.csr_matrix:
+    """The CSR batch of documents ``start`` to ``upto`` (excluded) from ``parts``, the lines read and not yet in a
+    batch as (3, n) int64 arrays (0-based docID, 0-based wordID, count), sorted by docID: its lines are taken out of
+    ``parts`` (whole parts, and the head of the one that crosses ``upto``). The batch's CSR arrays are filled
+    straight away, in the lines' order (as converting the (docID, wordID) pairs would give them), without joining
+    the parts first; ``narrow`` is the dtype of its column indices."""
+    taken = []
+    while parts:
+        cut = int(np.searchsorted(parts[0][0], upto))
+        if cut < parts[0].shape[1]:
+            if cut:
+                taken.append(parts[0][:, :cut])
+                parts[0] = parts[0][:, cut:]
+            break
+        taken.append(parts.pop(0))
+    n = sum(t.shape[1] for t in taken)
+    data, indices = np.empty(n, dtype=dtype), np.empty(n, dtype=narrow)
+    indptr = np.zeros(upto - start + 1, dtype=np.int64)
+    starts = np.arange(start, upto + 1)
+    pos = 0
+    for t in taken:
+        data[pos : pos + t.shape[1]] = t[2]
+        indices[pos : pos + t.shape[1]] = t[1]
+        indptr += np.searchsorted(t[0], starts)
+        pos += t.shape[1]
+    del taken
+    X = sp.csr_matrix((data, indices, indptr), shape=(upto - start, n_terms), dtype=dtype)
+    X.sum_duplicates()
+    return X
+
+
 def iter_uci(docword_path, batch_size: int = 1000, *, dtype=np.float64) -> Iterator[sp.csr_matrix]:
     """Yield a UCI docword file as CSR mini-batches of ``batch_size`` consecutive documents.
 
@@ -65,39 +96,10 @@ def iter_uci(docword_path, batch_size: int = 1000, *, dtype=np.float64) -> Itera
         with open_text(p, encoding="ascii", errors="replace") as f:
             n_docs, n_terms, nnz = read_uci_header(f, p)
             start = 0  # first document of the pending batch
-            # the lines read and not yet in a batch, in (3, n) int64 arrays: 0-based docID, 0-based wordID, count
-            parts = []
+            parts = []  # the lines read and not yet in a batch (see _take_batch)
             last_doc = -1
             n_rows = 0
             narrow = np.int32 if n_terms <= np.iinfo(np.int32).max else np.int64
-
-            def batch(upto):
-                # the lines of documents before upto: the first parts, and the head of the one that crosses upto
-                taken = []
-                while parts:
-                    cut = int(np.searchsorted(parts[0][0], upto))
-                    if cut < parts[0].shape[1]:
-                        if cut:
-                            taken.append(parts[0][:, :cut])
-                            parts[0] = parts[0][:, cut:]
-                        break
-                    taken.append(parts.pop(0))
-                # the lines are sorted by docID: the batch's CSR arrays straight away, in their order (as converting
-                # the (docID, wordID) pairs would give them), without joining the parts first
-                n = sum(t.shape[1] for t in taken)
-                data, indices = np.empty(n, dtype=dtype), np.empty(n, dtype=narrow)
-                indptr = np.zeros(upto - start + 1, dtype=np.int64)
-                starts = np.arange(start, upto + 1)
-                pos = 0
-                for t in taken:
-                    data[pos : pos + t.shape[1]] = t[2]
-                    indices[pos : pos + t.shape[1]] = t[1]
-                    indptr += np.searchsorted(t[0], starts)
-                    pos += t.shape[1]
-                del taken
-                X = sp.csr_matrix((data, indices, indptr), shape=(upto - start, n_terms), dtype=dtype)
-                X.sum_duplicates()
-                return X
 
             for line_no, lines, chunk in iter_uci_chunks(f, p, n_docs, n_terms):
                 chunk[:, :2] -= 1
@@ -113,12 +115,12 @@ def iter_uci(docword_path, batch_size: int = 1000, *, dtype=np.float64) -> Itera
                 parts.append(np.ascontiguousarray(chunk.T))
                 del docs, chunk
                 while last_doc >= start + batch_size:  # every document before the boundary is complete
-                    yield batch(start + batch_size)
+                    yield _take_batch(parts, start, start + batch_size, n_terms, dtype, narrow)
                     start += batch_size
             check_uci_nnz(n_rows, nnz, p)
             while start < n_docs:
                 upto = min(start + batch_size, n_docs)
-                yield batch(upto)
+                yield _take_batch(parts, start, upto, n_terms, dtype, narrow)
                 start = upto
     except READ_ERRORS as exc:
         raise ValueError(f"Could not read docword_path {str(p)!r}: {exc}.") from exc

@@ -531,18 +531,23 @@ def report(model, X, vocabulary=None, *, texts=None, doc_ids=None, n_words: int 
     >>> page.startswith("<!DOCTYPE html>")
     True
     """
-    if path is not None and not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"report: path must be a str or os.PathLike, got {type(path).__name__}.")
-    if path is not None and os.fspath(path) == "":
-        raise ValueError("report: path is empty; give the file to write, e.g. 'report.html'.")
     if path is not None:  # (before the work, which takes minutes for a large model)
-        check_targets([path])
+        _check_page_path(path)
     data = build_data(model, X, vocabulary, texts=texts, doc_ids=doc_ids, n_words=n_words, n_docs=n_docs,
                       coherence_reference=coherence_reference, coherence_measure=coherence_measure, title=title)
     page = render_html(data)
     if path is not None:
         _write_page(page, path)
     return page
+
+
+def _check_page_path(path) -> None:
+    """``report``'s ``path``: a str or os.PathLike, not empty, in a folder that exists, not a folder itself."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"report: path must be a str or os.PathLike, got {type(path).__name__}.")
+    if os.fspath(path) == "":
+        raise ValueError("report: path is empty; give the file to write, e.g. 'report.html'.")
+    check_targets([path])
 
 
 def _write_page(page: str, path) -> None:
